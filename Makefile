@@ -1,0 +1,59 @@
+# Evalsite: `make run` serves the demo, `make test` runs the whole suite.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/evalsite
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test test-sqlite test-postgres bench lint chromium clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# The embedded demo: SQLite under var/, DEBUG on, a task worker beside the web server.
+run: install
+	DEBUG=true $(PY) manage.py migrate --noinput
+	DEBUG=true $(PY) manage.py load_demo --if-empty
+	@echo "Evalsite on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the task worker)"
+	DEBUG=true $(PY) manage.py db_worker --queue-name '*' --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
+
+# Debian's Chromium drives the browser tests (never `playwright install`).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: browser tests will be skipped (sudo apt-get install chromium)"; fi; }
+
+test: install chromium test-sqlite test-postgres
+
+test-sqlite: install
+	$(PY) -m pytest -q
+
+# Everything but the browser tests again on PostgreSQL; required when CI=true.
+test-postgres: install
+	@if $(PY) -c "import psycopg, sys; psycopg.connect('$(TEST_DATABASE_URL)'.rsplit('/', 1)[0] + '/postgres', connect_timeout=3).close()" 2>/dev/null; then \
+	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -q -m "not browser"; \
+	elif [ "$$CI" = true ]; then \
+	  echo "PostgreSQL at $(TEST_DATABASE_URL) is not reachable, and CI requires it." >&2; exit 1; \
+	else \
+	  echo "PostgreSQL not reachable at $(TEST_DATABASE_URL): skipping the PostgreSQL run."; \
+	fi
+
+bench: install
+	$(PY) -m bench
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
+
+clean:
+	rm -rf $(VENV) var tests/browser/artifacts

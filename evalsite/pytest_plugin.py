@@ -1,0 +1,17 @@
+"""Test-run defaults, loaded by pytest before Django settings are read (`-p` in pyproject).
+
+A throwaway SECRET_KEY, tasks run inline, and evidence/media under a per-run temporary folder,
+so a test run never touches the developer's `var/`. Anything already set in the environment wins
+(e.g. `DATABASE_URL` for the PostgreSQL run).
+"""
+
+import os
+import tempfile
+
+_run_dir = tempfile.mkdtemp(prefix="evalsite-test-")
+os.environ.setdefault("SECRET_KEY", "test-only-not-secret-" + "x" * 40)
+os.environ.setdefault("TASKS_BACKEND", "immediate")
+os.environ.setdefault("EVALSITE_VAR_DIR", _run_dir)
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's live server thread
+os.makedirs(os.path.join(os.environ["EVALSITE_VAR_DIR"], "static"), exist_ok=True)

@@ -1,0 +1,17 @@
+"""Site-wide views: the home redirect and a health check for load balancers."""
+
+from django.contrib.auth.decorators import login_not_required
+from django.db import connection
+from django.http import HttpResponse
+from django.shortcuts import redirect
+
+
+def home(request):
+    return redirect("project_list")
+
+
+@login_not_required
+def healthz(request):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")

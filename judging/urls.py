@@ -1,0 +1,7 @@
+from django.urls import path
+
+from judging import views
+
+urlpatterns = [
+    path("dashboards/", views.dashboards, name="dashboards"),
+]

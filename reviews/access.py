@@ -1,0 +1,90 @@
+"""Who may see and do what, per project. Every view (judging's too) goes through here.
+
+Outsiders get 404, so a project's existence never leaks; members without the needed role get
+403. Roles are explicit: staff and project admins are not implicitly raters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from reviews.models import Item, Membership, Project, Role
+
+
+@dataclass(frozen=True)
+class ProjectAccess:
+    """A project together with the roles the current user holds in it."""
+
+    project: Project
+    roles: frozenset[str]
+
+    def has(self, *roles: str) -> bool:
+        return bool(self.roles.intersection(roles))
+
+    @property
+    def is_rater(self) -> bool:
+        return Role.RATER in self.roles
+
+    @property
+    def is_adjudicator(self) -> bool:
+        return Role.ADJUDICATOR in self.roles
+
+    @property
+    def is_approver(self) -> bool:
+        return Role.APPROVER in self.roles
+
+    @property
+    def is_admin(self) -> bool:
+        return Role.ADMIN in self.roles
+
+
+def roles_of(user, project: Project) -> frozenset[str]:
+    if not user.is_authenticated:
+        return frozenset()
+    return frozenset(
+        Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+    )
+
+
+def project_for_user(user, slug: str, *, roles: Iterable[str] | None = None) -> ProjectAccess:
+    """The project `slug` as seen by `user`: 404 unless a member, 403 without one of `roles`."""
+    memberships = list(
+        Membership.objects.filter(project__slug=slug, user_id=user.pk).select_related("project")
+    )
+    if not user.is_authenticated or not memberships:
+        raise Http404("No such project.")
+    access = ProjectAccess(
+        project=memberships[0].project, roles=frozenset(m.role for m in memberships)
+    )
+    require_role(access, roles)
+    return access
+
+
+def require_role(access: ProjectAccess, roles: Iterable[str] | None) -> None:
+    if roles is None:
+        return
+    wanted = set(roles)
+    if not access.roles & wanted:
+        names = ", ".join(sorted(Role(r).label.lower() for r in wanted))
+        raise PermissionDenied(f"This needs the {names} role in {access.project.name}.")
+
+
+def item_for_user(
+    user, slug: str, item_pk: int, *, roles: Iterable[str] | None = None
+) -> tuple[ProjectAccess, Item]:
+    """An item of project `slug`, with the same 404/403 rules as the project itself."""
+    access = project_for_user(user, slug, roles=roles)
+    try:
+        item = Item.objects.select_related("project").get(pk=item_pk, project=access.project)
+    except Item.DoesNotExist:
+        raise Http404("No such item.") from None
+    return access, item
+
+
+def projects_for_user(user):
+    """Projects where `user` holds any role, for lists and navigation."""
+    return Project.objects.filter(memberships__user_id=user.pk).distinct()

@@ -1,0 +1,132 @@
+"""Django admin for every model. History (answers, resolutions, approvals, references, events)
+is read-only here: it changes only through the services, and never in place."""
+
+from django.contrib import admin
+
+from reviews import models as m
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class MembershipInline(admin.TabularInline):
+    model = m.Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(m.Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "overlap", "resolution_rule", "blind", "created_at"]
+    search_fields = ["slug", "name"]
+    inlines = [MembershipInline]
+
+
+@admin.register(m.Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["project", "user", "role", "created_at"]
+    list_filter = ["role", "project"]
+    search_fields = ["user__username", "user__email", "project__slug"]
+
+
+@admin.register(m.Slice)
+class SliceAdmin(admin.ModelAdmin):
+    list_display = ["project", "name", "critical"]
+    list_filter = ["project", "critical"]
+
+
+@admin.register(m.ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["key_sha256", "prefix", "created_at", "last_used_at"]
+
+    def has_add_permission(self, request):
+        return False  # tokens are created by their owner, who is shown the secret once
+
+
+@admin.register(m.Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["original_name", "kind", "page_count", "size_bytes", "sha256", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["sha256", "original_name"]
+    readonly_fields = ["sha256", "kind", "mime", "file", "page_count", "size_bytes", "width", "height"]
+
+
+@admin.register(m.Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "project", "status", "created_at"]
+    list_filter = ["project", "status"]
+    search_fields = ["external_id", "title"]
+    readonly_fields = ["status"]  # status follows the workflow, never set by hand
+
+
+@admin.register(m.ItemSource)
+class ItemSourceAdmin(admin.ModelAdmin):
+    list_display = ["item", "artifact_id", "document", "page"]
+    search_fields = ["item__external_id", "artifact_id"]
+
+
+@admin.register(m.Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ["item", "kind", "key", "status"]
+    list_filter = ["kind", "status"]
+    search_fields = ["item__external_id", "key"]
+    readonly_fields = ["status"]
+
+
+@admin.register(m.Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = ["item", "path", "value", "confidence", "page"]
+    search_fields = ["item__external_id", "path"]
+
+
+@admin.register(m.AssignmentBatch)
+class AssignmentBatchAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "overlap", "created_at"]
+
+
+@admin.register(m.Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["item", "rater", "status", "claimed_at", "lease_expires_at", "submitted_at"]
+    list_filter = ["status"]
+    search_fields = ["item__external_id", "rater__username"]
+
+
+@admin.register(m.ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    list_display = ["original_name", "project", "status", "records_done", "created_at"]
+
+
+@admin.register(m.Reference)
+class ReferenceAdmin(ReadOnlyAdmin):
+    list_display = ["item", "authority", "version", "sha256", "created_at"]
+    list_filter = ["authority"]
+
+
+@admin.register(m.Answer)
+class AnswerAdmin(ReadOnlyAdmin):
+    list_display = ["question", "rater", "seq", "decision", "value", "created_at"]
+
+
+@admin.register(m.Resolution)
+class ResolutionAdmin(ReadOnlyAdmin):
+    list_display = ["question", "decision", "value", "method", "decided_by", "created_at"]
+
+
+@admin.register(m.Approval)
+class ApprovalAdmin(ReadOnlyAdmin):
+    list_display = ["item", "sequence", "approver", "approved_at", "key_id"]
+
+
+@admin.register(m.Event)
+class EventAdmin(ReadOnlyAdmin):
+    list_display = ["item", "kind", "actor", "created_at"]
+    list_filter = ["kind"]

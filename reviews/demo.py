@@ -1,0 +1,74 @@
+"""The demo project: users for every role and items whose evidence is generated locally.
+
+Idempotent: running it again leaves one copy of everything and resets the demo passwords to the
+printed ones, so the logins `make run` prints always work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from reviews.models import Role
+from reviews.services.projects import membership_add, project_create
+
+DEMO_SLUG = "demo"
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    username: str
+    password: str
+    full_name: str
+    roles: tuple[str, ...]
+    staff: bool = False
+
+
+DEMO_USERS = (
+    DemoUser("rita", "rita-demo-2026", "Rita Rater", (Role.RATER,)),
+    DemoUser("raj", "raj-demo-2026", "Raj Rater", (Role.RATER,)),
+    DemoUser("ada", "ada-demo-2026", "Ada Adjudicator", (Role.ADJUDICATOR,)),
+    DemoUser("april", "april-demo-2026", "April Approver", (Role.APPROVER,)),
+    DemoUser("alex", "alex-demo-2026", "Alex Admin", (Role.ADMIN,), staff=True),
+)
+
+
+def _demo_user(spec: DemoUser):
+    first, _, last = spec.full_name.partition(" ")
+    user, _ = get_user_model().objects.update_or_create(
+        username=spec.username,
+        defaults={
+            "first_name": first,
+            "last_name": last,
+            "email": f"{spec.username}@demo.evalsite.local",
+            "is_staff": spec.staff,
+            "is_superuser": spec.staff,
+        },
+    )
+    user.set_password(spec.password)
+    user.save(update_fields=["password"])
+    return user
+
+
+@transaction.atomic
+def demo_load():
+    """Create (or refresh) the demo users and project; returns the project."""
+    users = {spec.username: _demo_user(spec) for spec in DEMO_USERS}
+    project = project_create(
+        actor=users["alex"],
+        slug=DEMO_SLUG,
+        name="Statements & receipts (demo)",
+        admin=users["alex"],
+    ).project
+    if not project.description:
+        project.description = (
+            "Bank statements and receipts read by several models; settle the fields they "
+            "disagreed on, then approve the ground truth."
+        )
+        project.save(update_fields=["description"])
+    for spec in DEMO_USERS:
+        for role in spec.roles:
+            membership_add(actor=users["alex"], project=project, user=users[spec.username], role=role)
+    return project

@@ -1,0 +1,26 @@
+from django.core.management.base import BaseCommand
+
+from reviews.demo import DEMO_USERS, demo_load
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = "Load the demo project and users (idempotent); prints the demo logins."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="load only when the database has no project yet (`make run` uses this)",
+        )
+
+    def handle(self, *args, if_empty, **options):
+        if if_empty and Project.objects.exists():
+            self.stdout.write("database has projects already: demo not reloaded")
+        else:
+            project = demo_load()
+            self.stdout.write(f"demo project {project.slug!r}: {project.items.count()} items")
+        self.stdout.write("demo logins (username / password / roles):")
+        for spec in DEMO_USERS:
+            roles = ", ".join(spec.roles) + (" + site staff" if spec.staff else "")
+            self.stdout.write(f"  {spec.username:<7} {spec.password:<17} {roles}")

@@ -1,0 +1,232 @@
+"""The review workflow: assignments, answers, resolutions, approvals, the timeline and imports."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from reviews.models.append_only import AppendOnlyModel
+from reviews.models.items import Item, Question, Reference
+from reviews.models.projects import Project
+
+User = settings.AUTH_USER_MODEL
+
+
+class AssignmentBatch(models.Model):
+    """Items pre-assigned to named raters (by slice, count or seeded sample), with an overlap."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="batches")
+    name = models.CharField(max_length=200)
+    overlap = models.PositiveSmallIntegerField(null=True, blank=True)
+    selection = models.JSONField(default=dict, help_text="How the items were chosen (and seed).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    def __str__(self):
+        return self.name
+
+
+class AssignmentStatus(models.TextChoices):
+    ASSIGNED = "assigned", "Assigned"  # pre-assigned, not opened yet
+    ACTIVE = "active", "In progress"  # claimed, lease running
+    SUBMITTED = "submitted", "Submitted"
+    SKIPPED = "skipped", "Skipped"
+    EXPIRED = "expired", "Lease expired"
+
+
+# Statuses that hold one of the item's overlap places.
+HOLDING_STATUSES = (AssignmentStatus.ASSIGNED, AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED)
+
+
+class Assignment(models.Model):
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    rater = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
+    batch = models.ForeignKey(
+        AssignmentBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="assignments"
+    )
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE
+    )
+    claimed_at = models.DateTimeField(auto_now_add=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.TextField(blank=True)
+    pairwise_orders = models.JSONField(
+        default=dict, blank=True, help_text='Display order per pairwise question: {"12": ["B","A"]}.'
+    )
+
+    class Meta:
+        ordering = ["-claimed_at"]
+        constraints = [
+            # One live or finished assignment per rater and item: never twice the same rater.
+            models.UniqueConstraint(
+                fields=["item", "rater"],
+                condition=Q(status__in=HOLDING_STATUSES),
+                name="assignment_one_holding_per_rater",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=AssignmentStatus.values), name="assignment_status_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["rater", "status"]),
+            models.Index(fields=["item", "status"]),
+        ]
+
+    def __str__(self):
+        return f"{self.rater} on {self.item} ({self.status})"
+
+
+class Decision(models.TextChoices):
+    """What an answer or resolution says: a field is set or omitted, a criterion gets a label,
+    a pair gets A, B or tie; `unclear` is a rater's flag that the evidence does not decide."""
+
+    SET = "set", "Set a value"
+    OMIT = "omit", "Omit"
+    LABEL = "label", "Label"
+    A = "A", "A"
+    B = "B", "B"
+    TIE = "tie", "Tie"
+    UNCLEAR = "unclear", "Unclear"
+
+
+class Answer(AppendOnlyModel):
+    """A rater's answer to a question; every change is a new row with the next `seq`."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    rater = models.ForeignKey(User, on_delete=models.PROTECT, related_name="answers")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="answers"
+    )
+    seq = models.PositiveIntegerField(help_text="1 for the first answer, then +1 per change.")
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    value = models.JSONField(null=True, blank=True)
+    chosen_claim = models.ForeignKey(
+        "reviews.Claim", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    flagged = models.BooleanField(default=False)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "rater", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "rater", "seq"], name="answer_unique_seq"),
+            models.CheckConstraint(
+                condition=Q(decision__in=Decision.values),
+                name="answer_decision_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.rater} #{self.seq}: {self.decision} {self.value!r}"
+
+
+class Resolution(AppendOnlyModel):
+    """The final human answer to a question, and the answers it came from."""
+
+    class Method(models.TextChoices):
+        UNANIMOUS = "unanimous", "Unanimous"
+        MAJORITY = "majority", "Majority"
+        ADJUDICATED = "adjudicated", "Adjudicated"
+        IMPORTED = "imported", "Imported"
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="resolutions")
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    value = models.JSONField(null=True, blank=True)
+    method = models.CharField(max_length=16, choices=Method.choices)
+    decided_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField(blank=True)
+    source_answers = models.ManyToManyField(Answer, blank=True, related_name="+")
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "created_at"]
+
+    def __str__(self):
+        return f"{self.question}: {self.decision} {self.value!r} ({self.method})"
+
+
+class Approval(AppendOnlyModel):
+    """A signed record promoting an item's generated reference to a new ground-truth version.
+
+    `sequence` numbers an item's approvals (1, then 2 for the first correction, …): the unique
+    constraint is what lets exactly one of two simultaneous approvers win.
+    """
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="approvals")
+    sequence = models.PositiveIntegerField()
+    reference = models.OneToOneField(Reference, on_delete=models.PROTECT, related_name="approval")
+    approver = models.ForeignKey(User, on_delete=models.PROTECT, related_name="approvals")
+    approved_at = models.DateTimeField()
+    sha256 = models.CharField(max_length=64)
+    signature = models.TextField(help_text="Base64 Ed25519 signature.")
+    algorithm = models.CharField(max_length=16, default="ed25519")
+    key_id = models.CharField(max_length=64)
+    statement = models.TextField()
+    correction_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["item", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "sequence"], name="approval_unique_sequence"),
+        ]
+
+    def __str__(self):
+        return f"Approval {self.sequence} of {self.item} by {self.approver}"
+
+
+class Event(AppendOnlyModel):
+    """One line of an item's timeline: who did what, when. Never changed, never deleted."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=32)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["item", "created_at", "id"]
+
+    def __str__(self):
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind}"
+
+
+class ImportJob(models.Model):
+    """A file import running in the background; polled by the upload page for progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    file = models.FileField(upload_to="imports/", max_length=255)
+    original_name = models.CharField(max_length=255)
+    format = models.CharField(max_length=16, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    records_done = models.PositiveIntegerField(default=0)
+    records_total = models.PositiveIntegerField(null=True, blank=True)
+    report = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.original_name} ({self.status})"
+
+    @property
+    def percent(self) -> int | None:
+        if not self.records_total:
+            return None
+        return min(100, round(100 * self.records_done / self.records_total))

@@ -1,0 +1,154 @@
+"""Who rates what: claiming the next item safely under concurrency, leases, skips.
+
+Safety argument: every claim locks the candidate item's row before counting the raters holding
+it (PostgreSQL: `SELECT … FOR UPDATE SKIP LOCKED`, so parallel raters pass over each other's
+candidates instead of queueing; SQLite: the connection opens IMMEDIATE transactions, which take
+the database write lock at BEGIN, so claims are serialised). The partial unique constraint on
+(item, rater) is the last line: a rater can never hold one item twice.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from reviews.models import (
+    HOLDING_STATUSES,
+    Assignment,
+    AssignmentStatus,
+    Event,
+    Item,
+    ItemStatus,
+    Membership,
+    Project,
+    Role,
+)
+
+# How many candidates one claim looks at before giving up on a busy pool.
+_CANDIDATES_PER_CLAIM = 20
+
+
+class QueueError(Exception):
+    """A queue action that cannot be done (e.g. skipping an item you do not hold)."""
+
+
+def _holding_count():
+    return Coalesce(
+        Subquery(
+            Assignment.objects.filter(item=OuterRef("pk"), status__in=HOLDING_STATUSES)
+            .values("item")
+            .annotate(n=Count("id"))
+            .values("n")[:1],
+            output_field=IntegerField(),
+        ),
+        Value(0),
+    )
+
+
+def available_items(*, rater, project: Project):
+    """Open items of `project` with a free rater place that `rater` has not taken or skipped."""
+    mine = Assignment.objects.filter(rater=rater).exclude(status=AssignmentStatus.EXPIRED)
+    return (
+        Item.objects.filter(project=project, status=ItemStatus.OPEN)
+        .exclude(pk__in=mine.values("item_id"))
+        .annotate(holding=_holding_count())
+        .filter(holding__lt=Coalesce("overlap", Value(project.overlap)))
+    )
+
+
+def expire_leases(*, project: Project, now=None) -> int:
+    """Return expired claims to the pool (their answers stay, as history)."""
+    now = now or timezone.now()
+    return Assignment.objects.filter(
+        item__project=project, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
+    ).update(status=AssignmentStatus.EXPIRED)
+
+
+def _lease_until(project: Project, now):
+    return now + timedelta(minutes=project.lease_minutes)
+
+
+def claim_next(*, rater, project: Project) -> Assignment | None:
+    """The rater's current item, else a pre-assigned one, else a newly claimed one; or None."""
+    now = timezone.now()
+    with transaction.atomic():
+        expire_leases(project=project, now=now)
+        current = (
+            Assignment.objects.filter(rater=rater, item__project=project)
+            .filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.ASSIGNED))
+            .filter(item__status=ItemStatus.OPEN)
+            .order_by("-status", "claimed_at")  # "active" sorts before "assigned"
+            .first()
+        )
+        if current is not None:
+            current.status = AssignmentStatus.ACTIVE
+            current.opened_at = current.opened_at or now
+            current.lease_expires_at = _lease_until(project, now)
+            current.save(update_fields=["status", "opened_at", "lease_expires_at"])
+            return current
+        return _claim_new(rater=rater, project=project, now=now)
+
+
+def _claim_new(*, rater, project: Project, now) -> Assignment | None:
+    candidates = available_items(rater=rater, project=project).order_by("id")
+    if connection.features.has_select_for_update_skip_locked:
+        candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+    for item in candidates[:_CANDIDATES_PER_CLAIM]:
+        # Re-count under the row lock: the candidate query's count may be stale.
+        holding = Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).count()
+        if holding >= (item.overlap or project.overlap):
+            continue
+        assignment = Assignment.objects.create(
+            item=item,
+            rater=rater,
+            status=AssignmentStatus.ACTIVE,
+            opened_at=now,
+            lease_expires_at=_lease_until(project, now),
+        )
+        Event.objects.create(item=item, actor=rater, kind="assigned", data={"how": "claimed"})
+        return assignment
+    return None
+
+
+@transaction.atomic
+def skip(*, rater, assignment: Assignment, reason: str) -> Assignment:
+    if assignment.rater_id != rater.pk or assignment.status != AssignmentStatus.ACTIVE:
+        raise QueueError("You can only skip an item you are working on.")
+    reason = reason.strip()
+    if not reason:
+        raise QueueError("Say why you skip this item.")
+    assignment.status = AssignmentStatus.SKIPPED
+    assignment.skip_reason = reason
+    assignment.save(update_fields=["status", "skip_reason"])
+    Event.objects.create(item=assignment.item, actor=rater, kind="skipped", data={"reason": reason})
+    return assignment
+
+
+def queue_summary(*, rater) -> list[dict]:
+    """Per project where `rater` rates: items waiting for them, in progress, done today."""
+    today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    projects = Project.objects.filter(
+        memberships__user=rater, memberships__role=Role.RATER
+    ).order_by("name")
+    summary = []
+    for project in projects:
+        mine = Assignment.objects.filter(rater=rater, item__project=project).aggregate(
+            active=Count("id", filter=Q(status=AssignmentStatus.ACTIVE)),
+            assigned=Count(
+                "id", filter=Q(status=AssignmentStatus.ASSIGNED, item__status=ItemStatus.OPEN)
+            ),
+            done_today=Count(
+                "id", filter=Q(status=AssignmentStatus.SUBMITTED, submitted_at__gte=today)
+            ),
+        )
+        pool = available_items(rater=rater, project=project).count()
+        summary.append({"project": project, "waiting": pool + mine["assigned"], **mine})
+    return summary
+
+
+def is_rater(user, project: Project) -> bool:
+    return Membership.objects.filter(project=project, user=user, role=Role.RATER).exists()

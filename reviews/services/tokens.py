@@ -1,0 +1,50 @@
+"""Per-user API tokens: the secret is shown once; only its SHA-256 is kept."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from reviews.models import ApiToken
+
+TOKEN_PREFIX = "evs_"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@transaction.atomic
+def token_create(*, actor, name: str) -> tuple[ApiToken, str]:
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=actor, name=name.strip() or "API token", prefix=secret[:10], key_sha256=_digest(secret)
+    )
+    return token, secret
+
+
+def token_revoke(*, actor, token_pk: int) -> bool:
+    """Revoke one of `actor`'s own tokens; False when there is no such live token."""
+    return bool(
+        ApiToken.objects.filter(pk=token_pk, user=actor, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+    )
+
+
+def token_user(secret: str):
+    """The active user a live token belongs to, or None."""
+    if not secret.startswith(TOKEN_PREFIX):
+        return None
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(key_sha256=_digest(secret), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token.user

@@ -1,0 +1,53 @@
+"""Project admin: members and their roles."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from reviews.access import project_for_user
+from reviews.models import Membership, Role
+from reviews.services.projects import membership_add, membership_remove, user_by_username_or_email
+
+
+@require_http_methods(["GET", "POST"])
+def members(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    project = access.project
+    if request.method == "POST":
+        user = user_by_username_or_email(request.POST.get("user", ""))
+        role = request.POST.get("role", "")
+        if user is None:
+            messages.error(request, "No active user with that username or e-mail address.")
+        elif role not in Role.values:
+            messages.error(request, "Choose a role.")
+        else:
+            membership_add(actor=request.user, project=project, user=user, role=role)
+            messages.success(request, f"{user.username} is now {Role(role).label.lower()}.")
+        return redirect("members", slug)
+    rows: dict[int, dict] = {}
+    for membership in Membership.objects.filter(project=project).select_related("user"):
+        row = rows.setdefault(membership.user_id, {"user": membership.user, "roles": []})
+        row["roles"].append(membership.role)
+    return render(
+        request,
+        "reviews/members.html",
+        {"access": access, "project": project, "rows": rows.values(), "roles": Role.choices},
+    )
+
+
+@require_POST
+def member_remove(request, slug, user_pk):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    members_of_project = get_user_model().objects.filter(memberships__project=access.project)
+    user = get_object_or_404(members_of_project.distinct(), pk=user_pk)
+    role = request.POST.get("role") or None
+    try:
+        membership_remove(actor=request.user, project=access.project, user=user, role=role)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        what = f"the {Role(role).label.lower()} role" if role in Role.values else "all roles"
+        messages.success(request, f"Removed {what} from {user.username}; their answers stay.")
+    return redirect("members", slug)

@@ -1,0 +1,21 @@
+"""My queue: what waits for me in each project, and "Start" to claim the next item."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+
+from reviews.access import project_for_user
+from reviews.models import Role
+from reviews.services.assignment import claim_next, queue_summary
+
+
+def my_queue(request):
+    return render(request, "reviews/my_queue.html", {"queues": queue_summary(rater=request.user)})
+
+
+def review_next(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.RATER])
+    assignment = claim_next(rater=request.user, project=access.project)
+    if assignment is None:
+        messages.info(request, f"Nothing is waiting for you in {access.project.name}.")
+        return redirect("my_queue")
+    return redirect("project_home", slug)

@@ -1,0 +1,36 @@
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture
+def screenshot(page):
+    """Save a full-page screenshot under tests/browser/artifacts/ (git-ignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def take(name: str):
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
+
+
+@pytest.fixture
+def login(page, live_server):
+    def log_in(username: str, password: str):
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_load_state()
+
+    return log_in
