@@ -1,4 +1,4 @@
-from reviews.models.append_only import AppendOnlyError
+from reviews.models.append_only import AppendOnlyError, AppendOnlyModel
 from reviews.models.items import (
     Authority,
     Claim,
@@ -31,6 +31,7 @@ __all__ = [
     "Answer",
     "ApiToken",
     "AppendOnlyError",
+    "AppendOnlyModel",
     "Approval",
     "Assignment",
     "AssignmentBatch",

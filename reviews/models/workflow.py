@@ -162,7 +162,12 @@ class Approval(AppendOnlyModel):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="approvals")
     sequence = models.PositiveIntegerField()
     reference = models.OneToOneField(Reference, on_delete=models.PROTECT, related_name="approval")
-    approver = models.ForeignKey(User, on_delete=models.PROTECT, related_name="approvals")
+    approver = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.PROTECT, related_name="approvals",
+        help_text="Empty for an approval imported from a signed file.",
+    )
+    approver_name = models.CharField(max_length=254, help_text="As exported: e-mail or username.")
+    imported_from = models.CharField(max_length=255, blank=True)
     approved_at = models.DateTimeField()
     sha256 = models.CharField(max_length=64)
     signature = models.TextField(help_text="Base64 Ed25519 signature.")

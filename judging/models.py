@@ -1,0 +1,183 @@
+"""Criteria, judges, their verdicts, imported human labels, the frozen split, gates and reports."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from reviews.models import AppendOnlyModel, Item, Project
+
+User = settings.AUTH_USER_MODEL
+
+
+class Criterion(models.Model):
+    """A rubric criterion with its label set. A new text or label set is a new version."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="criteria")
+    name = models.CharField(max_length=100)
+    version = models.CharField(max_length=32, default="1")
+    labels = models.JSONField(help_text="The label set, in order (ordinal criteria: low to high).")
+    positive_label = models.CharField(max_length=100, blank=True)
+    ordinal = models.BooleanField(default=False)
+    critical = models.BooleanField(default=False)
+    pairwise = models.BooleanField(default=False, help_text="Labels are A / B / tie.")
+    text = models.TextField(blank=True)
+    sha256 = models.CharField(max_length=64, help_text="Fingerprint of name, version, labels, text.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "name", "created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "name", "version"], name="criterion_unique_version"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
+
+
+class Judge(models.Model):
+    """One judge configuration. Judges sharing provider and model form one model group."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judges")
+    provider = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    temperature = models.FloatField(null=True, blank=True)
+    prompt_sha256 = models.CharField(max_length=64, blank=True)
+    # provider, model, temperature and prompt in one string: unique even when temperature is
+    # unknown (NULLs never collide in a unique index).
+    configuration = models.CharField(max_length=400)
+
+    class Meta:
+        ordering = ["project", "provider", "model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "configuration"], name="judge_unique_configuration"
+            ),
+        ]
+
+    @staticmethod
+    def configuration_key(provider, model, temperature, prompt_sha256) -> str:
+        return f"{provider}/{model}|t={temperature}|p={prompt_sha256 or ''}"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def model_group(self) -> str:
+        return self.name
+
+
+class Verdict(models.Model):
+    """A judge's label on an item for a criterion (or a pairwise preference), one sample."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="verdicts")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="verdicts")
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
+    sample = models.PositiveSmallIntegerField(default=0)
+    label = models.CharField(
+        max_length=100, help_text="Normalised label; `unparsed` when the raw text gave none."
+    )
+    raw = models.TextField(blank=True)
+    explanation = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    display_order = models.CharField(
+        max_length=2, blank=True, help_text="Pairwise: AB or BA, the order the judge saw."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "criterion", "judge", "sample"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "criterion", "judge", "sample", "display_order"],
+                name="verdict_unique_sample",
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True) | (Q(confidence__gte=0) & Q(confidence__lte=1)),
+                name="verdict_confidence_in_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(display_order__in=["", "AB", "BA"]), name="verdict_display_order_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["criterion", "judge"])]
+
+    def __str__(self):
+        return f"{self.judge} on {self.item}: {self.label}"
+
+
+class HumanLabel(AppendOnlyModel):
+    """A human label imported with its rater's identity (labels given in Evalsite's own review
+    workflow live there, as answers and resolutions)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="human_labels")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="human_labels")
+    rater = models.CharField(max_length=150, help_text="The rater's name in the source file.")
+    label = models.CharField(max_length=100)
+    note = models.TextField(blank=True)
+    source_name = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "criterion", "rater"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "criterion", "rater"], name="humanlabel_unique_rater"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.rater} on {self.item}: {self.label}"
+
+
+class Split(models.TextChoices):
+    CALIBRATION = "calibration", "Calibration"
+    HELD_OUT = "held_out", "Held-out"
+
+
+class SplitDraw(models.Model):
+    """One seeded, slice-stratified draw of a project's items into calibration and held-out."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="split_draws")
+    seed = models.BigIntegerField()
+    held_out_fraction = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["project", "-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(held_out_fraction__gt=0) & Q(held_out_fraction__lt=1),
+                name="splitdraw_fraction_in_0_1",
+            ),
+        ]
+
+
+class ItemSplit(models.Model):
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="split")
+    draw = models.ForeignKey(SplitDraw, on_delete=models.CASCADE, related_name="assignments")
+    split = models.CharField(max_length=16, choices=Split.choices)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(split__in=Split.values), name="itemsplit_valid"),
+        ]
+        indexes = [models.Index(fields=["split"])]
+
+
+class HeldOutAccess(AppendOnlyModel):
+    """Every view of held-out figures, so peeking while tuning rubrics leaves a trace."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    what = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]

@@ -1,0 +1,51 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from reviews.models import Project
+from reviews.services.imports import FORMATS, ImportFailed, import_file
+
+
+class Command(BaseCommand):
+    help = "Import a review file, bundle, JSONL/CSV records or TextFlow results (one transaction)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--format", choices=FORMATS, help="default: detected from the content")
+        parser.add_argument("--kind", help="CSV records: the record kind when there is no type column")
+        parser.add_argument("--judge", help="TextFlow: the judge as provider/model (default openai/gpt-4o)")
+        parser.add_argument(
+            "--map", action="append", default=[], metavar="FROM=TO",
+            help="rename a label before checking it against the criterion (repeatable)",
+        )
+        parser.add_argument(
+            "--clip", action="store_true",
+            help="drop verdicts/labels outside the criterion's label set instead of failing",
+        )
+
+    def handle(self, *args, path: Path, project: str, format, kind, judge, map, clip, **options):
+        try:
+            target = Project.objects.get(slug=project)
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {project!r} (create it with create_project).") from None
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file.")
+        label_map = {}
+        for pair in map:
+            source, sep, dest = pair.partition("=")
+            if not sep or not source:
+                raise CommandError(f"--map {pair!r}: write it as FROM=TO.")
+            label_map[source] = dest
+        opts = {"kind": kind, "judge": judge, "label_map": label_map, "clip": clip}
+        try:
+            report = import_file(
+                actor=None, project=target, path=path, name=path.name, format=format,
+                options={k: v for k, v in opts.items() if v},
+            )
+        except ImportFailed as failure:
+            self.stderr.write(f"imported 0 items, 0 questions, 1 error\n{failure}")
+            raise CommandError("import refused; nothing was written") from None
+        for note in report.notes:
+            self.stdout.write(f"note: {note}")
+        self.stdout.write(report.summary())

@@ -1,0 +1,146 @@
+"""Recording a rater's answers, and submitting an item when they are done.
+
+Every change is a new `Answer` row with the next `seq`. The client sends the `seq` it last saw;
+if another tab (or a retry) saved in between, the write is refused as stale and the caller
+shows the newer state: nothing is ever overwritten blindly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from reviews.models import (
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    Claim,
+    Decision,
+    Event,
+    Question,
+    QuestionKind,
+    QuestionStatus,
+)
+from reviews.services.resolution import resolve_submitted_item
+
+
+class AnswerError(Exception):
+    """The answer cannot be recorded as given (a clear, user-facing reason)."""
+
+
+class StaleAnswer(AnswerError):
+    """Someone saved a newer answer first; `latest` is what is stored now."""
+
+    def __init__(self, latest: Answer | None):
+        super().__init__("This answer changed since the page loaded; showing the newer one.")
+        self.latest = latest
+
+
+@dataclass(frozen=True)
+class AnswerInput:
+    decision: str
+    value: object = None
+    chosen_claim_id: int | None = None
+    flagged: bool = False
+    note: str = ""
+
+
+_DECISIONS_BY_KIND = {
+    QuestionKind.FIELD: {Decision.SET, Decision.OMIT, Decision.UNCLEAR},
+    QuestionKind.CRITERION: {Decision.LABEL, Decision.UNCLEAR},
+    QuestionKind.PAIRWISE: {Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR},
+}
+
+
+def latest_answer(*, question: Question, rater) -> Answer | None:
+    return Answer.objects.filter(question=question, rater=rater).order_by("-seq").first()
+
+
+def _validated(question: Question, given: AnswerInput) -> AnswerInput:
+    if given.decision not in _DECISIONS_BY_KIND[question.kind]:
+        raise AnswerError(f"{given.decision!r} is not an answer to a {question.kind} question.")
+    if given.decision in {Decision.OMIT, Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR}:
+        return AnswerInput(given.decision, None, None, given.flagged, given.note.strip())
+    if given.decision == Decision.LABEL and given.value not in question.labels:
+        raise AnswerError(f"{given.value!r} is not one of the labels: {', '.join(question.labels)}.")
+    claim_id = given.chosen_claim_id
+    value = given.value
+    if claim_id is not None:
+        claim = Claim.objects.filter(pk=claim_id, question=question).first()
+        if claim is None:
+            raise AnswerError("That candidate does not belong to this question.")
+        value = claim.value
+    if given.decision == Decision.SET and (value is None or value == ""):
+        raise AnswerError("Type a value, choose a candidate, or omit the field.")
+    return AnswerInput(given.decision, value, claim_id, given.flagged, given.note.strip())
+
+
+def answer_record(
+    *, actor, assignment: Assignment, question: Question, given: AnswerInput, expected_seq: int
+) -> Answer:
+    """Append the rater's new answer; `expected_seq` is the seq the client last saw (0: none)."""
+    if assignment.rater_id != actor.pk or question.item_id != assignment.item_id:
+        raise AnswerError("This question is not part of your assignment.")
+    given = _validated(question, given)
+    with transaction.atomic():
+        # Lock the assignment row: one writer per rater and item at a time.
+        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if assignment.status != AssignmentStatus.ACTIVE:
+            raise AnswerError("This item is no longer assigned to you (submitted, skipped or expired).")
+        if question.status != QuestionStatus.OPEN:
+            raise AnswerError("This question is already settled.")
+        current = Answer.objects.filter(question=question, rater=actor).aggregate(m=Max("seq"))["m"] or 0
+        if current != expected_seq:
+            raise StaleAnswer(latest_answer(question=question, rater=actor))
+        try:
+            with transaction.atomic():
+                answer = Answer.objects.create(
+                    question=question,
+                    rater=actor,
+                    assignment=assignment,
+                    seq=current + 1,
+                    decision=given.decision,
+                    value=given.value,
+                    chosen_claim_id=given.chosen_claim_id,
+                    flagged=given.flagged,
+                    note=given.note,
+                )
+        except IntegrityError:  # a concurrent save took this seq first
+            raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
+        Event.objects.create(
+            item_id=question.item_id,
+            actor=actor,
+            kind="answered",
+            data={"question": question.key, "seq": answer.seq, "decision": answer.decision},
+        )
+    return answer
+
+
+def unanswered_questions(*, assignment: Assignment) -> list[Question]:
+    answered = Answer.objects.filter(assignment__item=assignment.item, rater=assignment.rater)
+    return list(
+        Question.objects.filter(item=assignment.item, status=QuestionStatus.OPEN).exclude(
+            pk__in=answered.values("question_id")
+        )
+    )
+
+
+def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
+    """Complete the rater's item; when every rater is in, settle what can be settled."""
+    with transaction.atomic():
+        assignment = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+        if assignment.rater_id != actor.pk or assignment.status != AssignmentStatus.ACTIVE:
+            raise AnswerError("This item is no longer assigned to you.")
+        missing = unanswered_questions(assignment=assignment)
+        if missing:
+            keys = ", ".join(q.key for q in missing[:5])
+            raise AnswerError(f"Answer every question before submitting (missing: {keys}).")
+        assignment.status = AssignmentStatus.SUBMITTED
+        assignment.submitted_at = timezone.now()
+        assignment.save(update_fields=["status", "submitted_at"])
+        Event.objects.create(item=assignment.item, actor=actor, kind="submitted")
+        resolve_submitted_item(item=assignment.item)
+    return assignment

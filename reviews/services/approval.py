@@ -1,0 +1,181 @@
+"""Signed approval: promoting an item's generated reference to a new ground-truth version.
+
+Never silent (the approver re-enters their password and confirms a statement), never while a
+question is open, never by editing the generated reference (a new `ground_truth` Reference is
+written beside it), and exactly once per approval round even when two approvers click at the
+same moment (the item row is locked; `(item, sequence)` is unique as the last word).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
+from reviews.models import (
+    Approval,
+    Assignment,
+    AssignmentStatus,
+    Authority,
+    Decision,
+    Event,
+    Item,
+    ItemStatus,
+    QuestionKind,
+    QuestionStatus,
+    Reference,
+)
+from reviews.services import signing
+from reviews.services.references import current_ground_truth, latest_reference, next_version
+from reviews.services.resolution import current_resolution
+
+STATEMENT = (
+    "I have checked each decision against the evidence, and I approve these rows as the "
+    "ground truth for this item."
+)
+
+
+class ApprovalRefused(Exception):
+    """Why this approval cannot happen (user-facing); nothing was written."""
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    path: str
+    generated: object
+    resolved: object
+    change: str  # kept / changed / omitted / added
+    decided_by: str  # "consensus", "unanimous", "majority", "adjudicated by ada", ...
+    in_generated: bool
+    in_resolved: bool
+
+
+def _decider(resolution) -> str:
+    if resolution.method == "adjudicated" and resolution.decided_by is not None:
+        return f"adjudicated by {resolution.decided_by.get_username()}"
+    return str(resolution.method)
+
+
+def approval_diff(item: Item) -> list[DiffRow]:
+    """Path by path: the generated reference beside what the people decided."""
+    generated = latest_reference(item, Authority.GENERATED)
+    gen_rows = {r["path"]: r["expected_value"] for r in (generated.rows if generated else [])}
+    resolved = dict(gen_rows)
+    deciders = dict.fromkeys(gen_rows, "consensus")
+    questions = item.questions.filter(kind=QuestionKind.FIELD).prefetch_related(
+        "resolutions__decided_by"
+    )
+    for question in questions:
+        resolution = current_resolution(question)
+        if resolution is None:
+            continue
+        deciders[question.key] = _decider(resolution)
+        if resolution.decision == Decision.SET:
+            resolved[question.key] = resolution.value
+        else:
+            resolved.pop(question.key, None)
+    rows = []
+    for path in sorted(set(gen_rows) | set(resolved) | set(deciders)):
+        in_gen, in_res = path in gen_rows, path in resolved
+        if in_gen and in_res:
+            change = "kept" if gen_rows[path] == resolved[path] else "changed"
+        elif in_res:
+            change = "added"
+        elif in_gen:
+            change = "omitted"
+        else:
+            change = "omitted"  # disputed, and the people decided to leave it out
+        rows.append(DiffRow(path, gen_rows.get(path), resolved.get(path), change,
+                            deciders.get(path, "consensus"), in_gen, in_res))
+    return rows
+
+
+def resolved_rows(item: Item) -> list[dict]:
+    return canonical_rows(
+        {"path": row.path, "expected_value": row.resolved}
+        for row in approval_diff(item)
+        if row.in_resolved
+    )
+
+
+def approval_blockers(item: Item, approver) -> list[str]:
+    """Every reason `approver` cannot approve `item` now (empty: they can)."""
+    reasons = []
+    open_questions = item.questions.exclude(status=QuestionStatus.RESOLVED).count()
+    if open_questions:
+        reasons.append(f"{open_questions} question(s) are still open or need adjudication.")
+    if item.status == ItemStatus.APPROVED:
+        reasons.append("This item is approved already; a correction starts with a new decision.")
+    if latest_reference(item, Authority.GENERATED) is None:
+        reasons.append("This item has no generated reference to approve.")
+    if item.project.separation_of_duties:
+        raters = set(
+            Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED).values_list(
+                "rater_id", flat=True
+            )
+        )
+        if raters == {approver.pk}:
+            reasons.append("You were the only rater of this item (separation of duties).")
+    return reasons
+
+
+def approve(
+    *, actor, item: Item, password: str, confirmed: bool, correction_reason: str = ""
+) -> Approval:
+    if not confirmed:
+        raise ApprovalRefused("Confirm the statement to approve.")
+    if not actor.check_password(password):
+        raise ApprovalRefused("That password is not correct.")
+    try:
+        with transaction.atomic():
+            return _approve_locked(actor=actor, item=item, reason=correction_reason.strip())
+    except IntegrityError:
+        raise ApprovalRefused("Someone else approved this item at the same moment.") from None
+
+
+def _approve_locked(*, actor, item: Item, reason: str) -> Approval:
+    item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+    blockers = approval_blockers(item, actor)
+    if blockers:
+        raise ApprovalRefused(" ".join(blockers))
+    previous = current_ground_truth(item)
+    if previous is not None and not reason:
+        raise ApprovalRefused("This corrects approved ground truth: give a reason.")
+    rows = resolved_rows(item)
+    signature = signing.sign(rows_canonical_bytes(rows))
+    reference = Reference.objects.create(
+        item=item,
+        authority=Authority.GROUND_TRUTH,
+        version=next_version(item),
+        supersedes=previous,
+        derived_from=latest_reference(item, Authority.GENERATED),
+        rows=rows,
+        sha256=rows_sha256(rows),
+        reason=reason,
+        created_by=actor,
+    )
+    approval = Approval.objects.create(
+        item=item,
+        sequence=item.approvals.count() + 1,
+        reference=reference,
+        approver=actor,
+        approver_name=actor.email or actor.get_username(),
+        approved_at=timezone.now(),
+        sha256=reference.sha256,
+        signature=signature.signature,
+        algorithm=signature.algorithm,
+        key_id=signature.key_id,
+        statement=STATEMENT,
+        correction_reason=reason,
+    )
+    item.status = ItemStatus.APPROVED
+    item.save(update_fields=["status", "updated_at"])
+    Event.objects.create(
+        item=item,
+        actor=actor,
+        kind="approved",
+        data={"version": reference.version, "sha256": reference.sha256, "correction": bool(reason)},
+    )
+    return approval

@@ -1,0 +1,754 @@
+"""Evidence files: identify and check uploads, render pages (cached on disk), find words.
+
+No model, no database. Django is optional: a limit or folder not passed in is read lazily from
+settings (``EVIDENCE_MAX_BYTES``, ``EVIDENCE_MAX_PAGES``, ``EVIDENCE_MAX_PIXELS``,
+``EVIDENCE_CACHE_DIR``), falling back to the module defaults when Django is not configured.
+Every function works without settings when given explicit parameters.
+
+Public API::
+
+    inspect_evidence(data, *, name, max_bytes=None, max_pages=None, max_pixels=None)
+        -> EvidenceInfo                         # raises EvidenceError(name, reason)
+    render_page(source_path, sha256, page=1, *, dpi=150, fmt="png", cache_dir=None)
+        -> Path                                 # cache_dir/ab/abcdef.../p3-150.png
+    page_size(source_path, page) -> (width, height)
+    page_words(source_path, page) -> list[Word]
+    locate_quote(source_path, page, quote) -> list[[x0, y0, x1, y1]]
+
+Identification is by content (magic bytes, then a real open), never by file name: PDF, PNG,
+JPEG, TIFF and WebP. File names and PDF text are untrusted; names are sanitised before they
+appear in messages, and nothing is ever passed to a shell.
+
+Coordinates: points (1/72 inch), origin top-left of the page as displayed (CropBox, /Rotate
+applied), boxes ``[x0, y0, x1, y1]``. An image is treated as a page whose size in points is its
+size in pixels (after EXIF orientation), so image boxes are pixels and the same browser formula
+works for both: ``scale = rendered_image_width / page_width``.
+
+PDF work goes through ``reviews.services.renderer`` (the only PyMuPDF importer); images are
+handled with Pillow here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import re
+import struct
+import tempfile
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from reviews.services import renderer
+
+# ---------------------------------------------------------------------------------------------
+# Limits and defaults
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+DEFAULT_MAX_PAGES = 500
+# Decoded pixels allowed for an image (per page/frame). 50 MP is an A4 scan at ~720 dpi and
+# ~150 MB as RGB; Pillow's own guard (Image.MAX_IMAGE_PIXELS, 89.5 MP by default) still applies
+# on top: the effective limit is the smaller of the two.
+DEFAULT_MAX_PIXELS = 50_000_000
+# dpi is clamped to MIN_DPI..MAX_DPI and rounded to a whole number (so 150.4 and 150 share one
+# cache entry). Viewers should request a handful of zoom steps, e.g. DPI_STEPS.
+MIN_DPI = 36
+MAX_DPI = 400
+DEFAULT_DPI = 150
+DPI_STEPS = (72, 100, 150, 200, 300)
+# Upper bound on a rendered bitmap: a (legal) 200 x 200 inch PDF page at 400 dpi would be 6.4
+# gigapixels. Beyond this the zoom is reduced to fit; boxes still scale by image/page width.
+MAX_RENDER_PIXELS = 40_000_000
+FORMATS = ("png", "webp")
+
+Kind = Literal["pdf", "image"]
+BBox = list[float]
+
+_IMAGE_MIME = {
+    "PNG": "image/png",
+    "JPEG": "image/jpeg",
+    "TIFF": "image/tiff",
+    "WEBP": "image/webp",
+}
+_EXTENSION = {"PDF": ".pdf", "PNG": ".png", "JPEG": ".jpg", "TIFF": ".tif", "WEBP": ".webp"}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _setting(name: str, default):
+    """``settings.<name>`` if Django is configured, else ``default`` (read lazily)."""
+    try:
+        from django.conf import settings
+
+        return getattr(settings, name, default)
+    except Exception:  # Django not installed or settings not configured
+        return default
+
+
+def default_cache_dir() -> Path:
+    """``settings.EVIDENCE_CACHE_DIR``, else ``MEDIA_ROOT/renders``."""
+    configured = _setting("EVIDENCE_CACHE_DIR", None)
+    if configured:
+        return Path(configured)
+    media_root = _setting("MEDIA_ROOT", None)
+    if media_root:
+        return Path(media_root) / "renders"
+    raise RuntimeError(
+        "No render cache folder: pass cache_dir= or set EVIDENCE_CACHE_DIR / MEDIA_ROOT"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors and results
+
+
+_UNSAFE_NAME_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def display_name(name: object, limit: int = 80) -> str:
+    """A file name fit for a message: last path component, no control/bidi characters."""
+    text = str(name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    text = _UNSAFE_NAME_CHARS.sub("", unicodedata.normalize("NFC", text))
+    text = " ".join(text.split()) or "(unnamed file)"
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f'"{text}"'
+
+
+class EvidenceError(ValueError):
+    """An evidence file was refused. ``str(err)`` is a sentence naming the file.
+
+    ``code`` is stable for programs: too_large, empty, unknown_type, corrupt_pdf, encrypted,
+    no_pages, too_many_pages, corrupt_image, too_many_pixels, no_such_page.
+    """
+
+    def __init__(self, name: object, reason: str, *, code: str = "invalid"):
+        self.name = str(name or "")
+        self.reason = reason
+        self.code = code
+        super().__init__(f"{display_name(name)} {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceInfo:
+    kind: Kind  # "pdf" | "image"
+    mime: str  # application/pdf, image/png, image/jpeg, image/tiff, image/webp
+    format: str  # PDF, PNG, JPEG, TIFF, WEBP
+    extension: str  # the right extension for the content: .pdf .png .jpg .tif .webp
+    sha256: str
+    size_bytes: int
+    page_count: int
+    page_sizes: tuple[tuple[float, float], ...]  # per page: points (PDF) / pixels (image)
+    width: int | None = None  # images: first page, pixels, after EXIF orientation
+    height: int | None = None
+    encrypted: bool = False  # PDF encrypted with an empty user password (readable)
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["page_sizes"] = [[round(w, 2), round(h, 2)] for w, h in self.page_sizes]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+    @property
+    def bbox(self) -> BBox:
+        return [self.x0, self.y0, self.x1, self.y1]
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "bbox": [round(v, 2) for v in self.bbox]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Identification
+
+
+def _sniff(head: bytes) -> str | None:
+    """The format named by the first bytes: PDF, PNG, JPEG, TIFF, WEBP, or None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "PNG"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "JPEG"
+    if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
+        return "TIFF"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WEBP"
+    # PDF readers accept a header anywhere in the first 1024 bytes.
+    if b"%PDF-" in head[:1024]:
+        return "PDF"
+    return None
+
+
+def _sniff_file(path: Path) -> str | None:
+    with open(path, "rb") as f:
+        return _sniff(f.read(1024))
+
+
+def _header_dimensions(data: bytes, fmt: str) -> tuple[int, int] | None:
+    """Width/height from the file header without decoding (None if not found here).
+
+    Done before Pillow sees the data so a bomb is refused by *our* limit, cheaply, with its
+    size in the message. TIFF is left to Pillow (Image.open reads only the header).
+    """
+    try:
+        if fmt == "PNG" and data[12:16] == b"IHDR":
+            return struct.unpack(">II", data[16:24])
+        if fmt == "WEBP" and len(data) >= 30:
+            chunk = data[12:16]
+            if chunk == b"VP8 ":
+                w, h = struct.unpack("<HH", data[26:30])
+                return w & 0x3FFF, h & 0x3FFF
+            if chunk == b"VP8L":
+                bits = int.from_bytes(data[21:25], "little")
+                return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+            if chunk == b"VP8X":
+                w = int.from_bytes(data[24:27], "little") + 1
+                h = int.from_bytes(data[27:30], "little") + 1
+                return w, h
+        if fmt == "JPEG":
+            i = 2
+            while i + 9 < len(data) and i < 1 << 20:
+                if data[i] != 0xFF:
+                    return None
+                marker = data[i + 1]
+                if marker == 0xFF:  # fill byte
+                    i += 1
+                    continue
+                if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                    i += 2
+                    continue
+                length = struct.unpack(">H", data[i + 2 : i + 4])[0]
+                if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                    h, w = struct.unpack(">HH", data[i + 5 : i + 9])
+                    return w, h
+                i += 2 + length
+    except struct.error:
+        return None
+    return None
+
+
+def _pixel_limit(max_pixels: int) -> int:
+    from PIL import Image
+
+    pillow = Image.MAX_IMAGE_PIXELS
+    return min(max_pixels, int(pillow)) if pillow else max_pixels
+
+
+def _check_pixels(name: object, width: int, height: int, limit: int) -> None:
+    if width <= 0 or height <= 0:
+        raise EvidenceError(name, "is a corrupt image (it has no pixels)", code="corrupt_image")
+    if width * height > limit:
+        raise EvidenceError(
+            name,
+            f"is too large to open: {width} x {height} pixels = "
+            f"{width * height / 1e6:,.1f} megapixels (limit {limit / 1e6:,.1f})",
+            code="too_many_pixels",
+        )
+
+
+def _read_limited(data, name: object, max_bytes: int) -> bytes:
+    """Bytes of ``data`` (bytes, path or binary file), refusing > max_bytes before reading."""
+    too_large = "is too large: {size} (limit {limit})"
+
+    def refuse(size_text: str) -> EvidenceError:
+        return EvidenceError(
+            name, too_large.format(size=size_text, limit=_mb(max_bytes)), code="too_large"
+        )
+
+    if isinstance(data, bytes | bytearray | memoryview):
+        if len(data) > max_bytes:
+            raise refuse(_mb(len(data)))
+        return bytes(data)
+    if isinstance(data, str | os.PathLike):
+        size = os.stat(data).st_size
+        if size > max_bytes:
+            raise refuse(_mb(size))
+        with open(data, "rb") as f:
+            return _read_stream(f, name, max_bytes, refuse)
+    # A binary stream, e.g. a Django UploadedFile: use its known size first.
+    size = getattr(data, "size", None)
+    if size is None:
+        try:
+            size = os.fstat(data.fileno()).st_size
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            size = None
+    if isinstance(size, int) and size > max_bytes:
+        raise refuse(_mb(size))
+    position = None
+    try:
+        if data.seekable():
+            position = data.tell()
+    except (AttributeError, OSError):
+        position = None
+    try:
+        return _read_stream(data, name, max_bytes, refuse)
+    finally:
+        if position is not None:
+            data.seek(position)  # leave the upload readable for whoever stores it
+
+
+def _read_stream(f: BinaryIO, name: object, max_bytes: int, refuse) -> bytes:
+    chunks, total = [], 0
+    while True:
+        chunk = f.read(min(1 << 20, max_bytes + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise refuse(f"more than {_mb(max_bytes)}")
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):,.1f} MB"
+
+
+def inspect_evidence(
+    data: bytes | bytearray | memoryview | BinaryIO | str | os.PathLike,
+    *,
+    name: str,
+    max_bytes: int | None = None,
+    max_pages: int | None = None,
+    max_pixels: int | None = None,
+) -> EvidenceInfo:
+    """Identify ``data`` by content and check it is usable evidence, or raise EvidenceError.
+
+    ``data`` is bytes, a path, or a binary file (e.g. a Django UploadedFile; its position is
+    restored). The size is checked before anything is read when it is known (path, ``.size``,
+    ``fileno()``), and reading stops at ``max_bytes + 1`` otherwise. Images are fully decoded
+    once (truncation shows up only then), after their header size passed the pixel limit.
+    """
+    max_bytes = int(max_bytes or _setting("EVIDENCE_MAX_BYTES", DEFAULT_MAX_BYTES))
+    max_pages = int(max_pages or _setting("EVIDENCE_MAX_PAGES", DEFAULT_MAX_PAGES))
+    max_pixels = int(max_pixels or _setting("EVIDENCE_MAX_PIXELS", DEFAULT_MAX_PIXELS))
+
+    blob = _read_limited(data, name, max_bytes)
+    if not blob:
+        raise EvidenceError(name, "is empty", code="empty")
+    fmt = _sniff(blob[:1024])
+    if fmt is None:
+        raise EvidenceError(
+            name,
+            "is not a PDF or a PNG, JPEG, TIFF or WebP image (files are identified by their "
+            "content, not their name)",
+            code="unknown_type",
+        )
+    sha256 = hashlib.sha256(blob).hexdigest()
+    if fmt == "PDF":
+        return _inspect_pdf(blob, name, sha256, max_pages)
+    return _inspect_image(blob, name, fmt, sha256, max_pages, _pixel_limit(max_pixels))
+
+
+def _inspect_pdf(blob: bytes, name: object, sha256: str, max_pages: int) -> EvidenceInfo:
+    try:
+        info = renderer.pdf_info(blob, max_pages=max_pages)
+    except renderer.PdfPageError as exc:
+        raise EvidenceError(name, f"is a damaged PDF: {exc}", code="corrupt_pdf") from exc
+    except renderer.RendererError as exc:
+        raise EvidenceError(
+            name, "is a damaged or incomplete PDF and cannot be opened", code="corrupt_pdf"
+        ) from exc
+    if info.needs_password:
+        raise EvidenceError(
+            name, "is password-protected; upload a copy without a password", code="encrypted"
+        )
+    if info.page_count == 0 and info.repaired:
+        raise EvidenceError(
+            name, "is a damaged PDF: no readable pages could be recovered", code="corrupt_pdf"
+        )
+    if info.page_count == 0:
+        raise EvidenceError(name, "is a PDF with no pages", code="no_pages")
+    if info.page_count > max_pages:
+        raise EvidenceError(
+            name,
+            f"has too many pages: {info.page_count} (limit {max_pages})",
+            code="too_many_pages",
+        )
+    for number, (w, h) in enumerate(info.page_sizes, start=1):
+        if not (w > 0 and h > 0):
+            raise EvidenceError(
+                name, f"is a damaged PDF: page {number} has no area", code="corrupt_pdf"
+            )
+    return EvidenceInfo(
+        kind="pdf",
+        mime="application/pdf",
+        format="PDF",
+        extension=".pdf",
+        sha256=sha256,
+        size_bytes=len(blob),
+        page_count=info.page_count,
+        page_sizes=info.page_sizes,
+        encrypted=info.encrypted,
+    )
+
+
+def _oriented(image, width: int, height: int) -> tuple[int, int]:
+    """Size after EXIF orientation (what browsers display): 5-8 swap width and height."""
+    try:
+        orientation = image.getexif().get(0x0112)
+    except Exception:
+        orientation = None
+    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+
+
+def _open_image(source, name: object, fmt: str):
+    """Pillow open restricted to the sniffed format (no guessing, no EPS/Ghostscript)."""
+    from PIL import Image
+
+    try:
+        image = Image.open(source, formats=[fmt])
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise EvidenceError(
+            name, f"is too large to open safely ({exc})", code="too_many_pixels"
+        ) from exc
+    except Exception as exc:
+        raise EvidenceError(
+            name, f"is a damaged {_label(fmt)} image and cannot be opened", code="corrupt_image"
+        ) from exc
+    if image.format != fmt:
+        image.close()
+        raise EvidenceError(name, f"is not a valid {_label(fmt)} image", code="corrupt_image")
+    return image
+
+
+def _label(fmt: str) -> str:
+    return {"WEBP": "WebP"}.get(fmt, fmt)
+
+
+def _inspect_image(
+    blob: bytes, name: object, fmt: str, sha256: str, max_pages: int, limit: int
+) -> EvidenceInfo:
+    header = _header_dimensions(blob, fmt)
+    if header:
+        _check_pixels(name, *header, limit)
+    sizes: list[tuple[float, float]] = []
+    with _open_image(io.BytesIO(blob), name, fmt) as image:
+        frames = int(getattr(image, "n_frames", 1) or 1) if fmt == "TIFF" else 1
+        if frames > max_pages:
+            raise EvidenceError(
+                name, f"has too many pages: {frames} (limit {max_pages})", code="too_many_pages"
+            )
+        for index in range(frames):
+            try:
+                if index:
+                    image.seek(index)
+                width, height = image.size
+                _check_pixels(name, width, height, limit)  # before decoding this frame
+                image.load()  # full decode: truncated or corrupt data fails here
+            except EvidenceError:
+                raise
+            except Exception as exc:
+                where = f" (page {index + 1})" if frames > 1 else ""
+                raise EvidenceError(
+                    name,
+                    f"is a truncated or damaged {_label(fmt)} image{where}",
+                    code="corrupt_image",
+                ) from exc
+            sizes.append(tuple(float(v) for v in _oriented(image, width, height)))
+    first_w, first_h = sizes[0]
+    return EvidenceInfo(
+        kind="image",
+        mime=_IMAGE_MIME[fmt],
+        format=fmt,
+        extension=_EXTENSION[fmt],
+        sha256=sha256,
+        size_bytes=len(blob),
+        page_count=frames,
+        page_sizes=tuple(sizes),
+        width=int(first_w),
+        height=int(first_h),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering with an on-disk cache
+
+
+def clamp_dpi(dpi: float | int | str) -> int:
+    """dpi as used for rendering and cache keys: a whole number within MIN_DPI..MAX_DPI."""
+    try:
+        value = float(dpi)
+    except (TypeError, ValueError):
+        value = DEFAULT_DPI
+    if value != value:  # NaN
+        value = DEFAULT_DPI
+    return int(round(min(max(value, MIN_DPI), MAX_DPI)))
+
+
+def cache_path(cache_dir: str | os.PathLike, sha256: str, page: int, dpi: int, fmt: str) -> Path:
+    """``cache_dir/ab/abcdef.../p<page>-<dpi>.<fmt>`` (sha256 validated: no path tricks)."""
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise ValueError("sha256 must be 64 lowercase hex digits")
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {FORMATS}")
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        raise ValueError("page must be an integer >= 1")
+    return Path(cache_dir) / sha256[:2] / sha256 / f"p{page}-{int(dpi)}.{fmt}"
+
+
+def render_page(
+    source_path: str | os.PathLike,
+    sha256: str,
+    page: int = 1,
+    *,
+    dpi: float = DEFAULT_DPI,
+    fmt: str = "png",
+    cache_dir: str | os.PathLike | None = None,
+    name: str | None = None,
+    max_pixels: int | None = None,
+) -> Path:
+    """Path of ``page`` (1-based) rendered at ``dpi`` as PNG/WebP, rendering it on a miss.
+
+    The cache key is (sha256, page, clamped dpi, fmt); ``sha256`` is the content hash from
+    :func:`inspect_evidence` and is trusted to match ``source_path``. A hit is one ``stat``:
+    neither the source nor PyMuPDF is touched. A miss renders, writes a temp file in the same
+    folder and ``os.replace``-s it into place, so concurrent renders of the same page are safe
+    (readers see the old file or the whole new one; the last writer wins with identical bytes).
+
+    PDF pages: zoom = dpi / 72, so a 612 pt wide page at 150 dpi is 1275 px wide.
+    Images: treated as pages whose points are pixels, zoom = min(dpi / 72, 1): a thumbnail dpi
+    below 72 downscales, higher dpi shows the image at its own size (never upscaled; the
+    browser can zoom). Output is also capped at MAX_RENDER_PIXELS.
+    """
+    fmt = str(fmt).lower()
+    dpi = clamp_dpi(dpi)
+    target = cache_path(cache_dir or default_cache_dir(), sha256, page, dpi, fmt)
+    if target.is_file():
+        return target
+    label = name or Path(source_path).name
+    kind = _sniff_file(Path(source_path))
+    limit = int(max_pixels or _setting("EVIDENCE_MAX_PIXELS", DEFAULT_MAX_PIXELS))
+    if kind == "PDF":
+        encoded = _render_pdf_page(source_path, label, page, dpi, fmt)
+    elif kind is not None:
+        encoded = _render_image_page(source_path, label, kind, page, dpi, fmt, limit)
+    else:
+        raise EvidenceError(label, "is not a PDF or a supported image", code="unknown_type")
+    _write_atomic(target, encoded)
+    return target
+
+
+def _pdf_error(name: object, exc: renderer.RendererError) -> EvidenceError:
+    if isinstance(exc, renderer.PdfPasswordError):
+        return EvidenceError(name, "is password-protected", code="encrypted")
+    if isinstance(exc, renderer.PdfPageError):
+        code = "no_such_page" if str(exc).startswith("has no page") else "corrupt_pdf"
+        return EvidenceError(name, str(exc), code=code)
+    return EvidenceError(name, "is a damaged PDF and cannot be opened", code="corrupt_pdf")
+
+
+def _render_pdf_page(source_path, name: object, page: int, dpi: int, fmt: str) -> bytes:
+    try:
+        pixels = renderer.render_pixels(source_path, page, dpi=dpi, max_pixels=MAX_RENDER_PIXELS)
+    except renderer.RendererError as exc:
+        raise _pdf_error(name, exc) from exc
+    return renderer.encode_rgb(pixels, fmt)
+
+
+def _render_image_page(
+    source_path, name: object, fmt_in: str, page: int, dpi: int, fmt: str, limit: int
+) -> bytes:
+    from PIL import Image, ImageOps
+
+    with _open_image(source_path, name, fmt_in) as image:
+        frames = int(getattr(image, "n_frames", 1) or 1) if fmt_in == "TIFF" else 1
+        if page > frames:
+            raise EvidenceError(name, f"has no page {page} (it has {frames})", code="no_such_page")
+        try:
+            if page > 1:
+                image.seek(page - 1)
+            raw_w, raw_h = image.size
+            _check_pixels(name, raw_w, raw_h, limit)
+            zoom = min(dpi / 72.0, 1.0)
+            if raw_w * raw_h * zoom * zoom > MAX_RENDER_PIXELS:
+                zoom = (MAX_RENDER_PIXELS / (raw_w * raw_h)) ** 0.5
+            out_w, out_h = max(1, round(raw_w * zoom)), max(1, round(raw_h * zoom))
+            turned = _oriented(image, 1, 2) == (2, 1)  # EXIF says rotate by 90 degrees
+            if fmt_in == "JPEG" and zoom < 1:
+                image.draft("RGB", (out_w, out_h))  # DCT-domain downscale: much less work
+            image.load()
+            frame = image
+            if image.getexif().get(0x0112, 1) != 1:
+                frame = ImageOps.exif_transpose(image)
+            frame = _to_rgb(frame)
+            size = (out_h, out_w) if turned else (out_w, out_h)
+            if frame.size != size:
+                frame = frame.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+            pixels = renderer.Pixels(frame.width, frame.height, frame.width * 3, frame.tobytes())
+        except EvidenceError:
+            raise
+        except Exception as exc:
+            raise EvidenceError(
+                name, f"is a truncated or damaged {_label(fmt_in)} image", code="corrupt_image"
+            ) from exc
+    return renderer.encode_rgb(pixels, fmt)
+
+
+def _to_rgb(image):
+    """8-bit RGB on a white background, whatever the mode (RGBA, P, L, 1, CMYK, I;16...)."""
+    from PIL import Image
+
+    if image.mode == "RGB":
+        return image
+    if image.mode in ("I;16", "I;16L", "I;16B", "I;16N", "I"):
+        image = image.convert("I").point(lambda v: v * (1 / 256)).convert("L")
+    elif image.mode == "F":
+        image = image.convert("L")
+    has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        image.mode == "P" and "transparency" in image.info
+    )
+    if has_alpha:
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, rgba).convert("RGB")
+    return image.convert("RGB")
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` via a temp file in the same folder + os.replace.
+
+    No fsync: this is a cache, and a render lost in a crash is simply made again.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a web server may serve the cache
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# Words and quotes
+
+
+def _kind_of(source_path: str | os.PathLike, name: object) -> str:
+    fmt = _sniff_file(Path(source_path))
+    if fmt is None:
+        raise EvidenceError(name, "is not a PDF or a supported image", code="unknown_type")
+    return fmt
+
+
+def page_size(
+    source_path: str | os.PathLike, page: int, *, name: str | None = None
+) -> tuple[float, float]:
+    """(width, height) of ``page`` in points (images: pixels after EXIF orientation)."""
+    label = name or Path(source_path).name
+    fmt = _kind_of(source_path, label)
+    if fmt == "PDF":
+        try:
+            return renderer.page_size(source_path, page)
+        except renderer.RendererError as exc:
+            raise _pdf_error(label, exc) from exc
+    with _open_image(source_path, label, fmt) as image:
+        frames = int(getattr(image, "n_frames", 1) or 1) if fmt == "TIFF" else 1
+        if not 1 <= page <= frames:
+            raise EvidenceError(label, f"has no page {page} (it has {frames})", code="no_such_page")
+        if page > 1:
+            image.seek(page - 1)
+        w, h = _oriented(image, *image.size)
+        return float(w), float(h)
+
+
+def page_words(source_path: str | os.PathLike, page: int, *, name: str | None = None) -> list[Word]:
+    """Words on ``page`` in content order with boxes in points; [] for images (no OCR here)."""
+    label = name or Path(source_path).name
+    if _kind_of(source_path, label) != "PDF":
+        return []
+    try:
+        words = renderer.page_words(source_path, page)
+    except renderer.RendererError as exc:
+        raise _pdf_error(label, exc) from exc
+    return [Word(x0, y0, x1, y1, text) for x0, y0, x1, y1, text in words]
+
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+_LOOKALIKES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u00a0": " ",
+    }
+)
+MAX_QUOTE_CHARS = 2000
+
+
+def normalize_quote(quote: str) -> str:
+    """Whitespace runs (incl. newlines, NBSP) -> one space; invisible characters dropped."""
+    text = unicodedata.normalize("NFKC", str(quote or "")).translate(_INVISIBLE)
+    return " ".join(text.split())
+
+
+def _token_key(text: str) -> str:
+    return text.translate(_LOOKALIKES).casefold()
+
+
+def locate_quote(
+    source_path: str | os.PathLike, page: int, quote: str, *, name: str | None = None
+) -> list[BBox]:
+    """Boxes ``[x0, y0, x1, y1]`` (points) where ``quote`` appears on ``page``; [] if absent.
+
+    Whitespace in the quote is normalised. MuPDF's search runs first (case-insensitive; a hit
+    spanning lines or separated spans gives several boxes); if it finds nothing, the quote is
+    matched word by word against the page's words (tolerating curly quotes, dashes and
+    layout gaps), one box per line of the match. Images have no text layer: []. Quotes longer
+    than MAX_QUOTE_CHARS are not searched ([]).
+    """
+    label = name or Path(source_path).name
+    text = normalize_quote(quote)
+    if not text or len(text) > MAX_QUOTE_CHARS:
+        return []
+    if _kind_of(source_path, label) != "PDF":
+        return []
+    try:
+        hits = renderer.search_quote(source_path, page, text)
+    except renderer.RendererError as exc:
+        raise _pdf_error(label, exc) from exc
+    if not hits:
+        hits = _match_words(page_words(source_path, page, name=label), text)
+    return [[round(v, 2) for v in box] for box in hits]
+
+
+def _match_words(words: list[Word], quote: str) -> list[tuple[float, float, float, float]]:
+    """Every run of consecutive words equal to the quote's tokens, merged per line."""
+    tokens = [_token_key(t) for t in quote.split()]
+    keys = [_token_key(w.text) for w in words]
+    n = len(tokens)
+    boxes: list[tuple[float, float, float, float]] = []
+    for start in range(len(words) - n + 1):
+        if keys[start : start + n] == tokens:
+            boxes.extend(_merge_lines(words[start : start + n]))
+    return boxes
+
+
+def _merge_lines(words: Iterable[Word]) -> list[tuple[float, float, float, float]]:
+    lines: list[list[float]] = []
+    for w in words:
+        if lines:
+            x0, y0, x1, y1 = lines[-1]
+            mid = (w.y0 + w.y1) / 2
+            if y0 <= mid <= y1 and w.x0 >= x0:
+                lines[-1] = [x0, min(y0, w.y0), max(x1, w.x1), max(y1, w.y1)]
+                continue
+        lines.append([w.x0, w.y0, w.x1, w.y1])
+    return [tuple(line) for line in lines]

@@ -1,0 +1,310 @@
+"""Importing `visual_evals` review files (FORMATS §2): one .json, a .jsonl, or a .zip bundle.
+
+Per case: the item, its evidence sources, consensus claims (the generated reference's rows),
+one `field` question per review item with its candidate claims. The original record is kept on
+the item so an export writes back every key it came with.
+
+Re-importing a case is idempotent; if its consensus rows changed, a new generated reference
+version supersedes the old one, and new disputed paths get new questions. An approved, signed
+file imports as ground truth (an imported Approval) with the same SHA-256.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
+from reviews.formats.errors import FormatError
+from reviews.formats.review_file import (
+    ReviewFile,
+    iter_review_jsonl,
+    parse_review_json,
+    read_review_bundle,
+    resolve_evidence_path,
+)
+from reviews.models import (
+    Approval,
+    Authority,
+    Claim,
+    Decision,
+    Event,
+    Item,
+    ItemSource,
+    ItemStatus,
+    Question,
+    QuestionKind,
+    QuestionStatus,
+    Reference,
+    Resolution,
+)
+from reviews.services import signing
+from reviews.services.documents import document_for_bytes
+from reviews.services.evidence import EvidenceError
+from reviews.services.imports import ImportContext, register_importer
+from reviews.services.references import latest_reference, next_version
+from reviews.services.resolution import item_status_refresh
+
+EvidenceOpener = Callable[[str], bytes]
+
+
+def import_review_path(path: Path, context: ImportContext) -> None:
+    with path.open("rb") as handle:
+        is_zip = handle.read(4) == b"PK\x03\x04"
+    if is_zip:
+        _import_bundle(path, context)
+        return
+    opener = _folder_opener(path.parent, context)
+    if path.suffix.lower() == ".jsonl" or context.file.lower().endswith(".jsonl"):
+        with path.open("rb") as stream:
+            for review in iter_review_jsonl(stream, file=context.file):
+                import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
+        return
+    review = parse_review_json(path.read_bytes(), file=context.file)
+    import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
+
+
+def _folder_opener(base_dir: Path, context: ImportContext) -> EvidenceOpener:
+    def read(relative: str) -> bytes:
+        target = resolve_evidence_path(base_dir, relative)
+        if not target.is_file():
+            raise FileNotFoundError(relative)
+        return target.read_bytes()
+
+    return read
+
+
+def _import_bundle(path: Path, context: ImportContext) -> None:
+    try:
+        bundle = read_review_bundle(path, file=context.file)
+    except zipfile.BadZipFile as error:
+        raise FormatError(f"not a readable zip file ({error})", file=context.file) from None
+    with bundle:
+        for case in bundle.cases:
+            record = f'case "{case.review.case_id}"'
+            member_file = f"{context.file}/{case.member}"
+
+            def read(relative: str) -> bytes:
+                with bundle.open_evidence(relative) as stream:
+                    return stream.read()
+
+            import_review(case.review, context, opener=read, record=record, file=member_file)
+
+
+def _sources(review: ReviewFile, item: Item, context, opener, record, file) -> dict[str, ItemSource]:
+    by_artifact = {s.artifact_id: s for s in item.sources.select_related("document")}
+    documents: dict[str, object] = {}
+    for index, source in enumerate(review.sources):
+        if source.artifact_id in by_artifact:
+            continue
+        where = f"$.sources[{index}].path"
+        if source.normalised_path not in documents:
+            try:
+                document, created = document_for_bytes(
+                    opener(source.path), name=source.path, written=context.written
+                )
+            except FileNotFoundError:
+                raise FormatError(
+                    f"evidence file {source.path!r} not found", file=file, record=record, path=where
+                ) from None
+            except (EvidenceError, ValueError) as error:  # unusable file, or a path escaping
+                raise FormatError(str(error), file=file, record=record, path=where) from None
+            documents[source.normalised_path] = document
+            context.counts["documents"] += int(created)
+        by_artifact[source.artifact_id] = ItemSource.objects.create(
+            item=item,
+            artifact_id=source.artifact_id,
+            document=documents[source.normalised_path],
+            path=source.path,
+            page=source.metadata.page,
+            authority=source.authority,
+            metadata=source.metadata.model_dump(mode="json"),
+            position=index,
+        )
+    return by_artifact
+
+
+def _claim(item, sources, *, path, value, providers, cited, position, question=None) -> Claim:
+    source = sources.get(cited.reference_id) if cited.reference_id else None
+    return Claim(
+        item=item,
+        question=question,
+        path=path,
+        value=value,
+        providers=providers,
+        source=source,
+        page=source.page if source else None,
+        quote=cited.evidence or "",
+        bbox=list(cited.bbox) if cited.bbox else None,
+        confidence=cited.confidence,
+        extra=cited.model_extra or {},
+        position=position,
+    )
+
+
+def _generated_rows(review: ReviewFile) -> list[dict]:
+    return canonical_rows({"path": c.path, "expected_value": c.expected_value} for c in review.claims)
+
+
+def import_review(
+    review: ReviewFile,
+    context: ImportContext,
+    *,
+    opener: EvidenceOpener,
+    record: str,
+    file: str | None = None,
+) -> Item:
+    file = file or context.file
+    context.tick()
+    item, created = Item.objects.get_or_create(
+        project=context.project,
+        external_id=review.case_id,
+        defaults={"title": review.case_id},
+    )
+    sources = _sources(review, item, context, opener, record, file)
+    rows = _generated_rows(review)
+    sha = rows_sha256(rows)
+    generated = latest_reference(item, Authority.GENERATED)
+    changed = generated is None or generated.sha256 != sha
+    if changed:
+        generated = Reference.objects.create(
+            item=item,
+            authority=Authority.GENERATED,
+            version=next_version(item),
+            supersedes=generated,
+            rows=rows,
+            sha256=sha,
+            source_name=context.file,
+            created_by=context.actor,
+            reason="" if created else "re-imported with changed consensus rows",
+        )
+        context.counts["references"] += 1
+        item.claims.filter(question__isnull=True).delete()  # consensus claims follow the rows
+        Claim.objects.bulk_create(
+            _claim(item, sources, path=c.path, value=c.expected_value, providers=c.providers,
+                   cited=c, position=i)
+            for i, c in enumerate(review.claims)
+        )
+    new_questions = _questions(review, item, sources, context)
+    if created or changed or new_questions:
+        item.metadata = {**item.metadata, "review_file": review.model_dump(mode="json")}
+        item.save(update_fields=["metadata", "updated_at"])
+        Event.objects.create(
+            item=item,
+            actor=context.actor,
+            kind="imported",
+            data={"file": context.file, "generated_version": generated.version, "new": created},
+        )
+        context.counts["items_created" if created else "items_updated"] += 1
+    else:
+        context.counts["items_unchanged"] += 1
+    if review.status == "approved":
+        _import_decisions(review, item, generated, context, record=record, file=file)
+    _refresh_status(item)
+    return item
+
+
+def _questions(review, item, sources, context) -> list[Question]:
+    existing = set(item.questions.filter(kind=QuestionKind.FIELD).values_list("key", flat=True))
+    created = []
+    for position, disputed in enumerate(review.review_items):
+        if disputed.path in existing:
+            continue
+        question = Question.objects.create(
+            item=item, kind=QuestionKind.FIELD, key=disputed.path, reason=disputed.reason,
+            position=position,
+        )
+        Claim.objects.bulk_create(
+            _claim(item, sources, path=disputed.path, value=c.expected_value,
+                   providers=[c.provider], cited=c, position=i, question=question)
+            for i, c in enumerate(disputed.candidates)
+        )
+        created.append(question)
+    context.counts["questions"] += len(created)
+    return created
+
+
+def _import_decisions(review, item, generated, context, *, record, file) -> None:
+    """An approved file: its decisions become imported resolutions; a signed one, ground truth."""
+    rows = review.reference_rows()
+    sha = rows_sha256(rows)
+    approval = review.approval
+    if approval is not None and approval.sha256 != sha:
+        raise FormatError(
+            f"approval.sha256 does not match the resolved rows (expected {sha})",
+            file=file, record=record, path="$.approval.sha256",
+        )
+    questions = {q.key: q for q in item.questions.filter(kind=QuestionKind.FIELD)}
+    for disputed in review.review_items:
+        question = questions[disputed.path]
+        if question.status == QuestionStatus.RESOLVED:
+            continue
+        Resolution.objects.create(
+            question=question,
+            decision=Decision.SET if disputed.decision == "set" else Decision.OMIT,
+            value=disputed.value if disputed.decision == "set" else None,
+            method=Resolution.Method.IMPORTED,
+            reason=f"decided in {context.file}" + (f": {disputed.note}" if disputed.note else ""),
+        )
+        question.status = QuestionStatus.RESOLVED
+        question.save(update_fields=["status"])
+    if approval is None:
+        context.notes.append(
+            f"{record}: approved by {review.approved_by} without a signature; imported as "
+            "resolved, awaiting approval here"
+        )
+        return
+    current = latest_reference(item, Authority.GROUND_TRUTH)
+    if current is not None and current.sha256 == sha:
+        return  # the same ground truth again: idempotent
+    _verify_if_ours(approval, rows, record=record, file=file)
+    reference = Reference.objects.create(
+        item=item,
+        authority=Authority.GROUND_TRUTH,
+        version=next_version(item),
+        supersedes=current,
+        derived_from=generated,
+        rows=rows,
+        sha256=sha,
+        source_name=context.file,
+        created_by=context.actor,
+        reason="imported approved file",
+    )
+    Approval.objects.create(
+        item=item,
+        sequence=item.approvals.count() + 1,
+        reference=reference,
+        approver=None,
+        approver_name=review.approved_by or "",
+        imported_from=context.file,
+        approved_at=review.approved_at,
+        sha256=sha,
+        signature=approval.signature,
+        algorithm=approval.algorithm,
+        key_id=approval.key_id,
+        statement="Imported from a signed, approved review file.",
+    )
+    item.status = ItemStatus.APPROVED
+    item.save(update_fields=["status", "updated_at"])
+    context.counts["ground_truth"] += 1
+
+
+def _verify_if_ours(approval, rows, *, record, file) -> None:
+    """A signature by this site's key must verify; other keys are recorded as given."""
+    public = signing.load_or_create_private_key().public_key()
+    if approval.key_id != signing.key_id_of(public):
+        return
+    if not signing.verify(rows_canonical_bytes(rows), approval.signature, public):
+        raise FormatError(
+            "approval.signature does not verify with this site's key",
+            file=file, record=record, path="$.approval.signature",
+        )
+
+
+def _refresh_status(item: Item) -> None:
+    if item.status != ItemStatus.APPROVED:
+        item_status_refresh(item)
+
+
+register_importer("review", import_review_path)

@@ -1,0 +1,198 @@
+"""Turning raters' answers into resolutions, and adjudicating the rest.
+
+When all of an item's raters have submitted, each open question is settled by the project's
+rule over the raters' latest answers (compared after `normalise.comparable`):
+- `unanimous`: every rater gave the same answer;
+- `majority`: more than half the raters gave the same answer.
+An `unclear` answer never agrees with anything. A question the rule cannot settle goes to the
+adjudication queue; an adjudicator's decision is a resolution too, recording who and why.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.db import transaction
+
+from reviews.models import (
+    HOLDING_STATUSES,
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    Decision,
+    Event,
+    Item,
+    ItemStatus,
+    Question,
+    QuestionStatus,
+    Resolution,
+    ResolutionRule,
+)
+from reviews.services.normalise import comparable
+
+
+class ResolutionError(Exception):
+    """A decision that cannot be applied (user-facing reason)."""
+
+
+def _answer_key(answer: Answer):
+    if answer.decision == Decision.UNCLEAR:
+        return ("unclear", answer.pk)  # unique: never agrees with another answer
+    if answer.decision == Decision.SET:
+        return ("set", comparable(answer.value))
+    if answer.decision == Decision.LABEL:
+        return ("label", answer.value)
+    return (answer.decision,)
+
+
+def latest_answers(question: Question, rater_ids) -> list[Answer]:
+    """Each listed rater's latest answer to `question`."""
+    latest: dict[int, Answer] = {}
+    for answer in Answer.objects.filter(question=question, rater_id__in=rater_ids).order_by("seq"):
+        latest[answer.rater_id] = answer
+    return list(latest.values())
+
+
+def _agreeing(answers: list[Answer], rule: str) -> list[Answer] | None:
+    groups: dict[object, list[Answer]] = {}
+    for answer in answers:
+        groups.setdefault(_answer_key(answer), []).append(answer)
+    key, members = max(groups.items(), key=lambda kv: len(kv[1]))
+    if key[0] == "unclear":
+        return None
+    if rule == ResolutionRule.UNANIMOUS and len(members) == len(answers):
+        return members
+    if rule == ResolutionRule.MAJORITY and 2 * len(members) > len(answers):
+        return members
+    return None
+
+
+def _resolution_value(members: list[Answer]):
+    """The raw value most raters typed among equivalent ones (earliest answer breaks ties)."""
+    counts = Counter(repr(a.value) for a in members)
+    best = max(members, key=lambda a: (counts[repr(a.value)], -a.pk))
+    return best.value
+
+
+def question_try_resolve(*, question: Question, rater_ids: list[int], rule: str) -> Resolution | None:
+    answers = latest_answers(question, rater_ids)
+    if len(answers) < len(rater_ids):
+        return None
+    members = _agreeing(answers, rule)
+    if members is None:
+        question.status = QuestionStatus.ADJUDICATION
+        question.save(update_fields=["status"])
+        Event.objects.create(
+            item_id=question.item_id, kind="needs_adjudication", data={"question": question.key}
+        )
+        return None
+    resolution = Resolution.objects.create(
+        question=question,
+        decision=members[0].decision,
+        value=_resolution_value(members),
+        method=rule,
+    )
+    resolution.source_answers.set(answers)
+    question.status = QuestionStatus.RESOLVED
+    question.save(update_fields=["status"])
+    Event.objects.create(
+        item_id=question.item_id,
+        kind="resolved",
+        data={"question": question.key, "method": rule, "decision": resolution.decision},
+    )
+    return resolution
+
+
+def item_status_refresh(item: Item) -> str:
+    """Derive the item's status from its questions (an approved item stays approved)."""
+    if item.status == ItemStatus.APPROVED and not item.questions.exclude(
+        status=QuestionStatus.RESOLVED
+    ).exists():
+        return item.status
+    statuses = set(item.questions.values_list("status", flat=True))
+    if QuestionStatus.ADJUDICATION in statuses:
+        status = ItemStatus.ADJUDICATION
+    elif QuestionStatus.OPEN in statuses:
+        status = ItemStatus.OPEN
+    else:
+        status = ItemStatus.RESOLVED
+    if status != item.status:
+        item.status = status
+        item.save(update_fields=["status", "updated_at"])
+    return status
+
+
+@transaction.atomic
+def resolve_submitted_item(*, item: Item) -> list[Resolution]:
+    """Settle the item's open questions once as many raters submitted as its overlap asks."""
+    item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+    submitted = list(
+        Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED).values_list(
+            "rater_id", flat=True
+        )
+    )
+    still_working = Assignment.objects.filter(
+        item=item, status__in=HOLDING_STATUSES
+    ).exclude(status=AssignmentStatus.SUBMITTED)
+    if len(submitted) < item.effective_overlap or still_working.exists():
+        return []
+    resolutions = [
+        resolution
+        for question in item.questions.filter(status=QuestionStatus.OPEN)
+        if (
+            resolution := question_try_resolve(
+                question=question, rater_ids=submitted, rule=item.project.resolution_rule
+            )
+        )
+    ]
+    item_status_refresh(item)
+    return resolutions
+
+
+@transaction.atomic
+def adjudicate(
+    *, actor, question: Question, decision: str, value=None, reason: str
+) -> Resolution:
+    """An adjudicator's decision on a question raters did not agree on (or a correction)."""
+    question = Question.objects.select_for_update().select_related("item").get(pk=question.pk)
+    reason = reason.strip()
+    if not reason:
+        raise ResolutionError("Give a reason for the decision.")
+    if question.status == QuestionStatus.OPEN:
+        raise ResolutionError("Raters have not finished this question yet.")
+    if decision == Decision.SET and (value is None or value == ""):
+        raise ResolutionError("Give the value, or decide to omit the field.")
+    if decision == Decision.LABEL and value not in question.labels:
+        raise ResolutionError(f"{value!r} is not one of the labels: {', '.join(question.labels)}.")
+    previous = question.resolutions.order_by("-created_at", "-pk").first()
+    resolution = Resolution.objects.create(
+        question=question,
+        decision=decision,
+        value=value if decision in (Decision.SET, Decision.LABEL) else None,
+        method=Resolution.Method.ADJUDICATED,
+        decided_by=actor,
+        reason=reason,
+        supersedes=previous,
+    )
+    raters = Assignment.objects.filter(
+        item=question.item, status=AssignmentStatus.SUBMITTED
+    ).values_list("rater_id", flat=True)
+    resolution.source_answers.set(latest_answers(question, raters))
+    question.status = QuestionStatus.RESOLVED
+    question.save(update_fields=["status"])
+    Event.objects.create(
+        item=question.item,
+        actor=actor,
+        kind="adjudicated" if previous is None else "corrected",
+        data={"question": question.key, "decision": decision, "reason": reason},
+    )
+    if question.item.status == ItemStatus.APPROVED:
+        # A correction of approved ground truth needs a new approval.
+        question.item.status = ItemStatus.RESOLVED
+        question.item.save(update_fields=["status", "updated_at"])
+    item_status_refresh(question.item)
+    return resolution
+
+
+def current_resolution(question: Question) -> Resolution | None:
+    return question.resolutions.order_by("-created_at", "-pk").first()
