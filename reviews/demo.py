@@ -6,12 +6,16 @@ printed ones, so the logins `make run` prints always work.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from reviews.demo_files import write_demo_reviews
 from reviews.models import Role
+from reviews.services.imports import import_file
 from reviews.services.projects import membership_add, project_create
 
 DEMO_SLUG = "demo"
@@ -71,4 +75,7 @@ def demo_load():
     for spec in DEMO_USERS:
         for role in spec.roles:
             membership_add(actor=users["alex"], project=project, user=users[spec.username], role=role)
+    with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
+        reviews = write_demo_reviews(Path(folder))
+        import_file(actor=users["alex"], project=project, path=reviews, format="review")
     return project

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, Q
 
-from reviews.models import Assignment, AssignmentStatus, Item, ItemStatus, Membership
+from reviews.models import (
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    Claim,
+    Document,
+    Item,
+    ItemStatus,
+    Membership,
+    Question,
+    QuestionStatus,
+)
 
 
 def item_counts_by_status(project) -> dict[str, int]:
@@ -48,3 +61,78 @@ def projects_with_roles(user) -> list[tuple]:
     return [
         (project, roles, item_counts.get(pk, 0)) for pk, (project, roles) in by_project.items()
     ]
+
+
+@dataclass(frozen=True)
+class CandidateView:
+    """What a rater may see of a candidate: no provider or confidence in blind projects."""
+
+    pk: int
+    number: int
+    value: object
+    providers: str | None
+    confidence: float | None
+    page: int | None
+    quote: str
+    bbox: list | None
+    document_sha: str | None
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    question: Question
+    candidates: list[CandidateView]
+    my_answer: Answer | None  # the rater's own latest answer, never anyone else's
+    options: list[tuple[str, str]]  # pairwise: [(original label, text)] in this rater's order
+
+    @property
+    def seq(self) -> int:
+        return self.my_answer.seq if self.my_answer else 0
+
+
+def rater_workspace(*, rater, item, blind: bool, pairwise_orders: dict) -> list[QuestionView]:
+    """The item's open questions as `rater` may see them: their own answers only.
+
+    Three queries whatever the project size: questions, candidates with their sources, and
+    the rater's own answers (filtered by rater in SQL: other raters' rows never leave the DB).
+    """
+    questions = list(item.questions.filter(status=QuestionStatus.OPEN).order_by("position", "id"))
+    claims = Claim.objects.filter(question__in=questions).select_related("source__document")
+    by_question: dict[int, list[Claim]] = {}
+    for claim in claims.order_by("position", "id"):
+        by_question.setdefault(claim.question_id, []).append(claim)
+    mine: dict[int, Answer] = {}
+    for answer in Answer.objects.filter(question__in=questions, rater=rater).order_by("seq"):
+        mine[answer.question_id] = answer
+    return [
+        QuestionView(
+            question=q,
+            candidates=[_candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)],
+            my_answer=mine.get(q.pk),
+            options=[(label, q.options.get(label, "")) for label in pairwise_orders.get(str(q.pk), [])],
+        )
+        for q in questions
+    ]
+
+
+def _candidate_view(claim: Claim, number: int, blind: bool) -> CandidateView:
+    document = claim.source.document if claim.source else None
+    return CandidateView(
+        pk=claim.pk,
+        number=number,
+        value=claim.value,
+        providers=None if blind else claim.provider_label,
+        confidence=None if blind else claim.confidence,
+        page=claim.page,
+        quote=claim.quote,
+        bbox=claim.bbox,
+        document_sha=document.sha256 if document else None,
+    )
+
+
+def item_documents(item) -> list[Document]:
+    """The item's evidence documents in source order, each once."""
+    seen: dict[int, Document] = {}
+    for source in item.sources.select_related("document").order_by("position", "id"):
+        seen.setdefault(source.document_id, source.document)
+    return list(seen.values())

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews.views import members, projects, queue, tokens
+from reviews.views import evidence, members, projects, queue, review, tokens
 
 urlpatterns = [
     path("projects/", projects.project_list, name="project_list"),
@@ -10,6 +10,29 @@ urlpatterns = [
     path("p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("p/<slug:slug>/review/next/", queue.review_next, name="review_next"),
+    path("p/<slug:slug>/items/<int:item_pk>/review/", review.review_item, name="review_item"),
+    path(
+        "p/<slug:slug>/items/<int:item_pk>/questions/<int:question_pk>/answer/",
+        review.answer_save,
+        name="answer_save",
+    ),
+    path("p/<slug:slug>/items/<int:item_pk>/submit/", review.item_submit, name="review_submit"),
+    path("p/<slug:slug>/items/<int:item_pk>/skip/", review.item_skip, name="review_skip"),
+    path(
+        "p/<slug:slug>/documents/<str:sha256>/pages/<int:page>.img",
+        evidence.page_image,
+        name="evidence_page",
+    ),
+    path(
+        "p/<slug:slug>/documents/<str:sha256>/pages/<int:page>/words.json",
+        evidence.page_words,
+        name="evidence_words",
+    ),
+    path(
+        "p/<slug:slug>/documents/<str:sha256>/pages/<int:page>/locate.json",
+        evidence.page_locate,
+        name="evidence_locate",
+    ),
     path("account/tokens/", tokens.api_tokens, name="api_tokens"),
     path("account/tokens/<int:pk>/revoke/", tokens.api_token_revoke, name="api_token_revoke"),
 ]

@@ -22,6 +22,9 @@ class Document(models.Model):
     file = models.FileField(upload_to="documents/", max_length=255)
     original_name = models.CharField(max_length=255, blank=True)
     page_count = models.PositiveIntegerField()
+    page_sizes = models.JSONField(
+        default=list, help_text="Per page [width, height]: points (PDF) or pixels (image)."
+    )
     size_bytes = models.PositiveBigIntegerField()
     width = models.PositiveIntegerField(null=True, blank=True, help_text="Images only, pixels.")
     height = models.PositiveIntegerField(null=True, blank=True, help_text="Images only, pixels.")

@@ -95,6 +95,9 @@ def answer_record(
         current = Answer.objects.filter(question=question, rater=actor).aggregate(m=Max("seq"))["m"] or 0
         if current != expected_seq:
             raise StaleAnswer(latest_answer(question=question, rater=actor))
+        latest = latest_answer(question=question, rater=actor) if current else None
+        if latest is not None and _same(latest, given):
+            return latest  # a repeated save (blur after typing, a retry) is not a change
         try:
             with transaction.atomic():
                 answer = Answer.objects.create(
@@ -117,6 +120,12 @@ def answer_record(
             data={"question": question.key, "seq": answer.seq, "decision": answer.decision},
         )
     return answer
+
+
+def _same(answer: Answer, given: AnswerInput) -> bool:
+    return (answer.decision, answer.value, answer.chosen_claim_id, answer.flagged, answer.note) == (
+        given.decision, given.value, given.chosen_claim_id, given.flagged, given.note,
+    )
 
 
 def unanswered_questions(*, assignment: Assignment) -> list[Question]:

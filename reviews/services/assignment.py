@@ -9,6 +9,7 @@ the database write lock at BEGIN, so claims are serialised). The partial unique 
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -25,6 +26,7 @@ from reviews.models import (
     ItemStatus,
     Membership,
     Project,
+    QuestionKind,
     Role,
 )
 
@@ -152,3 +154,34 @@ def queue_summary(*, rater) -> list[dict]:
 
 def is_rater(user, project: Project) -> bool:
     return Membership.objects.filter(project=project, user=user, role=Role.RATER).exists()
+
+
+def ensure_pairwise_orders(assignment: Assignment) -> dict:
+    """Give each pairwise question of the item a random display order for this rater, once.
+
+    The order is recorded on the assignment, so the rater sees the same order on every reload
+    and position bias can be measured later.
+    """
+    orders = dict(assignment.pairwise_orders)
+    pending = assignment.item.questions.filter(kind=QuestionKind.PAIRWISE).exclude(
+        pk__in=[int(k) for k in orders]
+    )
+    rng = secrets.SystemRandom()
+    for question in pending.values_list("pk", flat=True):
+        orders[str(question)] = rng.choice([["A", "B"], ["B", "A"]])
+    if orders != assignment.pairwise_orders:
+        assignment.pairwise_orders = orders
+        assignment.save(update_fields=["pairwise_orders"])
+    return orders
+
+
+def active_assignment(*, rater, item) -> Assignment | None:
+    """The rater's live claim on `item` (its lease renewed), or None if they hold none."""
+    now = timezone.now()
+    assignment = Assignment.objects.filter(
+        rater=rater, item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now
+    ).first()
+    if assignment is not None:
+        assignment.lease_expires_at = _lease_until(item.project, now)
+        assignment.save(update_fields=["lease_expires_at"])
+    return assignment

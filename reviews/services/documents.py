@@ -44,6 +44,7 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
         file=storage_name,
         original_name=name.rsplit("/", 1)[-1][:255],
         page_count=info.page_count,
+        page_sizes=[[round(w, 2), round(h, 2)] for w, h in info.page_sizes],
         size_bytes=info.size_bytes,
         width=info.width,
         height=info.height,

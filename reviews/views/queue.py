@@ -18,4 +18,4 @@ def review_next(request, slug):
     if assignment is None:
         messages.info(request, f"Nothing is waiting for you in {access.project.name}.")
         return redirect("my_queue")
-    return redirect("project_home", slug)
+    return redirect("review_item", slug, assignment.item_id)

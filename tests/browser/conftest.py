@@ -16,9 +16,9 @@ def screenshot(page):
     """Save a full-page screenshot under tests/browser/artifacts/ (git-ignored)."""
     ARTIFACTS.mkdir(exist_ok=True)
 
-    def take(name: str):
+    def take(name: str, *, full_page: bool = True):
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return take

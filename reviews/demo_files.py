@@ -1,0 +1,133 @@
+"""The demo project's review files, written to a folder beside their evidence.
+
+The demo loads them through the same importer users use (`import_file`), so what the demo
+shows is what an import produces. Citations (pages, quotes, boxes) come from the generated
+evidence itself, so highlights land on the right words.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reviews import demo_evidence as evidence
+
+STATEMENT_FILE = "statement-march.pdf"
+RECEIPT_FILE = "receipt-blue-heron.png"
+
+
+def _cite(document: str, field: str, value, provider: str, confidence: float, *, bbox=True):
+    citation = evidence.citation(document, field)
+    artifact = f"{document}-p{citation.page}"
+    candidate = {
+        "provider": provider,
+        "expected_value": value,
+        "reference_id": artifact,
+        "evidence": citation.quote,
+        "confidence": confidence,
+    }
+    if bbox:
+        candidate["bbox"] = [round(v, 2) for v in citation.bbox]
+    return candidate
+
+
+def _claim(document: str, field: str, path: str, value, providers=("openai", "claude")):
+    citation = evidence.citation(document, field)
+    return {
+        "path": path,
+        "expected_value": value,
+        "reference_id": f"{document}-p{citation.page}",
+        "evidence": citation.quote,
+        "confidence": 0.97,
+        "providers": list(providers),
+        "bbox": [round(v, 2) for v in citation.bbox],
+    }
+
+
+def _statement_sources():
+    return [
+        {"artifact_id": f"statement-p{page}", "path": STATEMENT_FILE, "authority": "evidence",
+         "metadata": {"page": page}}
+        for page in (1, 2, 3)
+    ]
+
+
+def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dict:
+    """A statement where two models disagree on the closing balance and the total due."""
+    return {
+        "case_id": case_id,
+        "status": "pending",
+        "approved_by": None,
+        "expected_fields": ["$.account", "$.closing_balance", "$.currency", "$.holder",
+                            "$.period", "$.total_due"],
+        "sources": _statement_sources(),
+        "claims": [
+            _claim("statement", "account_holder", "$.holder", evidence.HOLDER),
+            _claim("statement", "account_number", "$.account", evidence.ACCOUNT),
+            _claim("statement", "currency", "$.currency", evidence.CURRENCY),
+        ],
+        "review_items": [
+            {"path": "$.closing_balance", "reason": "disagreement", "decision": None,
+             "value": None, "note": None, "candidates": [
+                 _cite("statement", "closing_balance", evidence.money(evidence.CLOSING),
+                       "openai", 0.88),
+                 _cite("statement", "closing_balance", wrong_balance, "claude", 0.61,
+                       bbox=False),
+             ]},
+            {"path": "$.total_due", "reason": "disagreement", "decision": None, "value": None,
+             "note": None, "candidates": [
+                 _cite("statement", "total_due", evidence.money(evidence.TOTAL_DUE),
+                       "claude", 0.81),
+                 _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
+             ]},
+            {"path": "$.period", "reason": "omitted_by_some", "decision": None, "value": None,
+             "note": None, "candidates": [
+                 _cite("statement", "statement_period", evidence.PERIOD, "openai", 0.72),
+             ]},
+        ],
+    }
+
+
+def receipt_case(case_id: str) -> dict:
+    return {
+        "case_id": case_id,
+        "status": "pending",
+        "approved_by": None,
+        "expected_fields": ["$.date", "$.store", "$.total"],
+        "sources": [{"artifact_id": "receipt-p1", "path": RECEIPT_FILE, "authority": "evidence",
+                     "metadata": {"page": 1}}],
+        "claims": [_claim("receipt", "store_name", "$.store", "Blue Heron Cafe")],
+        "review_items": [
+            {"path": "$.total", "reason": "disagreement", "decision": None, "value": None,
+             "note": None, "candidates": [
+                 _cite("receipt", "total", evidence.money(evidence.RECEIPT_TOTAL), "openai", 0.9),
+                 _cite("receipt", "total", "28.40", "claude", 0.55),
+             ]},
+            {"path": "$.date", "reason": "low_confidence", "decision": None, "value": None,
+             "note": None, "candidates": [
+                 _cite("receipt", "date", "2024-03-14", "claude", 0.42),
+             ]},
+        ],
+    }
+
+
+def demo_cases() -> list[dict]:
+    statements = [
+        statement_case("statement-0001", wrong_total="1,290.00", wrong_balance="12,840.55"),
+        statement_case("statement-0002", wrong_total="120.00", wrong_balance="12,480.50"),
+        statement_case("statement-0003", wrong_total="1,200.0", wrong_balance="2,480.55"),
+        statement_case("statement-0004", wrong_total="1 200.00", wrong_balance="12480.55 USD"),
+    ]
+    return [*statements, receipt_case("receipt-0001"), receipt_case("receipt-0002")]
+
+
+def write_demo_reviews(folder: Path) -> Path:
+    """Write evidence and `demo.reviews.jsonl` into `folder`; returns the JSONL path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / STATEMENT_FILE).write_bytes(evidence.statement_pdf())
+    (folder / RECEIPT_FILE).write_bytes(evidence.receipt_png())
+    target = folder / "demo.reviews.jsonl"
+    with target.open("w", encoding="utf-8") as handle:
+        for case in demo_cases():
+            handle.write(json.dumps(case) + "\n")
+    return target

@@ -1,0 +1,158 @@
+"""FORMATS §5: choose the import format from a file name and its first bytes.
+
+Only the head of the file is needed (``HEAD_BYTES``), so uploads can be sniffed before they are
+read whole. Rules, in order:
+  * ``.zip`` name or zip magic -> ``review``;
+  * a JSON object on the first line followed by more lines (or a ``.jsonl``/``.ndjson`` name) is
+    JSONL: its first record decides (``review_items`` -> ``review``, ``type`` -> ``jsonl``);
+  * otherwise a (possibly truncated) JSON object is scanned key by key: ``review_items`` (or
+    ``case_id`` with ``sources``/``claims``/``expected_fields``) -> ``review``; a string ``type``
+    -> ``jsonl``; a first value that is an object with ``decision1`` or ``response`` ->
+    ``textflow``;
+  * a plausible CSV header line (>= 2 distinct identifier-like names) -> ``csv``.
+No match, or more than one, raises FormatError naming the choices.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from typing import Any
+
+from .errors import FormatError
+
+__all__ = ["FORMATS", "HEAD_BYTES", "csv_flavour", "detect_format"]
+
+FORMATS = ("review", "textflow", "jsonl", "csv")
+HEAD_BYTES = 64 * 1024
+_CHOICES = f"pass the format explicitly: one of {', '.join(FORMATS)}"
+_COLUMN = re.compile(r"^[A-Za-z_][\w.-]*$")  # snake_case-like names, no spaces
+_TRUNCATED = object()  # a value cut off by the end of the head
+
+
+def _ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _scan_object(text: str, i: int, depth: int = 0) -> dict[str, Any]:
+    """Keys/values of the object starting at ``text[i] == "{"`` as far as the text goes.
+
+    A value cut off by the end of the head is ``_TRUNCATED`` (or, for an object, its partial
+    keys one level down), so a large file is judged by its first keys.
+    """
+    dec = json.JSONDecoder()
+    out: dict[str, Any] = {}
+    i = _ws(text, i + 1)
+    try:
+        while i < len(text) and text[i] != "}":
+            key, i = dec.raw_decode(text, i)
+            i = _ws(text, i)
+            if not isinstance(key, str) or text[i] != ":":
+                return out
+            i = _ws(text, i + 1)
+            try:
+                out[key], i = dec.raw_decode(text, i)
+            except json.JSONDecodeError:
+                partial = i < len(text) and text[i] == "{" and depth == 0
+                out[key] = _scan_object(text, i, depth + 1) if partial else _TRUNCATED
+                return out
+            i = _ws(text, i)
+            if i < len(text) and text[i] == ",":
+                i = _ws(text, i + 1)
+    except (json.JSONDecodeError, IndexError):
+        pass  # the head ended inside a key: judge what we have
+    return out
+
+
+def _classify(obj: dict[str, Any], *, name: str, what: str) -> str:
+    keys = set(obj)
+    found = []
+    if "review_items" in keys or (
+        "case_id" in keys and keys & {"sources", "claims", "expected_fields"}
+    ):
+        found.append("review")
+    if isinstance(obj.get("type"), str):
+        found.append("jsonl")
+    first = next(iter(obj.values()), None)
+    if isinstance(first, dict) and ({"decision1", "response"} & set(first)):
+        found.append("textflow")
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise FormatError(
+            f"ambiguous {what}: looks like {' and '.join(found)}; {_CHOICES}", file=name
+        )
+    raise FormatError(
+        f"unknown {what}: no review_items, type, or decision1/response records; {_CHOICES}",
+        file=name,
+    )
+
+
+def _first_line_object(body: str) -> tuple[dict[str, Any] | None, bool]:
+    """The first line as a complete JSON object, and whether another record follows."""
+    line, _, rest = body.partition("\n")
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None, False
+    return (obj if isinstance(obj, dict) else None), rest.strip().startswith("{")
+
+
+def _detect_csv(name: str, text: str) -> str:
+    line = text.splitlines()[0] if text else ""
+    try:
+        header = next(csv.reader([line]))
+    except (csv.Error, StopIteration):
+        header = []
+    names = [h.strip() for h in header]
+    if len(names) >= 2 and len(set(names)) == len(names) and all(_COLUMN.match(n) for n in names):
+        return "csv"
+    raise FormatError(
+        f"unknown format: not a zip, JSON object, JSONL or CSV header; {_CHOICES}", file=name
+    )
+
+
+def detect_format(name: str, head: bytes) -> str:
+    """Return ``review``, ``textflow``, ``jsonl`` or ``csv`` from the name and first bytes."""
+    lower = name.lower()
+    if lower.endswith(".zip") or head.startswith(b"PK\x03\x04"):
+        return "review"
+    # A cut multi-byte character at the end of the head must not fail detection.
+    text = head[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
+    body = text.lstrip()
+    if not body:
+        raise FormatError(f"empty file; {_CHOICES}", file=name)
+    if body[0] == "{":
+        obj, more = _first_line_object(body)
+        if obj is not None and (more or lower.endswith((".jsonl", ".ndjson"))):
+            kind = _classify(obj, name=name, what="JSONL record on line 1")
+            if kind == "textflow":
+                raise FormatError(
+                    f"TextFlow results are one JSON object, not JSONL; {_CHOICES}", file=name
+                )
+            return kind
+        return _classify(
+            obj if obj is not None else _scan_object(body, 0), name=name, what="JSON object"
+        )
+    if body[0] == "[":
+        raise FormatError(f"a top-level JSON array is not an import format; {_CHOICES}", file=name)
+    if lower.endswith((".json", ".jsonl", ".ndjson")):
+        raise FormatError(f"does not start with a JSON object; {_CHOICES}", file=name)
+    return _detect_csv(name, text)
+
+
+def csv_flavour(head: bytes) -> str:
+    """For a ``csv`` file: ``reference`` (§3 ``path,expected`` table) or ``records`` (§4).
+
+    A header with a path column (``path``/``field_path``) and a value column
+    (``expected_value``/``expected``/``value``) and no ``type`` column is a reference table.
+    """
+    line = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[:1]
+    names = {h.strip().lower() for h in next(csv.reader(line), [])}
+    is_reference = bool(names & {"path", "field_path"}) and bool(
+        names & {"expected_value", "expected", "value"}
+    )
+    return "reference" if is_reference and "type" not in names else "records"

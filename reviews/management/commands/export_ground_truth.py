@@ -1,0 +1,26 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from reviews.models import Project
+from reviews.services.exports import EXPORT_FORMATS, export_files
+
+
+class Command(BaseCommand):
+    help = "Write the approved ground truth of a project (current versions only) to a folder."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--format", required=True, choices=EXPORT_FORMATS)
+        parser.add_argument("--out", required=True, type=Path, metavar="DIR")
+
+    def handle(self, *args, project, format, out: Path, **options):
+        try:
+            target = Project.objects.get(slug=project)
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {project!r}.") from None
+        files = export_files(actor=None, project=target, format=format)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, content in files.items():
+            (out / name).write_bytes(content)
+        self.stdout.write(f"exported {len(files)} file(s) of approved ground truth to {out}")

@@ -1,0 +1,177 @@
+"""The rater's review screen: evidence beside the item's open questions, autosaved answers."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from reviews.access import item_for_user
+from reviews.models import Decision, Question, QuestionKind, Role
+from reviews.selectors import item_documents, rater_workspace
+from reviews.services.answers import (
+    AnswerError,
+    AnswerInput,
+    StaleAnswer,
+    answer_record,
+    assignment_submit,
+)
+from reviews.services.assignment import (
+    QueueError,
+    active_assignment,
+    claim_next,
+    ensure_pairwise_orders,
+    skip,
+)
+
+
+def _no_claim(request, slug):
+    messages.warning(request, "This item is not assigned to you any more (its lease may have expired).")
+    return redirect("my_queue")
+
+
+def review_item(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
+    assignment = active_assignment(rater=request.user, item=item)
+    if assignment is None:
+        return _no_claim(request, slug)
+    orders = ensure_pairwise_orders(assignment)
+    views = rater_workspace(
+        rater=request.user, item=item, blind=access.project.blind, pairwise_orders=orders
+    )
+    documents = item_documents(item)
+    return render(
+        request,
+        "reviews/review.html",
+        {
+            "access": access,
+            "project": access.project,
+            "item": item,
+            "assignment": assignment,
+            "questions": views,
+            "documents": documents,
+            "blind": access.project.blind,
+            "viewer_documents": [
+                {"sha": d.sha256, "kind": d.kind, "pages": d.page_count, "sizes": d.page_sizes}
+                for d in documents
+            ],
+            "viewer_highlights": _highlights(views),
+        },
+    )
+
+
+def _highlights(views) -> dict:
+    """Per question, where its candidates' cited evidence is (box, or a quote to search for)."""
+    return {
+        str(v.question.pk): [
+            {"candidate": c.pk, "doc": c.document_sha, "page": c.page, "bbox": c.bbox,
+             "quote": c.quote}
+            for c in v.candidates
+            if c.document_sha and c.page
+        ]
+        for v in views
+    }
+
+
+def _parse_answer(question: Question, data) -> AnswerInput:
+    """Map the question form's fields onto an answer; unknown choices are refused."""
+    choice = data.get("choice", "")
+    note = data.get("note", "")
+    if question.kind == QuestionKind.FIELD:
+        if choice.startswith("claim:") and choice[6:].isdigit():
+            return AnswerInput(Decision.SET, chosen_claim_id=int(choice[6:]), note=note)
+        if choice == "value":
+            return AnswerInput(Decision.SET, value=data.get("value", "").strip(), note=note)
+    elif question.kind == QuestionKind.CRITERION and choice.startswith("label:"):
+        return AnswerInput(Decision.LABEL, value=choice[6:], note=note)
+    elif question.kind == QuestionKind.PAIRWISE and choice in ("A", "B", "tie"):
+        return AnswerInput(choice, note=note)
+    if choice == "omit" and question.kind == QuestionKind.FIELD:
+        return AnswerInput(Decision.OMIT, note=note)
+    if choice == "unclear":
+        return AnswerInput(Decision.UNCLEAR, flagged=True, note=note)
+    raise AnswerError("Choose an answer first.")
+
+
+@require_POST
+def answer_save(request, slug, item_pk, question_pk):
+    """Autosave one question's answer. 200: saved; 409: stale (newer state returned); 422: bad."""
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
+    question = get_object_or_404(Question, pk=question_pk, item=item)
+    assignment = active_assignment(rater=request.user, item=item)
+    context = {"project": access.project, "item": item, "blind": access.project.blind}
+    if assignment is None:
+        return _status(request, context, question, state="failed",
+                       message="This item is no longer assigned to you.", status=409)
+    try:
+        expected = int(request.POST.get("expected_seq", "0"))
+        answer = answer_record(
+            actor=request.user, assignment=assignment, question=question,
+            given=_parse_answer(question, request.POST), expected_seq=expected,
+        )
+    except StaleAnswer:
+        return _stale(request, context, question, assignment)
+    except (AnswerError, ValueError) as error:
+        return _status(request, context, question, state="failed", message=str(error), status=422)
+    return _status(request, context, question, state="saved", seq=answer.seq, status=200)
+
+
+def _status(request, context, question, *, state, status, message="", seq=None):
+    return render(
+        request,
+        "reviews/review.html#answer-status",
+        {**context, "question": question, "state": state, "message": message, "seq": seq},
+        status=status,
+    )
+
+
+def _stale(request, context, question, assignment):
+    """The newer state of the whole question card, swapped in out-of-band, with a notice."""
+    views = rater_workspace(
+        rater=request.user, item=context["item"], blind=context["blind"],
+        pairwise_orders=assignment.pairwise_orders,
+    )
+    view = next((v for v in views if v.question.pk == question.pk), None)
+    return render(
+        request, "reviews/review.html#stale-answer",
+        {**context, "q": view, "question": question}, status=409,
+    )
+
+
+@require_POST
+def item_submit(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
+    assignment = active_assignment(rater=request.user, item=item)
+    if assignment is None:
+        return _no_claim(request, slug)
+    try:
+        assignment_submit(actor=request.user, assignment=assignment)
+    except AnswerError as error:
+        messages.error(request, str(error))
+        return redirect("review_item", slug, item.pk)
+    messages.success(request, f"Submitted {item}.")
+    return _next(request, access.project)
+
+
+@require_POST
+def item_skip(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
+    assignment = active_assignment(rater=request.user, item=item)
+    if assignment is None:
+        return _no_claim(request, slug)
+    try:
+        skip(rater=request.user, assignment=assignment, reason=request.POST.get("reason", ""))
+    except QueueError as error:
+        messages.error(request, str(error))
+        return redirect("review_item", slug, item.pk)
+    messages.info(request, f"Skipped {item}.")
+    return _next(request, access.project)
+
+
+def _next(request, project) -> HttpResponse:
+    assignment = claim_next(rater=request.user, project=project)
+    if assignment is None:
+        messages.info(request, f"Nothing else is waiting for you in {project.name}.")
+        return redirect("my_queue")
+    return redirect("review_item", project.slug, assignment.item_id)

@@ -1,0 +1,171 @@
+// Review screen: keyboard-first answering, autosave states, resizable panes.
+// Saving itself is htmx (each question form posts on change); this file adds the keys,
+// focus, retry on failure, and the link between the focused question and the evidence.
+(function () {
+  "use strict";
+  const workspace = document.getElementById("workspace");
+  if (!workspace) return;
+  const questions = () => Array.from(document.querySelectorAll("#questions > li.question"));
+  let current = null;
+  let lastValueBox = null;
+
+  const typing = (el) => el && (el.matches("input[type=text], textarea, select") || el.isContentEditable);
+
+  function focusQuestion(li, options = {}) {
+    if (!li) return;
+    questions().forEach((q) => q.classList.toggle("current", q === li));
+    current = li;
+    if (!options.keepFocus) li.focus({ preventScroll: true });
+    li.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    const checked = li.querySelector("input[name=choice]:checked");
+    const candidate = checked && checked.value.startsWith("claim:") ? checked.value.slice(6) : null;
+    if (window.evidenceViewer) window.evidenceViewer.showQuestion(li.dataset.question, candidate, options.jump);
+  }
+
+  function move(step) {
+    const list = questions();
+    const index = list.indexOf(current);
+    focusQuestion(list[Math.min(list.length - 1, Math.max(0, index + step))] || list[0]);
+  }
+
+  function choose(li, selector) {
+    const input = li && li.querySelector(selector);
+    if (!input) return;
+    input.checked = true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    focusQuestion(li, { keepFocus: true });
+  }
+
+  function editValue(li) {
+    const box = li && li.querySelector(".value-input");
+    if (!box) return;
+    box.focus();
+    box.select();
+  }
+
+  function pendingSaves() {
+    return document.querySelectorAll(".save-state.htmx-request").length > 0;
+  }
+
+  function submitWhenSaved() {
+    if (pendingSaves()) { setTimeout(submitWhenSaved, 150); return; }
+    document.getElementById("submit-form").requestSubmit();
+  }
+
+  function openDialog(id) {
+    const dialog = document.getElementById(id);
+    if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (typing(e.target)) {
+      if (e.key === "Escape") { e.target.blur(); if (current) current.focus(); }
+      return;
+    }
+    const li = current || questions()[0];
+    const viewer = window.evidenceViewer;
+    const keys = {
+      j: () => move(1), k: () => move(-1),
+      o: () => choose(li, "input[value=omit]"),
+      f: () => choose(li, "input[value=unclear]"),
+      e: () => editValue(li),
+      n: () => { const d = li && li.querySelector("details.note"); if (d) { d.open = true; d.querySelector("textarea").focus(); } },
+      s: () => openDialog("skip-dialog"),
+      "?": () => openDialog("cheatsheet"),
+      Enter: () => submitWhenSaved(),
+      "+": () => viewer && viewer.zoomIn(), "=": () => viewer && viewer.zoomIn(),
+      "-": () => viewer && viewer.zoomOut(), 0: () => viewer && viewer.fit(),
+      "[": () => viewer && viewer.prev(), "]": () => viewer && viewer.next(),
+      r: () => viewer && viewer.rotate(),
+    };
+    if (/^[1-9]$/.test(e.key)) {
+      e.preventDefault();
+      choose(li, `input[name=choice][data-key="${e.key}"]`);
+      return;
+    }
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+
+  // Mouse: clicking a question focuses it; typing a value selects "type a value".
+  workspace.addEventListener("focusin", (e) => {
+    const li = e.target.closest("li.question");
+    if (li && li !== current) focusQuestion(li, { keepFocus: true });
+    if (e.target.matches(".value-input")) lastValueBox = e.target;
+  });
+  workspace.addEventListener("input", (e) => {
+    if (!e.target.matches(".value-input")) return;
+    const radio = e.target.closest("label").querySelector("input[value=value]");
+    if (radio) radio.checked = true;
+  });
+  workspace.addEventListener("change", (e) => {
+    const li = e.target.closest("li.question");
+    if (li && e.target.name === "choice") {
+      li.classList.add("answered");
+      focusQuestion(li, { keepFocus: true });
+    }
+  });
+
+  // A word clicked on the page goes into the value box being edited (appended with a space).
+  document.addEventListener("evidence-word", (e) => {
+    const box = lastValueBox || (current && current.querySelector(".value-input"));
+    if (!box) return;
+    box.value = box.value ? `${box.value} ${e.detail.text}` : e.detail.text;
+    box.closest("label").querySelector("input[value=value]").checked = true;
+    box.focus();
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
+  workspace.addEventListener("click", (e) => {
+    const action = e.target.closest("[data-action]");
+    if (!action) return;
+    const li = action.closest("li.question");
+    if (action.dataset.action === "jump") {
+      e.preventDefault();
+      focusQuestion(li, { keepFocus: true });
+      window.evidenceViewer && window.evidenceViewer.showQuestion(li.dataset.question, action.dataset.candidate, true);
+    } else if (action.dataset.action === "retry") {
+      htmx.trigger(li.querySelector("form"), "change");
+    } else if (action.dataset.action === "skip") {
+      openDialog("skip-dialog");
+    } else if (action.dataset.action === "cheatsheet") {
+      openDialog("cheatsheet");
+    }
+  });
+  document.querySelectorAll("dialog [data-action=close-dialog]").forEach((b) =>
+    b.addEventListener("click", () => b.closest("dialog").close()));
+
+  // A network failure (no response at all) leaves a visible, retryable state.
+  document.body.addEventListener("htmx:sendError", (e) => {
+    const form = e.detail.elt.closest("form.question-form");
+    if (!form) return;
+    const status = form.querySelector(".save-state");
+    status.className = "save-state state-failed";
+    status.innerHTML = 'Not saved: offline? <button type="button" class="linklike" data-action="retry">Retry</button>';
+  });
+
+  // Resizable panes: drag the splitter, or focus it and use the arrow keys.
+  const splitter = document.getElementById("splitter");
+  const setSplit = (fraction) => {
+    const clamped = Math.min(0.75, Math.max(0.3, fraction));
+    workspace.style.setProperty("--evidence-width", `${clamped * 100}%`);
+    localStorage.setItem("evalsite.split", String(clamped));
+    window.dispatchEvent(new Event("resize"));
+  };
+  const saved = Number(localStorage.getItem("evalsite.split"));
+  if (saved) workspace.style.setProperty("--evidence-width", `${saved * 100}%`);
+  splitter.addEventListener("pointerdown", (e) => {
+    splitter.setPointerCapture(e.pointerId);
+    const move = (ev) => setSplit((ev.clientX - workspace.getBoundingClientRect().left) / workspace.clientWidth);
+    splitter.addEventListener("pointermove", move);
+    splitter.addEventListener("pointerup", () => splitter.removeEventListener("pointermove", move), { once: true });
+  });
+  splitter.addEventListener("keydown", (e) => {
+    const now = parseFloat(getComputedStyle(workspace).getPropertyValue("--evidence-width")) / 100 || 0.55;
+    if (e.key === "ArrowLeft") { e.preventDefault(); e.stopPropagation(); setSplit(now - 0.05); }
+    if (e.key === "ArrowRight") { e.preventDefault(); e.stopPropagation(); setSplit(now + 0.05); }
+  });
+
+  focusQuestion(questions()[0], { keepFocus: true });
+})();
