@@ -136,3 +136,55 @@ def item_documents(item) -> list[Document]:
     for source in item.sources.select_related("document").order_by("position", "id"):
         seen.setdefault(source.document_id, source.document)
     return list(seen.values())
+
+
+def items_page(*, project, status: str | None, query: str, page: int, per_page: int = 50):
+    """One page of the project's items with per-item question counts: 2 queries at any size."""
+    items = Item.objects.filter(project=project)
+    if status:
+        items = items.filter(status=status)
+    if query:
+        items = items.filter(external_id__icontains=query)
+    total = items.count()
+    rows = list(
+        items.order_by("id")
+        .annotate(
+            questions_total=Count("questions", distinct=True),
+            questions_open=Count(
+                "questions", filter=~Q(questions__status=QuestionStatus.RESOLVED), distinct=True
+            ),
+        )
+        .only("id", "external_id", "title", "status", "updated_at")[
+            (page - 1) * per_page : page * per_page
+        ]
+    )
+    return rows, total
+
+
+@dataclass(frozen=True)
+class RaterAnswerView:
+    """One rater's latest answer, as an adjudicator sees it (name hidden unless allowed)."""
+
+    rater_label: str
+    answer: Answer
+
+
+def answers_for_adjudication(*, item, show_names: bool) -> dict[int, list[RaterAnswerView]]:
+    """Per question, each submitted rater's latest answer; raters numbered in claim order."""
+    assignments = list(
+        Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED)
+        .select_related("rater")
+        .order_by("claimed_at", "id")
+    )
+    labels = {
+        a.rater_id: (a.rater.get_full_name() or a.rater.get_username()) if show_names else f"Rater {n}"
+        for n, a in enumerate(assignments, start=1)
+    }
+    latest: dict[tuple[int, int], Answer] = {}
+    answers = Answer.objects.filter(question__item=item, rater_id__in=labels).order_by("seq")
+    for answer in answers.select_related("chosen_claim"):
+        latest[(answer.question_id, answer.rater_id)] = answer
+    by_question: dict[int, list[RaterAnswerView]] = {}
+    for (question_id, rater_id), answer in sorted(latest.items()):
+        by_question.setdefault(question_id, []).append(RaterAnswerView(labels[rater_id], answer))
+    return by_question

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews.views import evidence, members, projects, queue, review, tokens
+from reviews.views import evidence, items, members, projects, queue, review, tokens
 
 urlpatterns = [
     path("projects/", projects.project_list, name="project_list"),
@@ -8,6 +8,22 @@ urlpatterns = [
     path("p/<slug:slug>/", projects.project_home, name="project_home"),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path("p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"),
+    path("p/<slug:slug>/items/", items.item_list, name="item_list"),
+    path("p/<slug:slug>/items/<int:item_pk>/", items.item_detail, name="item_detail"),
+    path(
+        "p/<slug:slug>/items/<int:item_pk>/questions/<int:question_pk>/adjudicate/",
+        items.question_adjudicate,
+        name="question_adjudicate",
+    ),
+    path("p/<slug:slug>/items/<int:item_pk>/approve/", items.item_approve, name="item_approve"),
+    path("p/<slug:slug>/items/<int:item_pk>/timeline/", items.item_timeline, name="item_timeline"),
+    path(
+        "p/<slug:slug>/adjudication/",
+        items.work_queue,
+        {"kind": "adjudication"},
+        name="adjudication_queue",
+    ),
+    path("p/<slug:slug>/approvals/", items.work_queue, {"kind": "approval"}, name="approval_queue"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("p/<slug:slug>/review/next/", queue.review_next, name="review_next"),
     path("p/<slug:slug>/items/<int:item_pk>/review/", review.review_item, name="review_item"),

@@ -15,7 +15,7 @@ from pathlib import Path
 from reviews.formats.canonical import rows_canonical_bytes, rows_sha256
 from reviews.formats.errors import FormatError
 from reviews.formats.reference import ApprovedReference
-from reviews.formats.review_file import ReviewFile
+from reviews.formats.review_file import Approval, ReviewFile
 from reviews.models import Reference
 from reviews.services import signing
 
@@ -43,15 +43,18 @@ def _documents(path: Path) -> Iterator[tuple[str, dict]]:
             yield file.name, json.loads(text)
 
 
-def _rows_of(obj: dict, where: str) -> tuple[str, list[dict], dict | None]:
+def _rows_of(obj: dict) -> tuple[str, list[dict], dict | None]:
+    """Case id, rows and approval block. The approval is validated apart from the content:
+    the schema's own sha256 check would hide WHICH paths were changed."""
+    content = {k: v for k, v in obj.items() if k != "approval"}
+    approval = Approval.model_validate(obj["approval"]).model_dump(mode="json") if obj.get(
+        "approval"
+    ) else None
     if "review_items" in obj or "claims" in obj:
-        review = ReviewFile.model_validate(obj)
-        approval = review.approval.model_dump(mode="json") if review.approval else None
+        review = ReviewFile.model_validate(content)
         return review.case_id, review.reference_rows(), approval
-    reference = ApprovedReference.model_validate(obj)
-    approval = reference.approval.model_dump(mode="json") if reference.approval else None
-    rows = [row.model_dump(mode="json") for row in reference.rows]
-    return reference.case_id, rows, approval
+    reference = ApprovedReference.model_validate(content)
+    return reference.case_id, [row.model_dump(mode="json") for row in reference.rows], approval
 
 
 def _differing_paths(case_id: str, sha256: str, rows: list[dict]) -> str:
@@ -76,7 +79,7 @@ def _differing_paths(case_id: str, sha256: str, rows: list[dict]) -> str:
 
 def verify_object(obj: dict, where: str, public_key) -> Verdict:
     try:
-        case_id, rows, approval = _rows_of(obj, where)
+        case_id, rows, approval = _rows_of(obj)
     except (ValueError, FormatError) as error:  # pydantic ValidationError is a ValueError
         return Verdict(where, False, f"not a valid exported file: {error}".splitlines()[0])
     if approval is None:

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from reviews.access import item_for_user
 from reviews.models import Decision, Question, QuestionKind, Role
-from reviews.selectors import item_documents, rater_workspace
+from reviews.selectors import rater_workspace
 from reviews.services.answers import (
     AnswerError,
     AnswerInput,
@@ -24,10 +24,13 @@ from reviews.services.assignment import (
     ensure_pairwise_orders,
     skip,
 )
+from reviews.views.viewer_context import viewer_context
 
 
 def _no_claim(request, slug):
-    messages.warning(request, "This item is not assigned to you any more (its lease may have expired).")
+    messages.warning(
+        request, "This item is not assigned to you any more (its lease may have expired)."
+    )
     return redirect("my_queue")
 
 
@@ -40,7 +43,6 @@ def review_item(request, slug, item_pk):
     views = rater_workspace(
         rater=request.user, item=item, blind=access.project.blind, pairwise_orders=orders
     )
-    documents = item_documents(item)
     return render(
         request,
         "reviews/review.html",
@@ -50,28 +52,10 @@ def review_item(request, slug, item_pk):
             "item": item,
             "assignment": assignment,
             "questions": views,
-            "documents": documents,
             "blind": access.project.blind,
-            "viewer_documents": [
-                {"sha": d.sha256, "kind": d.kind, "pages": d.page_count, "sizes": d.page_sizes}
-                for d in documents
-            ],
-            "viewer_highlights": _highlights(views),
+            **viewer_context(item, [(v.question, v.candidates) for v in views]),
         },
     )
-
-
-def _highlights(views) -> dict:
-    """Per question, where its candidates' cited evidence is (box, or a quote to search for)."""
-    return {
-        str(v.question.pk): [
-            {"candidate": c.pk, "doc": c.document_sha, "page": c.page, "bbox": c.bbox,
-             "quote": c.quote}
-            for c in v.candidates
-            if c.document_sha and c.page
-        ]
-        for v in views
-    }
 
 
 def _parse_answer(question: Question, data) -> AnswerInput:

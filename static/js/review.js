@@ -49,7 +49,8 @@
 
   function submitWhenSaved() {
     if (pendingSaves()) { setTimeout(submitWhenSaved, 150); return; }
-    document.getElementById("submit-form").requestSubmit();
+    const form = document.getElementById("submit-form");
+    if (form) form.requestSubmit();
   }
 
   function openDialog(id) {
@@ -101,7 +102,7 @@
   });
   workspace.addEventListener("change", (e) => {
     const li = e.target.closest("li.question");
-    if (li && e.target.name === "choice") {
+    if (li && e.target.name === "choice" && e.target.closest("form.question-form")) {
       li.classList.add("answered");
       focusQuestion(li, { keepFocus: true });
     }

@@ -1,0 +1,156 @@
+"""Items: batch import (project admins) and one item's review status (any member)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from django.db.models import Count
+from django.http import Http404, HttpRequest
+from ninja import Router, Status
+
+from reviews.access import project_for_user
+from reviews.api.errors import ErrorOut, RecordError
+from reviews.api.schemas import ImportReportOut, ItemOut, ItemsBatchIn
+from reviews.formats.canonical import resolve_evidence_path
+from reviews.formats.errors import FormatError, join_path
+from reviews.models import Answer, Assignment, Authority, Item, Reference, Role
+from reviews.services.imports import ImportFailed, import_file
+
+router = Router(tags=["items"])
+
+SOURCE_NAME = "API request"  # what errors, the import report and the item timeline call it
+_BATCH_FILE = "request.jsonl"
+_LINE = re.compile(r"^line (\d+)$")
+_MISSING_EVIDENCE = re.compile(r"^evidence file .* not found$")
+_ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut}
+
+
+@router.post(
+    "/{slug}/items",
+    response={201: ImportReportOut, 400: ErrorOut, **_ERRORS},
+    summary="Import items (one transaction)",
+)
+def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
+    """Import `records` (format `jsonl`) or `reviews` (format `review`) through the same
+    importer as a file upload: all or nothing. Re-posting the same batch changes nothing.
+    A bad record answers 422 naming it (`record`, `index`), its JSON `path` and the reason."""
+    access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
+    with tempfile.TemporaryDirectory(prefix="evalsite-api-") as folder:
+        base = Path(folder)
+        batch = base / _BATCH_FILE
+        _write_evidence(base, payload.evidence, batch)
+        with batch.open("w", encoding="utf-8") as handle:
+            for obj in payload.objects:
+                # One object per line: json.dumps escapes newlines inside strings.
+                handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        try:
+            report = import_file(
+                actor=request.auth, project=access.project, path=batch, name=SOURCE_NAME,
+                format=payload.format,
+            )
+        except ImportFailed as failed:
+            raise _for_api(failed.error, payload) from None
+    return Status(201, {**report.as_dict(), "summary": report.summary()})
+
+
+def _write_evidence(base: Path, evidence: dict[str, str], batch: Path) -> None:
+    for name, encoded in evidence.items():
+        where = {"file": SOURCE_NAME, "path": join_path(("evidence", name))}
+        try:
+            target = resolve_evidence_path(base, name)
+        except ValueError as error:
+            raise FormatError(str(error), **where) from None
+        if target == batch.resolve():
+            raise FormatError(f"{name!r} is a reserved name; rename the file", **where)
+        try:
+            content = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            raise FormatError("not valid base64", **where) from None
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        except OSError as error:  # e.g. "a" given as a file and as a folder
+            raise FormatError(f"cannot store this file ({error.strerror})", **where) from None
+
+
+def _for_api(error: FormatError, payload: ItemsBatchIn) -> RecordError:
+    """The importer names JSONL lines; the caller sent a list, so name its index too."""
+    key = "records" if payload.format == "jsonl" else "reviews"
+    record, index = error.record, None
+    if record and (match := _LINE.match(record)):
+        index = int(match.group(1)) - 1
+        record = f"{key}[{index}]"
+    reason = error.reason
+    if _MISSING_EVIDENCE.match(reason):
+        reason += (
+            " in this request: add it to `evidence` (base64, keyed by that path), or import "
+            "the batch as a .zip bundle with its evidence files"
+        )
+    return RecordError(reason, file=error.file, record=record, path=error.path, index=index)
+
+
+@router.get(
+    "/{slug}/items/{path:external_id}",
+    response={200: ItemOut, **_ERRORS},
+    summary="One item's review status",
+)
+def item_detail(request: HttpRequest, slug: str, external_id: str):
+    """Status and questions of one item, and its current ground-truth version once approved.
+
+    Never anyone's answers or judge verdicts; answer and assignment counts only for
+    adjudicators, approvers and admins (a rater sees statuses)."""
+    access = project_for_user(request.auth, slug)
+    item = Item.objects.filter(project=access.project, external_id=external_id).first()
+    if item is None:
+        raise Http404("No such item.")
+    sees_counts = access.has(Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER)
+    answered = {}
+    assignments = None
+    if sees_counts:
+        answered = dict(
+            Answer.objects.filter(question__item=item)
+            .values_list("question_id")
+            .annotate(n=Count("rater_id", distinct=True))
+        )
+        assignments = dict(
+            Assignment.objects.filter(item=item).values_list("status").annotate(n=Count("id"))
+        )
+    questions = [
+        {
+            "kind": q.kind,
+            "key": q.key,
+            "status": q.status,
+            "answers": answered.get(q.pk, 0) if sees_counts else None,
+        }
+        for q in item.questions.order_by("position", "id")
+    ]
+    truth = (
+        Reference.objects.filter(item=item, authority=Authority.GROUND_TRUTH)
+        .select_related("approval")
+        .order_by("-version")
+        .first()
+    )
+    ground_truth = None
+    if truth is not None:
+        approval = getattr(truth, "approval", None)
+        ground_truth = {
+            "version": truth.version,
+            "sha256": truth.sha256,
+            "approved_at": approval.approved_at if approval else None,
+        }
+    return {
+        "external_id": item.external_id,
+        "title": item.title,
+        "status": item.status,
+        "slices": sorted(item.slices.values_list("name", flat=True)),
+        "questions": questions,
+        "assignments": assignments,
+        "ground_truth": ground_truth,
+        "created_at": item.created_at,
+        "updated_at": item.updated_at,
+    }

@@ -1,0 +1,134 @@
+"""Request and response bodies.
+
+Batch records are NOT validated here: they go, as written, through the same importer as a file
+(`reviews.services.imports.import_file`), so the API refuses exactly what an upload refuses,
+with the same message. The OpenAPI document still shows their real schemas (the pydantic
+models of `reviews.formats`), added to its components by `EvalsiteAPI.get_openapi_schema`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+from pydantic import WithJsonSchema, model_validator
+
+from reviews.formats.records import RECORD_ADAPTER
+from reviews.formats.review_file import ReviewFile
+
+_REF = "#/components/schemas/{model}"
+
+
+def _format_schemas() -> tuple[dict, dict]:
+    records = RECORD_ADAPTER.json_schema(ref_template=_REF)
+    defs = records.pop("$defs", {})
+    review = ReviewFile.model_json_schema(ref_template=_REF)
+    defs.update(review.pop("$defs", {}))
+    defs["ReviewFile"] = review
+    return records, defs
+
+
+_RECORD_SCHEMA, FORMAT_SCHEMAS = _format_schemas()
+
+RecordList = Annotated[
+    list[Any],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": _RECORD_SCHEMA,
+            "description": "FORMATS §4 typed records, one per JSONL line of an import file.",
+        }
+    ),
+]
+ReviewList = Annotated[
+    list[Any],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": {"$ref": _REF.format(model="ReviewFile")},
+            "description": "FORMATS §2 review objects (one case each).",
+        }
+    ),
+]
+
+
+class ItemsBatchIn(Schema):
+    format: Literal["jsonl", "review"]
+    records: RecordList | None = None
+    reviews: ReviewList | None = None
+    evidence: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Evidence files by the relative path records cite (`sources[].path`, item "
+            "`evidence`), base64-encoded. Optional; the request body is limited in size."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _one_list_for_the_format(self) -> ItemsBatchIn:
+        wanted, other = ("records", "reviews") if self.format == "jsonl" else ("reviews", "records")
+        if getattr(self, wanted) is None:
+            raise ValueError(f"format {self.format!r} needs a {wanted!r} list")
+        if getattr(self, other) is not None:
+            raise ValueError(f"format {self.format!r} takes {wanted!r}, not {other!r}")
+        return self
+
+    @property
+    def objects(self) -> list[Any]:
+        return self.records if self.format == "jsonl" else self.reviews
+
+
+class ImportReportOut(Schema):
+    file: str
+    format: str
+    counts: dict[str, int]
+    notes: list[str]
+    summary: str
+
+
+class QuestionOut(Schema):
+    kind: str
+    key: str
+    status: str
+    answers: int | None = Field(
+        None, description="Raters who answered (adjudicators, approvers, admins only)."
+    )
+
+
+class GroundTruthOut(Schema):
+    version: int
+    sha256: str
+    approved_at: datetime | None
+
+
+class ItemOut(Schema):
+    external_id: str
+    title: str
+    status: str
+    slices: list[str]
+    questions: list[QuestionOut]
+    assignments: dict[str, int] | None = Field(
+        None, description="Assignments per status (adjudicators, approvers, admins only)."
+    )
+    ground_truth: GroundTruthOut | None = Field(
+        None, description="The current ground-truth version, once approved."
+    )
+    created_at: datetime
+    updated_at: datetime
+
+
+class ReferenceSummary(Schema):
+    case_id: str
+    version: int
+    sha256: str
+    approved_at: datetime
+    approved_by: str
+    etag: str
+
+
+class ReferencePage(Schema):
+    items: list[ReferenceSummary]
+    next_after: str | None = Field(
+        None, description="Pass as `after` for the next page; null on the last page."
+    )

@@ -1,0 +1,174 @@
+"""Items seen from above: the list, one item with every rater's answers (adjudication),
+its approval, and its timeline. Raters never come here: they see only their own work."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from reviews.access import item_for_user, project_for_user
+from reviews.models import Decision, ItemStatus, Question, Role
+from reviews.selectors import CandidateView, answers_for_adjudication, items_page
+from reviews.services.approval import (
+    STATEMENT,
+    ApprovalRefused,
+    approval_blockers,
+    approval_diff,
+    approve,
+)
+from reviews.services.references import current_ground_truth
+from reviews.services.resolution import ResolutionError, adjudicate, current_resolution
+from reviews.views.viewer_context import viewer_context
+
+OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+
+
+def item_list(request, slug):
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
+    status = request.GET.get("status") if request.GET.get("status") in ItemStatus.values else None
+    query = request.GET.get("q", "").strip()[:100]
+    try:
+        page = max(1, int(request.GET.get("page", "1")))
+    except ValueError:
+        page = 1
+    rows, total = items_page(project=access.project, status=status, query=query, page=page)
+    paginator = Paginator(range(total), 50)
+    return render(
+        request,
+        "reviews/item_list.html",
+        {
+            "access": access, "project": access.project, "rows": rows, "total": total,
+            "status": status, "query": query, "statuses": ItemStatus.choices,
+            "page_obj": paginator.get_page(page),
+        },
+    )
+
+
+def _question_panels(item, show_names: bool) -> list[dict]:
+    answers = answers_for_adjudication(item=item, show_names=show_names)
+    questions = item.questions.order_by("position", "id").prefetch_related(
+        "candidates__source__document", "resolutions__decided_by"
+    )
+    panels = []
+    for question in questions:
+        candidates = [
+            CandidateView(
+                pk=c.pk, number=n, value=c.value, providers=c.provider_label,
+                confidence=c.confidence, page=c.page, quote=c.quote, bbox=c.bbox,
+                document_sha=c.source.document.sha256 if c.source else None,
+            )
+            for n, c in enumerate(question.candidates.all(), start=1)
+        ]
+        panels.append({
+            "question": question,
+            "candidates": candidates,
+            "answers": answers.get(question.pk, []),
+            "resolution": current_resolution(question),
+        })
+    return panels
+
+
+def item_detail(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
+    panels = _question_panels(item, access.project.show_rater_names)
+    return render(
+        request,
+        "reviews/item_detail.html",
+        {
+            "access": access, "project": access.project, "item": item, "panels": panels,
+            "can_adjudicate": access.is_adjudicator,
+            "can_approve": access.is_approver and not approval_blockers(item, request.user),
+            "ground_truth": current_ground_truth(item),
+            **viewer_context(item, [(p["question"], p["candidates"]) for p in panels]),
+        },
+    )
+
+
+@require_POST
+def question_adjudicate(request, slug, item_pk, question_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.ADJUDICATOR])
+    question = get_object_or_404(Question, pk=question_pk, item=item)
+    choice = request.POST.get("choice", "")
+    decision, value = _decision_from(question, choice, request.POST.get("value", "").strip())
+    try:
+        adjudicate(actor=request.user, question=question, decision=decision, value=value,
+                   reason=request.POST.get("reason", ""))
+    except ResolutionError as error:
+        messages.error(request, f"{question.key}: {error}")
+    else:
+        messages.success(request, f"Decided {question.key}.")
+    return redirect("item_detail", slug, item.pk)
+
+
+def _decision_from(question: Question, choice: str, typed: str):
+    if choice.startswith("claim:") and choice[6:].isdigit():
+        claim = question.candidates.filter(pk=int(choice[6:])).first()
+        return Decision.SET, claim.value if claim else None
+    if choice == "value":
+        return Decision.SET, typed
+    if choice.startswith("label:"):
+        return Decision.LABEL, choice[6:]
+    if choice in (Decision.OMIT, Decision.A, Decision.B, Decision.TIE):
+        return choice, None
+    return "", None
+
+
+@require_http_methods(["GET", "POST"])
+def item_approve(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.APPROVER])
+    if request.method == "POST":
+        try:
+            approval = approve(
+                actor=request.user, item=item, password=request.POST.get("password", ""),
+                confirmed=request.POST.get("confirm") == "yes",
+                correction_reason=request.POST.get("reason", ""),
+            )
+        except ApprovalRefused as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(
+                request, f"Approved {item}: ground truth v{approval.reference.version}, "
+                f"signed with key {approval.key_id}.",
+            )
+            return redirect("item_detail", slug, item.pk)
+    return render(
+        request,
+        "reviews/item_approve.html",
+        {
+            "access": access, "project": access.project, "item": item,
+            "diff": approval_diff(item), "blockers": approval_blockers(item, request.user),
+            "statement": STATEMENT, "ground_truth": current_ground_truth(item),
+        },
+    )
+
+
+def item_timeline(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
+    events = item.events.select_related("actor").order_by("created_at", "id")
+    references = item.references.select_related("created_by").order_by("version")
+    return render(
+        request,
+        "reviews/item_timeline.html",
+        {"access": access, "project": access.project, "item": item, "events": events,
+         "references": references},
+    )
+
+
+def work_queue(request, slug, kind):
+    """Items that need an adjudicator (kind=adjudication) or an approver (kind=approval)."""
+    role, status = {
+        "adjudication": (Role.ADJUDICATOR, ItemStatus.ADJUDICATION),
+        "approval": (Role.APPROVER, ItemStatus.RESOLVED),
+    }[kind]
+    access = project_for_user(request.user, slug, roles=[role])
+    items = access.project.items.filter(status=status).order_by("updated_at", "id")
+    page = Paginator(items.only("id", "external_id", "title", "updated_at"), 50).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "reviews/work_queue.html",
+        {"access": access, "project": access.project, "kind": kind, "page_obj": page},
+    )
