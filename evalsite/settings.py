@@ -126,6 +126,16 @@ STORAGES = {
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 MEDIA_URL = "media/"
 
+# A file-based cache: shared by the web server and the task worker (separate processes), e.g.
+# for import progress, which cannot go through the database while the import's transaction
+# is still open.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env_path("CACHE_DIR", VAR_DIR / "cache"),
+    }
+}
+
 # Evidence: uploaded files are checked by content and refused beyond these limits.
 EVIDENCE_MAX_BYTES = env_int("EVIDENCE_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 EVIDENCE_MAX_PAGES = env_int("EVIDENCE_MAX_PAGES", 500, minimum=1)

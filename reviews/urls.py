@@ -1,6 +1,16 @@
 from django.urls import path
 
-from reviews.views import evidence, items, members, projects, queue, review, tokens
+from reviews.views import (
+    assignments,
+    evidence,
+    imports,
+    items,
+    members,
+    projects,
+    queue,
+    review,
+    tokens,
+)
 
 urlpatterns = [
     path("projects/", projects.project_list, name="project_list"),
@@ -24,6 +34,9 @@ urlpatterns = [
         name="adjudication_queue",
     ),
     path("p/<slug:slug>/approvals/", items.work_queue, {"kind": "approval"}, name="approval_queue"),
+    path("p/<slug:slug>/assignments/", assignments.assignments, name="assignments"),
+    path("p/<slug:slug>/imports/", imports.import_upload, name="import_upload"),
+    path("p/<slug:slug>/imports/<int:job_pk>/", imports.import_job, name="import_job"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("p/<slug:slug>/review/next/", queue.review_next, name="review_next"),
     path("p/<slug:slug>/items/<int:item_pk>/review/", review.review_item, name="review_item"),

@@ -17,7 +17,6 @@ from ninja.parser import Parser
 from reviews.api import items, references
 from reviews.api.auth import SessionAuth, TokenAuth
 from reviews.api.errors import install_error_handlers
-from reviews.api.schemas import FORMAT_SCHEMAS
 from reviews.formats.errors import loads_json
 
 # Ninja's own views: they stay behind the site's login like any other page.
@@ -41,14 +40,6 @@ class EvalsiteAPI(NinjaAPI):
                 # LoginRequiredMiddleware must not redirect them to the login page.
                 login_not_required(pattern.callback)
         return patterns, app_name, namespace
-
-    def get_openapi_schema(self, **kwargs):
-        schema = super().get_openapi_schema(**kwargs)
-        # The import record schemas (FORMATS §2, §4), referenced by the batch body.
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        for name, definition in FORMAT_SCHEMAS.items():
-            components.setdefault(name, definition)
-        return schema
 
 
 api = EvalsiteAPI(

@@ -52,7 +52,7 @@ def _format_error(api, request, exc: FormatError | ImportFailed) -> HttpResponse
 
 
 def _unauthorised(api, request, exc: AuthenticationError) -> HttpResponse:
-    given = "Authorization" in request.headers
+    given = request.headers.get("Authorization", "").lower().startswith("bearer ")
     reason = (
         str(exc)
         if given and str(exc) != "Unauthorized"

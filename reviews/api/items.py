@@ -50,7 +50,10 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
                 handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
         try:
             report = import_file(
-                actor=request.auth, project=access.project, path=batch, name=SOURCE_NAME,
+                actor=request.auth,
+                project=access.project,
+                path=batch,
+                name=SOURCE_NAME,
                 format=payload.format,
             )
         except ImportFailed as failed:

@@ -81,10 +81,11 @@ def reference_detail(request: HttpRequest, slug: str, external_id: str, response
     approval = _current_approvals(access.project).filter(item__external_id=external_id).first()
     if approval is None:
         raise Http404("No approved reference for this item.")
-    etag = _etag(approval)
-    response["ETag"] = etag
-    response["Cache-Control"] = "private, no-cache"
-    conditional = get_conditional_response(request, etag=etag, response=response)
+    conditional = get_conditional_response(request, etag=_etag(approval))
+    for answer in (response, conditional):  # 304 Not Modified (or 412 for a failed If-Match)
+        if answer is not None:
+            answer["ETag"] = _etag(approval)
+            answer["Cache-Control"] = "private, no-cache"
     if conditional is not None:
-        return conditional  # 304 Not Modified (or 412 for a failed If-Match)
+        return conditional
     return reference_document(ApprovedItem(approval.item, approval))

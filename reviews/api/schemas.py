@@ -3,7 +3,7 @@
 Batch records are NOT validated here: they go, as written, through the same importer as a file
 (`reviews.services.imports.import_file`), so the API refuses exactly what an upload refuses,
 with the same message. The OpenAPI document still shows their real schemas (the pydantic
-models of `reviews.formats`), added to its components by `EvalsiteAPI.get_openapi_schema`.
+models of `reviews.formats`), for documentation only.
 """
 
 from __future__ import annotations
@@ -17,26 +17,36 @@ from pydantic import WithJsonSchema, model_validator
 from reviews.formats.records import RECORD_ADAPTER
 from reviews.formats.review_file import ReviewFile
 
-_REF = "#/components/schemas/{model}"
 
+def _inlined(schema: dict) -> dict:
+    """`schema` with its `$defs` written in place: pydantic would try to resolve any `$ref`
+    handed to `WithJsonSchema` against the enclosing model, and fail."""
+    defs = schema.pop("$defs", {})
 
-def _format_schemas() -> tuple[dict, dict]:
-    records = RECORD_ADAPTER.json_schema(ref_template=_REF)
-    defs = records.pop("$defs", {})
-    review = ReviewFile.model_json_schema(ref_template=_REF)
-    defs.update(review.pop("$defs", {}))
-    defs["ReviewFile"] = review
-    return records, defs
+    def walk(node):
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = defs[node["$ref"].rsplit("/", 1)[-1]]
+                return walk({**target, **{k: v for k, v in node.items() if k != "$ref"}})
+            # A discriminator's mapping names $defs entries that no longer exist.
+            return {
+                k: walk(v)
+                for k, v in node.items()
+                if not (k == "discriminator" and isinstance(v, dict) and "mapping" in v)
+            }
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
 
+    return walk(schema)
 
-_RECORD_SCHEMA, FORMAT_SCHEMAS = _format_schemas()
 
 RecordList = Annotated[
     list[Any],
     WithJsonSchema(
         {
             "type": "array",
-            "items": _RECORD_SCHEMA,
+            "items": _inlined(RECORD_ADAPTER.json_schema()),
             "description": "FORMATS §4 typed records, one per JSONL line of an import file.",
         }
     ),
@@ -46,7 +56,7 @@ ReviewList = Annotated[
     WithJsonSchema(
         {
             "type": "array",
-            "items": {"$ref": _REF.format(model="ReviewFile")},
+            "items": _inlined(ReviewFile.model_json_schema()),
             "description": "FORMATS §2 review objects (one case each).",
         }
     ),

@@ -6,13 +6,19 @@ newly wrote are removed again (`StoredFiles.discard`), so a failed import leaves
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from reviews.models import Document
-from reviews.services.evidence import EvidenceError, inspect_evidence
+from reviews.services.evidence import DEFAULT_MAX_BYTES, EvidenceError, inspect_evidence
+
+
+_CHUNK = 1 << 20
 
 
 @dataclass
@@ -25,6 +31,45 @@ class StoredFiles:
         for name in self.names:
             default_storage.delete(name)
         self.names.clear()
+
+
+def read_evidence(
+    source: str | os.PathLike | BinaryIO, *, name: str, size: int | None = None
+) -> bytes:
+    """The bytes of an evidence file, refused by its size BEFORE it is read.
+
+    `source` is a path (its size comes from the file system) or a binary stream; pass `size`
+    when it is known (a zip member's declared size: zipfile never reads past it). Reading goes
+    in 1 MB chunks and stops at the limit + 1 byte whatever the size claimed. Over
+    ``EVIDENCE_MAX_BYTES``: EvidenceError too_large, worded like ``inspect_evidence``.
+    """
+    limit = int(getattr(settings, "EVIDENCE_MAX_BYTES", None) or DEFAULT_MAX_BYTES)
+    if isinstance(source, str | os.PathLike):
+        with open(source, "rb") as handle:
+            known = os.fstat(handle.fileno()).st_size if size is None else size
+            return read_evidence(handle, name=name, size=known)
+    if size is not None:
+        _check_size(name, size, limit)
+    chunks, total = [], 0
+    # Not one read(limit + 1): that allocates the whole limit up front, even for a small file.
+    while chunk := source.read(min(_CHUNK, limit + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise EvidenceError(
+                name, f"is too large: more than {_mb(limit)} (limit {_mb(limit)})",
+                code="too_large",
+            )
+    return b"".join(chunks)
+
+
+def _check_size(name: str, size: int, limit: int) -> None:
+    if size > limit:
+        raise EvidenceError(name, f"is too large: {_mb(size)} (limit {_mb(limit)})", code="too_large")
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):,.1f} MB"
 
 
 def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple[Document, bool]:
@@ -52,4 +97,4 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
     return document, True
 
 
-__all__ = ["EvidenceError", "StoredFiles", "document_for_bytes"]
+__all__ = ["EvidenceError", "StoredFiles", "document_for_bytes", "read_evidence"]

@@ -8,6 +8,7 @@ pending items are flushed first, so records may refer to items earlier in the sa
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,9 @@ from reviews.formats import records as rec
 from reviews.formats.canonical import canonical_rows, rows_sha256
 from reviews.formats.detect import csv_flavour
 from reviews.formats.errors import FormatError, iter_json_lines
-from reviews.formats.reference import iter_reference_csv
+from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
 from reviews.models import Authority, Event, Item, ItemSource, ItemStatus, Reference, Slice
-from reviews.services.documents import document_for_bytes
+from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.references import latest_reference, next_version
@@ -131,8 +132,8 @@ def _document(base: Path, relative: str, context: ImportContext, where: str, pat
         if not target.is_file():
             raise FormatError(f"evidence file {relative!r} not found", file=context.file,
                               record=where, path=path)
-        document, created = document_for_bytes(target.read_bytes(), name=relative,
-                                               written=context.written)
+        data = read_evidence(target, name=relative)  # refused by size before it is read
+        document, created = document_for_bytes(data, name=relative, written=context.written)
     except (EvidenceError, ValueError) as error:
         raise FormatError(str(error), file=context.file, record=where, path=path) from None
     context.counts["documents"] += int(created)
@@ -184,13 +185,26 @@ def import_jsonl_path(path: Path, context: ImportContext) -> None:
 
 def import_csv_path(path: Path, context: ImportContext) -> None:
     with path.open("rb") as stream:
-        flavour = csv_flavour(stream.read(64 * 1024))
-    if flavour == "reference":
+        head = stream.read(64 * 1024)
+    if csv_flavour(head) == "reference" or _reference_missing_a_column(head, context):
         _import_reference_csv(path, context)
         return
     with path.open("rb") as stream:
         records = rec.iter_records_csv(stream, file=context.file, kind=context.options.get("kind"))
         _dispatch(((r, f"row {n}") for n, r in enumerate(records, start=1)), context)
+
+
+def _reference_missing_a_column(head: bytes, context: ImportContext) -> bool:
+    """A `path` column, no `type` column and no --kind: a §3 table with a column missing.
+
+    Its reader then names the missing column (e.g. `expected_value`), instead of the records
+    reader asking for a `type` column the table was never meant to have.
+    """
+    if context.options.get("kind"):
+        return False
+    line = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[:1]
+    names = {h.strip().lower() for h in next(csv.reader(line), [])}
+    return "type" not in names and bool(names & set(COLUMN_ALIASES["path"]))
 
 
 def _import_reference_csv(path: Path, context: ImportContext) -> None:

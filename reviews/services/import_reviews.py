@@ -40,7 +40,7 @@ from reviews.models import (
     Resolution,
 )
 from reviews.services import signing
-from reviews.services.documents import document_for_bytes
+from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.references import latest_reference, next_version
@@ -70,7 +70,7 @@ def _folder_opener(base_dir: Path, context: ImportContext) -> EvidenceOpener:
         target = resolve_evidence_path(base_dir, relative)
         if not target.is_file():
             raise FileNotFoundError(relative)
-        return target.read_bytes()
+        return read_evidence(target, name=relative)  # refused by size before it is read
 
     return read
 
@@ -86,8 +86,9 @@ def _import_bundle(path: Path, context: ImportContext) -> None:
             member_file = f"{context.file}/{case.member}"
 
             def read(relative: str) -> bytes:
+                size = bundle.evidence_size(relative)  # refused by size before it is inflated
                 with bundle.open_evidence(relative) as stream:
-                    return stream.read()
+                    return read_evidence(stream, name=relative, size=size)
 
             import_review(case.review, context, opener=read, record=record, file=member_file)
 

@@ -1,0 +1,67 @@
+"""Background work (Django Tasks API): large imports run in `manage.py db_worker`.
+
+The import runs in one transaction, so its progress cannot be written to the database where a
+poller would see it; it goes to the shared cache instead, and the job row is updated once at
+the end.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from django.core.cache import cache
+from django.utils import timezone
+from django_tasks import task
+
+from reviews.models import ImportJob
+from reviews.services.imports import ImportFailed, import_file
+
+logger = logging.getLogger(__name__)
+
+
+def progress_key(job_pk: int) -> str:
+    return f"import-progress:{job_pk}"
+
+
+def records_done(job: ImportJob) -> int:
+    if job.status == ImportJob.Status.RUNNING:
+        return cache.get(progress_key(job.pk), 0)
+    return job.records_done
+
+
+@task()
+def run_import_job(job_pk: int) -> str:
+    job = ImportJob.objects.select_related("project", "created_by").get(pk=job_pk)
+    job.status = ImportJob.Status.RUNNING
+    job.save(update_fields=["status"])
+    done = 0
+
+    def progress(count: int) -> None:
+        nonlocal done
+        done = count
+        cache.set(progress_key(job.pk), count, timeout=24 * 3600)
+
+    try:
+        report = import_file(
+            actor=job.created_by, project=job.project, path=Path(job.file.path),
+            name=job.original_name, format=job.format or None, options=job.report.get("options", {}),
+            progress=progress,
+        )
+    except ImportFailed as failure:
+        job.status = ImportJob.Status.FAILED
+        job.error = str(failure)
+        job.report = {**job.report, "error": failure.error.as_dict()}
+    except Exception as error:  # a bug, not bad input: say so instead of hanging "running"
+        logger.exception("import job %s crashed", job.pk)
+        job.status = ImportJob.Status.FAILED
+        job.error = f"The import stopped on an internal error ({type(error).__name__}); nothing was written."
+    else:
+        job.status = ImportJob.Status.SUCCEEDED
+        job.report = {**job.report, **report.as_dict(), "summary": report.summary()}
+        done = job.records_total or done
+    job.records_done = done
+    job.finished_at = timezone.now()
+    job.save(update_fields=["status", "error", "report", "records_done", "finished_at"])
+    cache.delete(progress_key(job.pk))
+    return job.status

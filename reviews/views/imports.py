@@ -1,0 +1,50 @@
+"""Project admins upload files; large imports run in the background with live progress."""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from reviews.access import project_for_user
+from reviews.models import ImportJob, Role
+from reviews.services.import_jobs import import_job_start
+from reviews.services.imports import FORMATS
+from reviews.tasks import records_done
+
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024
+
+
+@require_http_methods(["GET", "POST"])
+def import_upload(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        fmt = request.POST.get("format", "")
+        options = {k: v for k in ("kind", "judge") if (v := request.POST.get(k, "").strip())}
+        if upload is None:
+            messages.error(request, "Choose a file to import.")
+        elif fmt and fmt not in FORMATS:
+            messages.error(request, f"Unknown format {fmt!r}.")
+        elif upload.size > MAX_UPLOAD_BYTES:
+            messages.error(request, f"{upload.name} is larger than 2 GB.")
+        else:
+            job = import_job_start(
+                actor=request.user, project=access.project, upload=upload, format=fmt,
+                options=options,
+            )
+            return redirect("import_job", slug, job.pk)
+    jobs = ImportJob.objects.filter(project=access.project).select_related("created_by")[:20]
+    return render(
+        request,
+        "reviews/import_upload.html",
+        {"access": access, "project": access.project, "jobs": jobs, "formats": FORMATS},
+    )
+
+
+def import_job(request, slug, job_pk):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    job = get_object_or_404(ImportJob, pk=job_pk, project=access.project)
+    template = "reviews/import_job.html#import-progress" if request.htmx else "reviews/import_job.html"
+    return render(
+        request, template,
+        {"access": access, "project": access.project, "job": job, "done": records_done(job)},
+    )
