@@ -1,0 +1,36 @@
+"""Charts are accessible SVG with their numbers in text, and escape imported names."""
+
+import xml.etree.ElementTree as ET
+
+from judging.charts import bars_svg, heatmap_svg, interval_svg, reliability_svg
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def parse(svg):
+    root = ET.fromstring(svg)
+    assert root.get("role") == "img"
+    return root, root.find(f"{NS}title").text, root.find(f"{NS}desc").text
+
+
+def test_heatmap_states_counts_and_row_shares_and_escapes_labels():
+    root, title, desc = parse(heatmap_svg(["<pass>", "fail"], [[8, 2], [1, 9]]))
+    texts = [t.text for t in root.iter(f"{NS}text")]
+    assert "<pass>" in texts  # escaped in the markup, intact once parsed
+    assert "80%" in texts and "90%" in texts and "8" in texts
+    assert "human <pass>, judge fail: 2" in desc
+
+
+def test_interval_describes_value_ci_and_threshold():
+    _, _, desc = parse(interval_svg(0.7, [0.61, 0.79], threshold=0.6))
+    assert desc == "0.700, 95% CI 0.610 to 0.790; gate threshold 0.60"
+    _, _, undefined = parse(interval_svg(None, None))
+    assert undefined == "undefined"
+
+
+def test_reliability_and_bars():
+    bins = [{"low": 0.5, "high": 0.6, "count": 10, "accuracy": 0.4}, {"low": 0.9, "high": 1.0, "count": 0, "accuracy": None}]
+    _, _, desc = parse(reliability_svg(bins))
+    assert desc == "confidence 0.5-0.6: accuracy 0.40 (n=10)"
+    _, _, bars = parse(bars_svg([("task ambiguity", 3), ("judge error", 1)]))
+    assert bars == "task ambiguity: 3; judge error: 1"
