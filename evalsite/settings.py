@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "ninja",  # serves the OpenAPI docs page from local static files (no CDN)
     "django_htmx",
     "template_partials",
     "django_tasks",

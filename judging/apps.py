@@ -4,3 +4,19 @@ from django.apps import AppConfig
 class JudgingConfig(AppConfig):
     name = "judging"
     verbose_name = "Judging"
+
+    def ready(self):
+        # TextFlow and the judging record kinds register with reviews' import dispatcher.
+        from judging.services import imports  # noqa: F401
+        from reviews.signals import project_data_changed
+
+        project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")
+
+
+def _labels_changed(sender, *, project, **kwargs):
+    """New labels or verdicts: recompute the project's dashboard in the background."""
+    from judging.models import Criterion
+    from judging.tasks import request_recompute
+
+    if Criterion.objects.filter(project=project).exists():
+        request_recompute(project)

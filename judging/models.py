@@ -21,7 +21,9 @@ class Criterion(models.Model):
     critical = models.BooleanField(default=False)
     pairwise = models.BooleanField(default=False, help_text="Labels are A / B / tie.")
     text = models.TextField(blank=True)
-    sha256 = models.CharField(max_length=64, help_text="Fingerprint of name, version, labels, text.")
+    sha256 = models.CharField(
+        max_length=64, help_text="Fingerprint of name, version, labels, text."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -56,12 +58,12 @@ class Judge(models.Model):
             ),
         ]
 
+    def __str__(self):
+        return self.name
+
     @staticmethod
     def configuration_key(provider, model, temperature, prompt_sha256) -> str:
         return f"{provider}/{model}|t={temperature}|p={prompt_sha256 or ''}"
-
-    def __str__(self):
-        return self.name
 
     @property
     def name(self) -> str:
@@ -88,6 +90,8 @@ class Verdict(models.Model):
     display_order = models.CharField(
         max_length=2, blank=True, help_text="Pairwise: AB or BA, the order the judge saw."
     )
+    extra = models.JSONField(default=dict, blank=True, help_text="Unknown keys, kept for export.")
+    source_name = models.CharField(max_length=255, blank=True, help_text="The imported file.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -98,7 +102,8 @@ class Verdict(models.Model):
                 name="verdict_unique_sample",
             ),
             models.CheckConstraint(
-                condition=Q(confidence__isnull=True) | (Q(confidence__gte=0) & Q(confidence__lte=1)),
+                condition=Q(confidence__isnull=True)
+                | (Q(confidence__gte=0) & Q(confidence__lte=1)),
                 name="verdict_confidence_in_0_1",
             ),
             models.CheckConstraint(
@@ -120,6 +125,7 @@ class HumanLabel(AppendOnlyModel):
     rater = models.CharField(max_length=150, help_text="The rater's name in the source file.")
     label = models.CharField(max_length=100)
     note = models.TextField(blank=True)
+    extra = models.JSONField(default=dict, blank=True, help_text="Unknown keys, kept for export.")
     source_name = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -158,17 +164,26 @@ class SplitDraw(models.Model):
             ),
         ]
 
+    def __str__(self):
+        return f"draw {self.pk} (seed {self.seed}, held-out {self.held_out_fraction:g})"
+
 
 class ItemSplit(models.Model):
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="split")
     draw = models.ForeignKey(SplitDraw, on_delete=models.CASCADE, related_name="assignments")
     split = models.CharField(max_length=16, choices=Split.choices)
+    late = models.BooleanField(
+        default=False, help_text="Drawn after the first draw, by the late-item rule (see splits)."
+    )
 
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(split__in=Split.values), name="itemsplit_valid"),
         ]
         indexes = [models.Index(fields=["split"])]
+
+    def __str__(self):
+        return f"{self.item_id}: {self.split}"
 
 
 class HeldOutAccess(AppendOnlyModel):
@@ -181,3 +196,76 @@ class HeldOutAccess(AppendOnlyModel):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class GateSetting(models.Model):
+    """A project's gate for one criterion (defaults: kappa lower bound >= 0.6 with n >= 50)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="gate_settings")
+    criterion = models.CharField(max_length=100)
+    min_lower = models.FloatField(default=0.6, help_text="Cohen's kappa: lower 95% CI bound.")
+    min_n = models.PositiveIntegerField(default=50, help_text="Held-out items with both labels.")
+    max_ci_width = models.FloatField(default=0.3, help_text="Wider: warn that n is too small.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "criterion"], name="gatesetting_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.criterion}: kappa lower >= {self.min_lower}, n >= {self.min_n}"
+
+
+class DashboardSnapshot(AppendOnlyModel):
+    """Every figure of a project's dashboard at one moment, with a fingerprint of its inputs."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    fingerprint = models.TextField()
+    payload = models.JSONField()
+
+    class Meta:
+        ordering = ["project", "-computed_at"]
+
+
+DEFAULT_FAILURE_BUCKETS = (
+    "task ambiguity",
+    "context omission",
+    "model reasoning",
+    "grader/judge error",
+    "slice regression",
+)
+
+
+class FailureBucket(models.Model):
+    """Why a judge and the people disagree; the list is editable per project."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="failure_buckets")
+    name = models.CharField(max_length=100)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["project", "position", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="failurebucket_unique"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class FailureTag(AppendOnlyModel):
+    """An adjudicator's diagnosis of one disagreement; re-tagging adds a row (latest counts)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="failure_tags")
+    criterion = models.CharField(max_length=100)
+    judge = models.CharField(max_length=300)
+    bucket = models.ForeignKey(
+        FailureBucket, null=True, blank=True, on_delete=models.PROTECT, related_name="tags"
+    )
+    note = models.TextField(blank=True)
+    tagged_by = models.ForeignKey(User, null=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "criterion", "judge", "created_at"]

@@ -1,7 +1,50 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from judging import views
+from judging.views import dashboard, disagreements, exports, lists
+
+def _choice(*words):
+    """A path converter limited to a few words (report and chart formats)."""
+    return type("Choice", (), {
+        "regex": "|".join(words),
+        "to_python": lambda self, value: value,
+        "to_url": lambda self, value: value,
+    })
+
+
+register_converter(_choice("md", "json"), "report_format")
+register_converter(_choice("svg", "png", "csv"), "chart_format")
+register_converter(_choice("confusion", "reliability"), "chart_kind")
 
 urlpatterns = [
-    path("dashboards/", views.dashboards, name="dashboards"),
+    path("dashboards/", lists.dashboards, name="dashboards"),
+    path("p/<slug:slug>/dashboard/", dashboard.project_dashboard, name="project_dashboard"),
+    path("p/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path(
+        "p/<slug:slug>/dashboard/criteria/<str:name>/",
+        dashboard.criterion_page,
+        name="dashboard_criterion",
+    ),
+    path(
+        "p/<slug:slug>/dashboard/disagreements/",
+        disagreements.disagreement_list,
+        name="dashboard_disagreements",
+    ),
+    path(
+        "p/<slug:slug>/dashboard/disagreements/<int:item_pk>/tag/",
+        disagreements.disagreement_tag,
+        name="dashboard_tag",
+    ),
+    path(
+        "p/<slug:slug>/dashboard/failures/", disagreements.failure_analysis, name="dashboard_failures"
+    ),
+    path(
+        "p/<slug:slug>/dashboard/report.<report_format:fmt>",
+        exports.dashboard_report,
+        name="dashboard_report",
+    ),
+    path(
+        "p/<slug:slug>/dashboard/charts/<chart_kind:kind>/<str:name>.<chart_format:fmt>",
+        exports.dashboard_chart,
+        name="dashboard_chart",
+    ),
 ]

@@ -58,7 +58,7 @@ def _demo_user(spec: DemoUser):
 
 @transaction.atomic
 def demo_load():
-    """Create (or refresh) the demo users and project; returns the project."""
+    """Create (or refresh) the demo users and review project; returns it and the users."""
     users = {spec.username: _demo_user(spec) for spec in DEMO_USERS}
     project = project_create(
         actor=users["alex"],
@@ -78,4 +78,4 @@ def demo_load():
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         reviews = write_demo_reviews(Path(folder))
         import_file(actor=users["alex"], project=project, path=reviews, format="review")
-    return project
+    return project, users

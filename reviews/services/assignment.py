@@ -83,7 +83,7 @@ def claim_next(*, rater, project: Project) -> Assignment | None:
             Assignment.objects.filter(rater=rater, item__project=project)
             .filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.ASSIGNED))
             .filter(item__status=ItemStatus.OPEN)
-            .order_by("-status", "claimed_at")  # "active" sorts before "assigned"
+            .order_by("status", "claimed_at")  # ascending: "active" sorts before "assigned"
             .first()
         )
         if current is not None:

@@ -23,6 +23,7 @@ from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.documents import StoredFiles
 from reviews.services.evidence import EvidenceError
+from reviews.signals import project_data_changed
 
 FORMATS = ("review", "jsonl", "csv", "textflow")
 
@@ -132,6 +133,7 @@ def import_file(
             raise FormatError(f"no importer for format {chosen!r}", file=name)
         with transaction.atomic():
             importer(path, context)
+            transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
     except FormatError as error:
         context.written.discard()
         raise ImportFailed(error) from None

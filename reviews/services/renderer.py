@@ -456,3 +456,14 @@ def encrypt_pdf(data: bytes, *, user_password: str, owner_password: str | None =
             )
         finally:
             doc.close()
+
+
+def svg_to_png(svg: bytes, *, scale: float = 2.0) -> bytes:
+    """Rasterise an SVG chart (for the dashboards' PNG downloads)."""
+    with _LOCK:
+        doc = pymupdf.open(stream=svg, filetype="svg")
+        try:
+            pix = doc[0].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+            return pix.tobytes("png")
+        finally:
+            doc.close()

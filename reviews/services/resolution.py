@@ -24,15 +24,25 @@ from reviews.models import (
     Item,
     ItemStatus,
     Question,
+    QuestionKind,
     QuestionStatus,
     Resolution,
     ResolutionRule,
 )
 from reviews.services.normalise import comparable
+from reviews.signals import project_data_changed
 
 
 class ResolutionError(Exception):
     """A decision that cannot be applied (user-facing reason)."""
+
+
+# What a decision on each kind of question can say (`unclear` is a rater's flag, not a decision).
+_DECISIONS_BY_KIND = {
+    QuestionKind.FIELD: {Decision.SET, Decision.OMIT},
+    QuestionKind.CRITERION: {Decision.LABEL},
+    QuestionKind.PAIRWISE: {Decision.A, Decision.B, Decision.TIE},
+}
 
 
 def _answer_key(answer: Answer):
@@ -92,7 +102,7 @@ def question_try_resolve(*, question: Question, rater_ids: list[int], rule: str)
         value=_resolution_value(members),
         method=rule,
     )
-    resolution.source_answers.set(answers)
+    resolution.source_answers.set(members)  # the answers it came from, not the outvoted ones
     question.status = QuestionStatus.RESOLVED
     question.save(update_fields=["status"])
     Event.objects.create(
@@ -146,6 +156,8 @@ def resolve_submitted_item(*, item: Item) -> list[Resolution]:
         )
     ]
     item_status_refresh(item)
+    if resolutions:
+        _announce(item)
     return resolutions
 
 
@@ -160,6 +172,8 @@ def adjudicate(
         raise ResolutionError("Give a reason for the decision.")
     if question.status == QuestionStatus.OPEN:
         raise ResolutionError("Raters have not finished this question yet.")
+    if decision not in _DECISIONS_BY_KIND[question.kind]:
+        raise ResolutionError("Choose a decision for this question.")
     if decision == Decision.SET and (value is None or value == ""):
         raise ResolutionError("Give the value, or decide to omit the field.")
     if decision == Decision.LABEL and value not in question.labels:
@@ -191,7 +205,13 @@ def adjudicate(
         question.item.status = ItemStatus.RESOLVED
         question.item.save(update_fields=["status", "updated_at"])
     item_status_refresh(question.item)
+    _announce(question.item)
     return resolution
+
+
+def _announce(item: Item) -> None:
+    project = item.project
+    transaction.on_commit(lambda: project_data_changed.send(Item, project=project))
 
 
 def current_resolution(question: Question) -> Resolution | None:

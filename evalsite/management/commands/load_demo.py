@@ -1,11 +1,14 @@
 from django.core.management.base import BaseCommand
 
+from django.db import transaction
+
+from judging.demo import demo_judging_load
 from reviews.demo import DEMO_USERS, demo_load
 from reviews.models import Project
 
 
 class Command(BaseCommand):
-    help = "Load the demo project and users (idempotent); prints the demo logins."
+    help = "Load the demo projects and users (idempotent); prints the demo logins."
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -18,8 +21,11 @@ class Command(BaseCommand):
         if if_empty and Project.objects.exists():
             self.stdout.write("database has projects already: demo not reloaded")
         else:
-            project = demo_load()
-            self.stdout.write(f"demo project {project.slug!r}: {project.items.count()} items")
+            with transaction.atomic():
+                review_demo, users = demo_load()
+                judge_demo = demo_judging_load(users=users)
+            for project in (review_demo, judge_demo):
+                self.stdout.write(f"demo project {project.slug!r}: {project.items.count()} items")
         self.stdout.write("demo logins (username / password / roles):")
         for spec in DEMO_USERS:
             roles = ", ".join(spec.roles) + (" + site staff" if spec.staff else "")

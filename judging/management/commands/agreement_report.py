@@ -1,0 +1,46 @@
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.services.agreement import AgreementReportError, agreement_report
+from judging.services.agreement_markdown import render_markdown
+from judging.services.splits import SPLIT_CHOICES, SplitError
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = "Judge–human and human–human agreement per criterion (held-out items by default)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--criterion", metavar="NAME", help="only this criterion")
+        parser.add_argument(
+            "--split",
+            choices=SPLIT_CHOICES,
+            help="default: held_out (all, with a note, while no split is drawn)",
+        )
+        parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        parser.add_argument("--user", metavar="USERNAME", help="who reads the figures (logged)")
+
+    def handle(self, *args, project, criterion, split, format, seed, user, **options):
+        try:
+            target = Project.objects.get(slug=project)
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {project!r}.") from None
+        actor = None
+        if user:
+            actor = get_user_model().objects.filter(username=user).first()
+            if actor is None:
+                raise CommandError(f"No user named {user!r}.")
+        try:
+            report = agreement_report(
+                actor=actor, project=target, split=split, criterion=criterion, seed=seed
+            )
+        except (SplitError, AgreementReportError) as error:
+            raise CommandError(str(error)) from None
+        if format == "json":
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(render_markdown(report))

@@ -1,0 +1,52 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.services.criteria import latest_criterion
+from judging.services.send_to_humans import SendError, send_to_humans
+from judging.services.splits import SplitError
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = "Ask raters for a criterion's labels on chosen items (never shows them the verdicts)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--criterion", required=True, metavar="NAME")
+        chosen = parser.add_mutually_exclusive_group(required=True)
+        chosen.add_argument(
+            "--split-votes", action="store_true", help="items whose samples disagree"
+        )
+        chosen.add_argument(
+            "--calibration-sample", type=int, metavar="N", help="N calibration items"
+        )
+        chosen.add_argument("--held-out", action="store_true", help="every held-out item")
+        parser.add_argument("--seed", type=int, help="for --calibration-sample")
+
+    def handle(
+        self, *args, project, criterion, split_votes, calibration_sample, held_out, seed, **options
+    ):
+        try:
+            target = Project.objects.get(slug=project)
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {project!r}.") from None
+        found = latest_criterion(project=target, name=criterion)
+        if found is None:
+            raise CommandError(f"No criterion {criterion!r} in {project!r}.")
+        selection = (
+            "split_votes" if split_votes else "held_out" if held_out else "calibration_sample"
+        )
+        try:
+            result = send_to_humans(
+                actor=None,
+                project=target,
+                criterion=found,
+                selection=selection,
+                n=calibration_sample,
+                seed=seed,
+            )
+        except (SendError, SplitError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{result.selection}: {result.items} items, {result.questions_created} questions "
+            f"created, {result.questions_existing} already asked, {result.items_reopened} re-opened"
+        )

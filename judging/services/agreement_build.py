@@ -1,0 +1,306 @@
+"""The agreement report as a pure function: plain labels in, the report dict out.
+
+No Django here: `agreement.py` gathers the data, dashboards can call `build_agreement_report`
+with their own. Keys are documented in docs/agreement-report.md and are stable.
+
+Judge labels: a judge's samples on an item vote (the most common label; a tie gives no label,
+`ties_excluded`); a sample whose label is outside the criterion's label set (TextFlow's
+`unparsed`) abstains and is counted in `unparsed_samples`. A panel (`panel:majority`, only when
+two or more model groups judged the criterion) votes per model group first, then each group once.
+Agreement statistics use the items that have both a judge label and a final human label; rows =
+human, columns = judge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from judging.metrics import (
+    Stat,
+    accuracy,
+    classification_report,
+    cohen_kappa_ci,
+    confusion_matrix,
+    expected_agreement,
+    gwet_ac1,
+    krippendorff_alpha,
+    observed_agreement,
+    panel_vote,
+    position_swap_consistency,
+)
+from judging.services.agreement_human import human_human_entries
+
+N_RESAMPLES = 2000
+CI_LEVEL = 0.95
+CI_METHOD = "percentile"
+NO_PAIRS = "no item has both a judge label and a final human label (n = 0)"
+NOMINAL_WEIGHTS = "weighted kappa needs ordered labels: this criterion is nominal"
+NOT_PAIRWISE = "position consistency applies to pairwise criteria only"
+NO_POSITIVE = "the criterion has no positive label"
+SPLIT_LABELS = {
+    "held_out": "held-out figures: the ones that count",
+    "calibration": "development figures (calibration split): for tuning, not for release decisions",
+    "all": "development figures (all items, calibration and held-out mixed): not for release "
+    "decisions",
+}
+
+
+@dataclass(frozen=True)
+class JudgeSamples:
+    """One judge's verdicts on one criterion: item -> its samples' labels (and display orders)."""
+
+    name: str  # "provider/model", as reports name judges
+    model_group: str
+    configuration: str
+    samples: Mapping[str, Sequence[str]]
+    orders: Mapping[str, Sequence[str]] = field(default_factory=dict)  # pairwise: "AB" / "BA"
+
+
+@dataclass(frozen=True)
+class CriterionInput:
+    name: str
+    version: str
+    labels: Sequence[str]
+    positive_label: str = ""
+    ordinal: bool = False
+    critical: bool = False
+    pairwise: bool = False
+    final_labels: Mapping[str, str] = field(default_factory=dict)  # item -> final human label
+    human_ties: Sequence[str] = ()  # items whose human labels tie (no final label)
+    rater_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    judges: Sequence[JudgeSamples] = ()
+
+
+@dataclass
+class Votes:
+    """Item -> the judge's label, plus what was left out and why."""
+
+    labels: dict[str, str] = field(default_factory=dict)
+    ties: set[str] = field(default_factory=set)
+    unparsed_only: set[str] = field(default_factory=set)
+    unparsed_samples: int = 0
+
+    @property
+    def judged(self) -> int:
+        return len(self.labels) + len(self.ties) + len(self.unparsed_only)
+
+
+def _top(labels: Sequence[str]) -> tuple[str | None, bool]:
+    """(the most common label or None, tied?)."""
+    ranked = Counter(labels).most_common(2)
+    if not ranked:
+        return None, False
+    if len(ranked) == 2 and ranked[0][1] == ranked[1][1]:
+        return None, True
+    return ranked[0][0], False
+
+
+def judge_votes(judge: JudgeSamples, labels: Sequence[str]) -> Votes:
+    votes = Votes()
+    allowed = set(labels)
+    for item, samples in judge.samples.items():
+        parsed = [s for s in samples if s in allowed]
+        votes.unparsed_samples += len(samples) - len(parsed)
+        label, tied = _top(parsed)
+        if label is not None:
+            votes.labels[item] = label
+        elif tied:
+            votes.ties.add(item)
+        else:
+            votes.unparsed_only.add(item)
+    return votes
+
+
+def panel_votes(judges: Sequence[JudgeSamples], labels: Sequence[str]) -> Votes:
+    """Model-balanced majority: samples vote inside their model group, each group once."""
+    allowed = set(labels)
+    by_item: dict[str, dict[str, list[str | None]]] = {}
+    for judge in judges:
+        for item, samples in judge.samples.items():
+            group = by_item.setdefault(item, {}).setdefault(judge.model_group, [])
+            group.extend(s if s in allowed else None for s in samples)
+    votes = Votes()
+    for item, groups in by_item.items():
+        votes.unparsed_samples += sum(s is None for g in groups.values() for s in g)
+        outcome = panel_vote(groups, rule="majority")
+        if outcome.is_decided:
+            votes.labels[item] = outcome.label
+        elif any(s is not None for g in groups.values() for s in g):
+            votes.ties.add(item)
+        else:
+            votes.unparsed_only.add(item)
+    return votes
+
+
+def _ci(value: Stat, result) -> dict[str, Any]:
+    return value.as_dict() if result is None else result.estimate.as_dict()
+
+
+def _kappas(table, criterion: CriterionInput, seed: int, n_resamples: int) -> dict[str, Any]:
+    options = {"n_resamples": n_resamples, "level": CI_LEVEL, "method": CI_METHOD, "rng": seed}
+    kappa = cohen_kappa_ci(table, **options)
+    out = {"cohen_kappa": kappa.estimate.as_dict()}
+    for weights in ("linear", "quadratic"):
+        key = f"weighted_kappa_{weights}"
+        if criterion.ordinal:
+            out[key] = cohen_kappa_ci(table, weights=weights, **options).estimate.as_dict()
+        else:
+            out[key] = Stat.undefined(NOMINAL_WEIGHTS).as_dict()
+    out["bootstrap"] = {
+        "method": CI_METHOD,
+        "level": CI_LEVEL,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "resamples_undefined": kappa.resamples_undefined,
+        "ci_undefined_reason": kappa.ci_undefined_reason,
+    }
+    return out
+
+
+def _agreement_stats(humans, judged, criterion: CriterionInput, seed: int, n_resamples: int):
+    labels = list(criterion.labels)
+    table = confusion_matrix(humans, judged, labels)
+    level = "ordinal" if criterion.ordinal else "nominal"
+    scores = classification_report(table, labels).macro
+    stats = {
+        "observed_agreement": observed_agreement(table),
+        "expected_agreement": expected_agreement(table),
+        "krippendorff_alpha": krippendorff_alpha([humans, judged], level=level, values=labels),
+        "gwet_ac1": gwet_ac1(table),
+        "accuracy": accuracy(table),
+        "precision_macro": scores.precision,
+        "recall_macro": scores.recall,
+        "f1_macro": scores.f1,
+    }
+    if not humans:
+        stats = dict.fromkeys(stats, Stat.undefined(NO_PAIRS))
+    out = {key: value.as_dict() for key, value in stats.items()}
+    out |= _kappas(table, criterion, seed, n_resamples)
+    if not humans:
+        for key in ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic"):
+            if out[key]["value"] is None:
+                out[key] = Stat.undefined(NO_PAIRS).as_dict()
+    out["krippendorff_level"] = level
+    out["confusion_matrix"] = {"labels": labels, "counts": table.tolist()}
+    return out
+
+
+def _share(hits: int, total: int, positive: str, what: str) -> Stat:
+    if not positive:
+        return Stat.undefined(NO_POSITIVE)
+    if total == 0:
+        return Stat.undefined(f"no item has {what}")
+    return Stat(hits / total)
+
+
+def _position_consistency(criterion: CriterionInput, judges: Sequence[JudgeSamples]) -> Stat:
+    if not criterion.pairwise:
+        return Stat.undefined(NOT_PAIRWISE)
+    first: dict[str, list[str]] = {}
+    swapped: dict[str, list[str]] = {}
+    for judge in judges:
+        for item, samples in judge.samples.items():
+            for label, order in zip(samples, judge.orders.get(item, ()), strict=False):
+                (swapped if order == "BA" else first).setdefault(item, []).append(label)
+    items = sorted(set(first) | set(swapped))
+    return position_swap_consistency(
+        [_top(first.get(i, []))[0] for i in items], [_top(swapped.get(i, []))[0] for i in items]
+    )
+
+
+def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples) -> dict:
+    """One criterion × judge (or panel) row; see docs/agreement-report.md for every key."""
+    final = criterion.final_labels
+    paired = sorted(item for item in votes.labels if item in final)
+    positive = criterion.positive_label
+    row = {
+        "criterion": criterion.name,
+        "criterion_version": criterion.version,
+        "labels": list(criterion.labels),
+        "positive_label": positive or None,
+        "ordinal": criterion.ordinal,
+        "critical": criterion.critical,
+        "judge": judge_name,
+        "judge_configurations": sorted({j.configuration for j in judges}),
+        "model_groups": sorted({j.model_group for j in judges}),
+        "n": len(paired),
+        "n_judged": votes.judged,
+        "n_human": len(final),
+        "ties_excluded": len(votes.ties & final.keys()),
+        "unparsed_excluded": len(votes.unparsed_only & final.keys()),
+        "unparsed_samples": votes.unparsed_samples,
+        "human_ties_excluded": len(set(criterion.human_ties) & set(votes.labels)),
+    }
+    humans = [final[item] for item in paired]
+    judged = [votes.labels[item] for item in paired]
+    row |= _agreement_stats(humans, judged, criterion, seed, n_resamples)
+    passed = sum(label == positive for label in votes.labels.values())
+    row["pass_rate_judged"] = _share(passed, votes.judged, positive, "a judge verdict").as_dict()
+    passed_human = sum(label == positive for label in final.values())
+    row["pass_rate_human"] = _share(
+        passed_human, len(final), positive, "a final human label"
+    ).as_dict()
+    row["position_consistency"] = _position_consistency(criterion, judges).as_dict()
+    return row
+
+
+def criterion_rows(criterion: CriterionInput, *, seed: int, n_resamples: int) -> list[dict]:
+    rows = []
+    judges = sorted(criterion.judges, key=lambda j: (j.name, j.configuration))
+    for judge in judges:
+        votes = judge_votes(judge, criterion.labels)
+        rows.append(
+            result_row(criterion, judge.name, [judge], votes, seed=seed, n_resamples=n_resamples)
+        )
+    if len({j.model_group for j in judges}) >= 2:
+        votes = panel_votes(judges, criterion.labels)
+        rows.append(
+            result_row(
+                criterion, "panel:majority", judges, votes, seed=seed, n_resamples=n_resamples
+            )
+        )
+    return rows
+
+
+def build_agreement_report(
+    *,
+    project: str,
+    split: str,
+    computed_at: str,
+    criteria: Sequence[CriterionInput],
+    notes: Sequence[str] = (),
+    split_draw: dict[str, Any] | None = None,
+    seed: int = 0,
+    n_resamples: int = N_RESAMPLES,
+) -> dict[str, Any]:
+    """The whole report (JSON-ready) from plain data. Deterministic for a given seed."""
+    ordered = sorted(criteria, key=lambda c: (c.name, c.version))
+    notes = list(notes)
+    for criterion in ordered:
+        if criterion.human_ties:
+            shown = ", ".join(sorted(criterion.human_ties)[:10])
+            more = "…" if len(criterion.human_ties) > 10 else ""
+            notes.append(
+                f"{criterion.name}: {len(criterion.human_ties)} items have tied human labels and "
+                f"no final label (left out): {shown}{more}"
+            )
+    return {
+        "project": project,
+        "split": split,
+        "split_label": SPLIT_LABELS[split],
+        "development_figures": split != "held_out",
+        "computed_at": computed_at,
+        "split_draw": split_draw,
+        "notes": notes,
+        "results": [
+            row for c in ordered for row in criterion_rows(c, seed=seed, n_resamples=n_resamples)
+        ],
+        "human_human": [
+            entry
+            for c in ordered
+            for entry in human_human_entries(c, seed=seed, n_resamples=n_resamples)
+        ],
+    }

@@ -1,0 +1,141 @@
+"""The agreement report as Markdown: one table per criterion, undefined values with their reasons.
+
+Pure: renders the dict `build_agreement_report` returns. Names from imported files are escaped
+so a `|` in a criterion or judge name cannot break a table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COLUMNS = [
+    ("n", "n"),
+    ("ties excl.", "ties_excluded"),
+    ("observed", "observed_agreement"),
+    ("kappa [95% CI]", "cohen_kappa"),
+    ("AC1", "gwet_ac1"),
+    ("alpha", "krippendorff_alpha"),
+    ("F1 macro", "f1_macro"),
+    ("pass judged", "pass_rate_judged"),
+    ("pass human", "pass_rate_human"),
+]
+
+
+def _escape(text: Any) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _stat(stat: dict[str, Any]) -> str:
+    if stat["value"] is None:
+        return "undefined"
+    text = f"{stat['value']:.3f}"
+    if stat["ci"] is not None:
+        text += f" [{stat['ci'][0]:.3f}, {stat['ci'][1]:.3f}]"
+    return text
+
+
+def _cell(row: dict[str, Any], key: str) -> str:
+    value = row[key]
+    return _stat(value) if isinstance(value, dict) else str(value)
+
+
+def _undefined(row: dict[str, Any]) -> list[str]:
+    """One line per reason: `- judge: reason (columns)`."""
+    columns: dict[str, list[str]] = {}
+    for title, key in COLUMNS:
+        if isinstance(row[key], dict) and row[key]["value"] is None:
+            columns.setdefault(row[key]["undefined_reason"], []).append(title)
+    return [
+        f"- {_escape(row['judge'])}: {_escape(reason)} ({', '.join(titles)})"
+        for reason, titles in columns.items()
+    ]
+
+
+def _confusion(row: dict[str, Any]) -> list[str]:
+    matrix = row["confusion_matrix"]
+    labels = [_escape(label) for label in matrix["labels"]]
+    lines = [
+        f"Confusion matrix, {_escape(row['judge'])} (rows human, columns judge):",
+        "",
+        "| human \\ judge | " + " | ".join(labels) + " |",
+        "|---" * (len(labels) + 1) + "|",
+    ]
+    lines += [
+        f"| {label} | " + " | ".join(str(c) for c in counts) + " |"
+        for label, counts in zip(labels, matrix["counts"], strict=True)
+    ]
+    return [*lines, ""]
+
+
+def _criterion_section(name: str, rows: list[dict[str, Any]]) -> list[str]:
+    first = rows[0]
+    positive = f", positive {_escape(first['positive_label'])}" if first["positive_label"] else ""
+    lines = [
+        f"## {_escape(name)} (version {_escape(first['criterion_version'])})",
+        "",
+        f"Labels: {', '.join(_escape(label) for label in first['labels'])}{positive}.",
+        "",
+        "| judge | " + " | ".join(title for title, _ in COLUMNS) + " |",
+        "|---" * (len(COLUMNS) + 1) + "|",
+    ]
+    lines += [
+        f"| {_escape(row['judge'])} | " + " | ".join(_cell(row, key) for _, key in COLUMNS) + " |"
+        for row in rows
+    ]
+    undefined = [line for row in rows for line in _undefined(row)]
+    if undefined:
+        lines += ["", "Undefined:", *undefined]
+    lines.append("")
+    for row in rows:
+        if row["n"]:
+            lines += _confusion(row)
+    return lines
+
+
+def _human_section(entries: list[dict[str, Any]]) -> list[str]:
+    if not entries:
+        return ["## Human–human agreement", "", "No item has labels from two raters.", ""]
+    lines = [
+        "## Human–human agreement",
+        "",
+        "| criterion | raters | n | Cohen's kappa | Fleiss' kappa | Krippendorff's alpha |",
+        "|---|---|---|---|---|---|",
+    ]
+    for entry in entries:
+        raters = ", ".join(_escape(r) for r in entry["raters"])
+        if entry["kind"] == "rater_pair":
+            cells = [str(entry["n"]), _stat(entry["cohen_kappa"]), "", ""]
+        else:
+            raters = f"all ({raters})"
+            cells = [
+                str(entry["n_items"]),
+                "",
+                _stat(entry["fleiss_kappa"]),
+                _stat(entry["krippendorff_alpha"]),
+            ]
+        lines.append(f"| {_escape(entry['criterion'])} | {raters} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    lines = [
+        f"# Agreement report: {_escape(report['project'])}",
+        "",
+        f"Split: **{report['split']}**: {report['split_label']}.",
+        f"Computed at {report['computed_at']}.",
+        "",
+    ]
+    if report["development_figures"]:
+        lines += ["> DEVELOPMENT FIGURES: not a measure of the judge on unseen items.", ""]
+    lines += [f"- Note: {_escape(note)}" for note in report["notes"]]
+    if report["notes"]:
+        lines.append("")
+    by_criterion: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in report["results"]:
+        by_criterion.setdefault((row["criterion"], row["criterion_version"]), []).append(row)
+    if not by_criterion:
+        lines += ["No criterion has judge verdicts yet.", ""]
+    for (name, _), rows in by_criterion.items():
+        lines += _criterion_section(name, rows)
+    lines += _human_section(report["human_human"])
+    return "\n".join(lines)

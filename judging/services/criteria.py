@@ -1,0 +1,140 @@
+"""Criteria and judges as imports meet them: created once, then reused, never silently redefined.
+
+A criterion is identified by (project, name, version). Its fingerprint is the SHA-256 of the
+canonical JSON of name, version, labels and text; importing a different definition under a name
+and version that already exist is refused, because every verdict and label already stored was
+given against the old definition. A changed rubric is a new version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from judging.models import Criterion, Judge
+from reviews.models import Project
+
+PAIRWISE_CRITERION = "preference"
+PAIRWISE_LABELS = ["A", "B", "tie"]
+
+
+class CriterionConflict(Exception):
+    """A criterion definition disagrees with the stored one of the same name and version."""
+
+
+@dataclass(frozen=True)
+class CriterionDefinition:
+    name: str
+    labels: list[str]
+    version: str = "1"
+    positive_label: str = ""
+    ordinal: bool = False
+    critical: bool = False
+    pairwise: bool = False
+    text: str = ""
+
+    @property
+    def sha256(self) -> str:
+        return criterion_fingerprint(self.name, self.version, self.labels, self.text)
+
+
+def criterion_fingerprint(name: str, version: str, labels: list[str], text: str) -> str:
+    canonical = json.dumps(
+        {"name": name, "version": version, "labels": list(labels), "text": text},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _differences(stored: Criterion, wanted: CriterionDefinition) -> list[str]:
+    pairs = {
+        "labels": (stored.labels, wanted.labels),
+        "text": (stored.text, wanted.text),
+        "positive": (stored.positive_label, wanted.positive_label),
+        "ordinal": (stored.ordinal, wanted.ordinal),
+        "critical": (stored.critical, wanted.critical),
+        "pairwise": (stored.pairwise, wanted.pairwise),
+    }
+    return [f"{key} {old!r} -> {new!r}" for key, (old, new) in pairs.items() if old != new]
+
+
+def criterion_ensure(
+    *, project: Project, definition: CriterionDefinition
+) -> tuple[Criterion, bool]:
+    """The stored criterion of this name and version (created if new): `(criterion, created)`.
+
+    Raises CriterionConflict when the stored one is defined differently.
+    """
+    stored = Criterion.objects.filter(
+        project=project, name=definition.name, version=definition.version
+    ).first()
+    if stored is not None:
+        differences = _differences(stored, definition)
+        if differences:
+            raise CriterionConflict(
+                f"criterion {definition.name!r} version {definition.version!r} already exists "
+                f"with a different definition ({'; '.join(differences)}); "
+                "give the changed criterion a new version"
+            )
+        return stored, False
+    created = Criterion.objects.create(
+        project=project,
+        name=definition.name,
+        version=definition.version,
+        labels=list(definition.labels),
+        positive_label=definition.positive_label,
+        ordinal=definition.ordinal,
+        critical=definition.critical,
+        pairwise=definition.pairwise,
+        text=definition.text,
+        sha256=definition.sha256,
+    )
+    return created, True
+
+
+def latest_criterion(*, project: Project, name: str) -> Criterion | None:
+    """The newest version of a criterion: what a verdict naming only the criterion refers to."""
+    return (
+        Criterion.objects.filter(project=project, name=name).order_by("-created_at", "-pk").first()
+    )
+
+
+def default_pairwise_criterion(*, project: Project) -> tuple[Criterion, bool]:
+    """`preference` (A / B / tie): the criterion of pairwise verdicts that name none."""
+    existing = latest_criterion(project=project, name=PAIRWISE_CRITERION)
+    if existing is not None:
+        return existing, False
+    return criterion_ensure(
+        project=project,
+        definition=CriterionDefinition(
+            name=PAIRWISE_CRITERION,
+            labels=PAIRWISE_LABELS,
+            pairwise=True,
+            text="Which answer is better? A, B, or a tie.",
+        ),
+    )
+
+
+def judge_ensure(
+    *,
+    project: Project,
+    provider: str,
+    model: str,
+    temperature: float | None = None,
+    prompt_sha256: str | None = None,
+) -> tuple[Judge, bool]:
+    """The judge of this exact configuration (created if new): `(judge, created)`."""
+    key = Judge.configuration_key(provider, model, temperature, prompt_sha256)
+    return Judge.objects.get_or_create(
+        project=project,
+        configuration=key,
+        defaults={
+            "provider": provider,
+            "model": model,
+            "temperature": temperature,
+            "prompt_sha256": prompt_sha256 or "",
+        },
+    )

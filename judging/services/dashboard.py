@@ -1,0 +1,182 @@
+"""The calibration dashboard's figures: computed in the background, stored as a snapshot.
+
+A snapshot holds everything the dashboard pages show (held-out and calibration rows, per-slice
+rows, gates, release decisions, disagreements, rater quality, reliability), so a page view is
+one row read, whatever the number of verdicts. Each snapshot records a fingerprint of its
+inputs; when labels change the fingerprint no longer matches, the pages say the figures are
+stale and a recompute is queued — they are never stale without saying so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from judging.gates import GateOutcome, GateRule, evaluate, release_decision
+from judging.models import Criterion, DashboardSnapshot, GateSetting, HumanLabel, ItemSplit, Verdict
+from judging.services.agreement import criterion_input
+from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
+from judging.services.agreement_human import human_human_entries
+from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
+from judging.services.splits import current_draw, items_in_split
+from reviews.models import Resolution, Slice
+
+SEED = 0
+RESAMPLES = 2000
+SLICE_RESAMPLES = 1000
+
+
+def inputs_fingerprint(project) -> str:
+    """Changes whenever anything the figures depend on changes (cheap: a few aggregates)."""
+    parts = [
+        Verdict.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("id")),
+        HumanLabel.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("id")),
+        Resolution.objects.filter(question__item__project=project).aggregate(
+            n=Count("id"), m=Max("id")
+        ),
+        ItemSplit.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("draw_id")),
+        Criterion.objects.filter(project=project).aggregate(n=Count("id"), m=Max("id")),
+        list(Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)),
+        list(GateSetting.objects.filter(project=project).values_list("criterion", "min_lower", "min_n")),
+    ]
+    return repr(parts)
+
+
+def gate_rule(project, criterion: str) -> GateRule:
+    setting = GateSetting.objects.filter(project=project, criterion=criterion).first()
+    if setting is None:
+        return GateRule()
+    return GateRule(min_lower=setting.min_lower, min_n=setting.min_n,
+                    max_ci_width=setting.max_ci_width)
+
+
+def _inputs(project, split: str | None) -> tuple[list, dict[int, str]]:
+    items = items_in_split(project=project, split=split or "all")
+    names = dict(items.values_list("pk", "external_id"))
+    criteria = Criterion.objects.filter(project=project).order_by("name", "version")
+    return [(c, criterion_input(c, items, names)) for c in criteria], names
+
+
+def _slice_members(project, names: dict[int, str]) -> dict[str, set[str]]:
+    through = Slice.items.through.objects.filter(slice__project=project, item_id__in=list(names))
+    members: dict[str, set[str]] = defaultdict(set)
+    for slice_name, item_id in through.values_list("slice__name", "item_id"):
+        members[slice_name].add(names[item_id])
+    return members
+
+
+def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[str, list]]:
+    """judge name -> item -> sample confidences, in sample order."""
+    rows = (
+        Verdict.objects.filter(criterion=criterion, item_id__in=list(names))
+        .order_by("item_id", "judge_id", "sample", "display_order")
+        .values_list("judge__provider", "judge__model", "item_id", "confidence")
+    )
+    found: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for provider, model, item_id, confidence in rows:
+        found[f"{provider}/{model}"][names[item_id]].append(confidence)
+    return found
+
+
+def compute_dashboard(project) -> dict[str, Any]:
+    """Every figure the dashboard shows, for the latest version of each criterion and all
+    versions side by side; JSON-ready."""
+    draw = current_draw(project)
+    held_split = "held_out" if draw else "all"
+    held, held_names = _inputs(project, held_split)
+    calibration = {c.pk: data for c, data in _inputs(project, "calibration")[0]} if draw else {}
+    members = _slice_members(project, held_names)
+    critical_slices = set(
+        Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)
+    )
+    latest = {c.name: c for c, _ in held}  # ordered by version: the last one wins
+    criteria = []
+    for criterion, data in held:
+        rows = criterion_rows(data, seed=SEED, n_resamples=RESAMPLES)
+        slices = {
+            name: criterion_rows(restrict(data, items), seed=SEED, n_resamples=SLICE_RESAMPLES)
+            for name, items in sorted(members.items())
+        }
+        confidences = _confidences(criterion, held_names)
+        criteria.append({
+            "name": criterion.name, "version": criterion.version,
+            "latest": latest[criterion.name].pk == criterion.pk,
+            "labels": list(criterion.labels), "critical": criterion.critical,
+            "ordinal": criterion.ordinal, "pairwise": criterion.pairwise,
+            "text": criterion.text, "rows": rows, "slices": slices,
+            "calibration_rows": criterion_rows(
+                calibration[criterion.pk], seed=SEED, n_resamples=SLICE_RESAMPLES
+            ) if criterion.pk in calibration else [],
+            "disagreements": disagreements(data),
+            "rater_quality": rater_quality(data),
+            "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
+            "reliability": {
+                j.name: r for j in data.judges
+                if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
+            },
+        })
+    _apply_gates(project, criteria, critical_slices)
+    return {
+        "project": project.slug,
+        "computed_at": timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "split": held_split,
+        "split_label": SPLIT_LABELS[held_split],
+        "critical_slices": sorted(critical_slices),
+        "criteria": criteria,
+        "decisions": _decisions(criteria),
+    }
+
+
+def _apply_gates(project, criteria: list[dict], critical_slices: set[str]) -> None:
+    for entry in criteria:
+        rule = gate_rule(project, entry["name"])
+        entry["gate"] = {"statistic": rule.statistic, "min_lower": rule.min_lower,
+                         "min_n": rule.min_n, "max_ci_width": rule.max_ci_width}
+        for row in entry["rows"]:
+            slice_rows = {
+                name: next((r for r in rows if r["judge"] == row["judge"]), {})
+                for name, rows in entry["slices"].items()
+                if name in critical_slices
+            }
+            outcome = evaluate(rule, row, critical=entry["critical"], critical_slice_rows=slice_rows)
+            row["gate"] = {"decision": outcome.decision, "reasons": list(outcome.reasons),
+                           "failing_slices": list(outcome.failing_slices),
+                           "warnings": list(outcome.warnings)}
+
+
+def _decisions(criteria: list[dict]) -> list[dict]:
+    """Per judge (and panel): GO only if the latest version of every criterion passes."""
+    by_judge: dict[str, list] = defaultdict(list)
+    for entry in criteria:
+        if not entry["latest"]:
+            continue
+        for row in entry["rows"]:
+            by_judge[row["judge"]].append(row)
+    decisions = []
+    for judge, rows in sorted(by_judge.items()):
+        outcomes = [_outcome(row) for row in rows]
+        decision = release_decision(judge, outcomes)
+        decisions.append({"judge": judge, "decision": decision.decision,
+                          "failing_criteria": list(decision.failing_criteria),
+                          "failing_slices": list(decision.failing_slices)})
+    return decisions
+
+
+def _outcome(row) -> GateOutcome:
+    gate = row["gate"]
+    return GateOutcome(criterion=row["criterion"], judge=row["judge"], decision=gate["decision"],
+                       reasons=tuple(gate["reasons"]), failing_slices=tuple(gate["failing_slices"]))
+
+
+def dashboard_refresh(*, project) -> DashboardSnapshot:
+    """Compute and store a new snapshot (the previous ones stay, as history)."""
+    fingerprint = inputs_fingerprint(project)
+    payload = compute_dashboard(project)
+    return DashboardSnapshot.objects.create(project=project, fingerprint=fingerprint, payload=payload)
+
+
+def latest_snapshot(project) -> DashboardSnapshot | None:
+    return DashboardSnapshot.objects.filter(project=project).order_by("-computed_at", "-pk").first()

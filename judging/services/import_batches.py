@@ -1,0 +1,243 @@
+"""Verdicts and human labels waiting to be written together.
+
+A 100k-verdict file must not cost 100k INSERTs: records are checked one by one as they are read
+(criterion, label set), then written per batch: one query to find the batch's items, one to find
+what is already stored, one bulk insert. Re-importing the same rows is a no-op (counted as
+unchanged); a row that contradicts a stored one is refused, because verdicts and human labels
+are evidence, not settings to overwrite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judging.models import Criterion, HumanLabel, Judge, Verdict
+from reviews.formats.errors import FormatError
+from reviews.models import Item
+from reviews.services.imports import ImportContext
+
+BATCH = 1000
+
+
+class ItemLookup:
+    """External id -> item pk for one import, fetched a batch at a time."""
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.pks: dict[str, int] = {}
+
+    def resolve(self, wanted: list[tuple[str, str]]) -> dict[str, int]:
+        """`wanted` is `[(external_id, where)]`; an unknown id is an error naming its record."""
+        missing = {external_id for external_id, _ in wanted if external_id not in self.pks}
+        if missing:
+            found = Item.objects.filter(
+                project=self.context.project, external_id__in=missing
+            ).values_list("external_id", "pk")
+            self.pks.update(found)
+        for external_id, where in wanted:
+            if external_id not in self.pks:
+                raise FormatError(
+                    f"unknown item {external_id!r}: import the item first (an item record "
+                    "earlier in this file, or an earlier import)",
+                    file=self.context.file,
+                    record=where,
+                    path="$.item_id",
+                )
+        return self.pks
+
+
+@dataclass
+class PendingVerdict:
+    item_id: str  # the item's external id
+    criterion: Criterion
+    judge: Judge
+    label: str
+    where: str
+    sample: int = 0
+    raw: str = ""
+    explanation: str = ""
+    confidence: float | None = None
+    display_order: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    pair: dict[str, str] | None = None  # pairwise: {"A": answer_a, "B": answer_b}
+
+    def key(self, item_pk: int) -> tuple:
+        return (item_pk, self.criterion.pk, self.judge.pk, self.sample, self.display_order)
+
+
+class VerdictBatch:
+    def __init__(self, context: ImportContext, items: ItemLookup):
+        self.context = context
+        self.items = items
+        self.pending: list[PendingVerdict] = []
+
+    def add(self, verdict: PendingVerdict) -> None:
+        self.pending.append(verdict)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        pks = self.items.resolve([(v.item_id, v.where) for v in self.pending])
+        stored = self._stored(pks)
+        new: dict[tuple, PendingVerdict] = {}
+        for verdict in self.pending:
+            key = verdict.key(pks[verdict.item_id])
+            previous = stored.get(key) or (
+                (new[key].label, new[key].raw, f"first given on {new[key].where}")
+                if key in new
+                else None
+            )
+            if previous is None:
+                new[key] = verdict
+            elif previous[:2] == (verdict.label, verdict.raw):  # the same row again
+                self.context.counts["verdicts_unchanged"] += 1
+            else:
+                raise self._conflict(verdict, previous)
+        Verdict.objects.bulk_create(
+            [self._row(v, pks[v.item_id]) for v in new.values()], batch_size=BATCH
+        )
+        self._store_pairs(pks)
+        self.context.counts["verdicts"] += len(new)
+        self.context.counts["pairwise_verdicts"] += sum(1 for v in new.values() if v.pair)
+        self.pending = []
+
+    def _stored(self, pks: dict[str, int]) -> dict[tuple, tuple[str, str, str]]:
+        rows = Verdict.objects.filter(
+            item_id__in={pks[v.item_id] for v in self.pending},
+            criterion_id__in={v.criterion.pk for v in self.pending},
+            judge_id__in={v.judge.pk for v in self.pending},
+        ).values_list(
+            "item_id", "criterion_id", "judge_id", "sample", "display_order", "label", "raw"
+        )
+        return {row[:5]: (row[5], row[6], "already stored") for row in rows}
+
+    def _conflict(self, verdict: PendingVerdict, previous: tuple[str, str, str]) -> FormatError:
+        order = f", display order {verdict.display_order}" if verdict.display_order else ""
+        return FormatError(
+            f"judge {verdict.judge.name} already gave item {verdict.item_id!r} label "
+            f"{previous[0]!r} for criterion {verdict.criterion.name!r} (sample {verdict.sample}"
+            f"{order}; {previous[2]}); a changed verdict needs another sample index or "
+            "judge configuration",
+            file=self.context.file,
+            record=verdict.where,
+            path="$.label",
+        )
+
+    def _row(self, verdict: PendingVerdict, item_pk: int) -> Verdict:
+        return Verdict(
+            item_id=item_pk,
+            criterion=verdict.criterion,
+            judge=verdict.judge,
+            sample=verdict.sample,
+            label=verdict.label,
+            raw=verdict.raw,
+            explanation=verdict.explanation,
+            confidence=verdict.confidence,
+            display_order=verdict.display_order,
+            extra=verdict.extra,
+            source_name=self.context.file[:255],
+        )
+
+    def _store_pairs(self, pks: dict[str, int]) -> None:
+        """Keep pairwise answers on the item, where a pairwise question can show them."""
+        pairs = [v for v in self.pending if v.pair]
+        if not pairs:
+            return
+        items = Item.objects.in_bulk({pks[v.item_id] for v in pairs})
+        changed = {}
+        for verdict in pairs:
+            item = items[pks[verdict.item_id]]
+            known = item.metadata.setdefault("pairwise", {})
+            current = known.get(verdict.criterion.name)
+            if current is None:
+                known[verdict.criterion.name] = verdict.pair
+                changed[item.pk] = item
+            elif current != verdict.pair:
+                raise FormatError(
+                    f"item {verdict.item_id!r} already compares {current!r} for criterion "
+                    f"{verdict.criterion.name!r}, not {verdict.pair!r}",
+                    file=self.context.file,
+                    record=verdict.where,
+                    path="$.answer_a",
+                )
+        Item.objects.bulk_update(list(changed.values()), ["metadata"], batch_size=BATCH)
+
+
+@dataclass
+class PendingLabel:
+    item_id: str
+    criterion: Criterion
+    rater: str
+    label: str
+    where: str
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class HumanLabelBatch:
+    def __init__(self, context: ImportContext, items: ItemLookup):
+        self.context = context
+        self.items = items
+        self.pending: list[PendingLabel] = []
+        # Every (item, criterion, rater) of this file: a rater labels an item once per file.
+        self.seen: dict[tuple[str, int, str], str] = {}
+
+    def add(self, label: PendingLabel) -> None:
+        key = (label.item_id, label.criterion.pk, label.rater)
+        if key in self.seen:
+            raise FormatError(
+                f"rater {label.rater!r} labels item {label.item_id!r} for criterion "
+                f"{label.criterion.name!r} twice (also {self.seen[key]})",
+                file=self.context.file,
+                record=label.where,
+                path="$.rater",
+            )
+        self.seen[key] = label.where
+        self.pending.append(label)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        pks = self.items.resolve([(p.item_id, p.where) for p in self.pending])
+        stored = dict(
+            (row[:3], row[3])
+            for row in HumanLabel.objects.filter(
+                item_id__in={pks[p.item_id] for p in self.pending},
+                criterion_id__in={p.criterion.pk for p in self.pending},
+            ).values_list("item_id", "criterion_id", "rater", "label")
+        )
+        new = []
+        for pending in self.pending:
+            previous = stored.get((pks[pending.item_id], pending.criterion.pk, pending.rater))
+            if previous is None:
+                new.append(self._row(pending, pks[pending.item_id]))
+            elif previous == pending.label:
+                self.context.counts["human_labels_unchanged"] += 1
+            else:
+                raise FormatError(
+                    f"rater {pending.rater!r} already labelled item {pending.item_id!r} "
+                    f"{previous!r} for criterion {pending.criterion.name!r} in an earlier "
+                    "import; human labels are never overwritten",
+                    file=self.context.file,
+                    record=pending.where,
+                    path="$.label",
+                )
+        HumanLabel.objects.bulk_create(new, batch_size=BATCH)
+        self.context.counts["human_labels"] += len(new)
+        self.pending = []
+
+    def _row(self, pending: PendingLabel, item_pk: int) -> HumanLabel:
+        return HumanLabel(
+            item_id=item_pk,
+            criterion=pending.criterion,
+            rater=pending.rater,
+            label=pending.label,
+            note=pending.note,
+            extra=pending.extra,
+            source_name=self.context.file[:255],
+        )

@@ -1,0 +1,182 @@
+"""Asking people for a criterion's labels: criterion questions on chosen items.
+
+Selections:
+- `split_votes`: items where one judge's samples disagree on the criterion (self-consistency
+  splits: the natural first candidates for human review);
+- `calibration_sample`: n items of the calibration split, stratified by slice (proportional
+  allocation, largest remainders; inside a stratum, the same seeded hash order as the split);
+- `held_out`: every held-out item.
+
+Idempotent: an item that already has the question is left as it is. Items that get a new question
+are re-opened (status `open`) so raters are offered them. Raters stay blind: the question is a
+snapshot of the criterion (labels, text, version) and nothing of the judges' verdicts; even the
+question's `reason` stays empty, since "the judge was unsure" would be a hint too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from judging.models import Criterion, Split, Verdict
+from judging.services.splits import (
+    SplitError,
+    current_draw,
+    draw_rank,
+    items_in_split,
+    split_extend,
+    strata_of,
+)
+from reviews.models import Event, Item, ItemStatus, Project, Question, QuestionKind
+
+SELECTIONS = ("split_votes", "calibration_sample", "held_out")
+CHUNK = 1000
+
+
+class SendError(Exception):
+    """The items cannot be sent as asked (a clear, user-facing reason)."""
+
+
+@dataclass(frozen=True)
+class SendResult:
+    criterion: str
+    selection: str
+    items: int
+    questions_created: int
+    questions_existing: int
+    items_reopened: int
+
+
+def split_vote_items(*, criterion: Criterion) -> list[int]:
+    """Items where some judge gave the criterion more than one distinct label across samples."""
+    rows = (
+        Verdict.objects.filter(criterion=criterion)
+        .values("item_id", "judge_id")
+        .annotate(distinct_labels=Count("label", distinct=True))
+        .filter(distinct_labels__gt=1)
+        .values_list("item_id", flat=True)
+    )
+    return sorted(set(rows))
+
+
+def allocate(sizes: dict, n: int) -> dict:
+    """Split n over strata in proportion to their sizes (largest remainders, ties by key)."""
+    total = sum(sizes.values())
+    if n >= total:
+        return dict(sizes)
+    exact = {key: n * size / total for key, size in sizes.items()}
+    shares = {key: math.floor(value) for key, value in exact.items()}
+    order = sorted(sizes, key=lambda key: (-(exact[key] - shares[key]), key))
+    for key in order[: n - sum(shares.values())]:
+        shares[key] += 1
+    return shares
+
+
+def calibration_sample(*, project: Project, n: int, seed: int) -> list[int]:
+    """n calibration items, stratified by slice, chosen by a seeded hash order."""
+    strata = strata_of(items_in_split(project=project, split=Split.CALIBRATION))
+    shares = allocate({key: len(members) for key, members in strata.items()}, n)
+    chosen = []
+    for key, members in strata.items():
+        ordered = sorted(members, key=lambda member: draw_rank(seed, member[0]))
+        chosen += [pk for _, pk in ordered[: shares[key]]]
+    return sorted(chosen)
+
+
+def _select(project, criterion, selection, n, seed) -> list[int]:
+    if selection == "split_votes":
+        return split_vote_items(criterion=criterion)
+    if current_draw(project) is None:
+        raise SplitError(f"no split has been drawn for {project.slug!r}: draw it first")
+    split_extend(project=project)
+    if selection == "held_out":
+        return sorted(
+            items_in_split(project=project, split=Split.HELD_OUT).values_list("pk", flat=True)
+        )
+    if n is None or n < 1 or seed is None:
+        raise SendError("a calibration sample needs a size n >= 1 and a seed")
+    return calibration_sample(project=project, n=n, seed=seed)
+
+
+def _pair(item: Item, criterion: Criterion) -> dict:
+    pair = (item.metadata or {}).get("pairwise", {}).get(criterion.name)
+    if not pair:
+        raise SendError(
+            f"item {item.external_id!r} has no answers A and B for pairwise criterion "
+            f"{criterion.name!r}: import its pairwise verdicts first"
+        )
+    return pair
+
+
+def _new_questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[Question]:
+    positions = dict(
+        Question.objects.filter(item_id__in=item_ids)
+        .values("item_id")
+        .annotate(last=Max("position"))
+        .values_list("item_id", "last")
+    )
+    items = Item.objects.in_bulk(item_ids) if criterion.pairwise else {}
+    return [
+        Question(
+            item_id=item_id,
+            kind=kind,
+            key=criterion.name,
+            labels=list(criterion.labels),
+            criterion_version=criterion.version,
+            prompt=criterion.text,
+            options=_pair(items[item_id], criterion) if criterion.pairwise else {},
+            position=positions.get(item_id, -1) + 1,
+        )
+        for item_id in item_ids
+    ]
+
+
+@transaction.atomic
+def send_to_humans(
+    *,
+    actor,
+    project: Project,
+    criterion: Criterion,
+    selection: str,
+    n: int | None = None,
+    seed: int | None = None,
+) -> SendResult:
+    """Create the criterion's question on the selected items (once) and re-open them."""
+    if selection not in SELECTIONS:
+        raise SendError(f"unknown selection {selection!r} (one of: {', '.join(SELECTIONS)})")
+    if criterion.project_id != project.pk:
+        raise SendError(f"criterion {criterion.name!r} belongs to another project")
+    chosen = _select(project, criterion, selection, n, seed)
+    kind = QuestionKind.PAIRWISE if criterion.pairwise else QuestionKind.CRITERION
+    created = reopened = 0
+    for start in range(0, len(chosen), CHUNK):
+        chunk = chosen[start : start + CHUNK]
+        asked = set(
+            Question.objects.filter(item_id__in=chunk, kind=kind, key=criterion.name).values_list(
+                "item_id", flat=True
+            )
+        )
+        new = [pk for pk in chunk if pk not in asked]
+        Question.objects.bulk_create(_new_questions(new, criterion, kind))
+        reopened += (
+            Item.objects.filter(pk__in=new)
+            .exclude(status=ItemStatus.OPEN)
+            .update(status=ItemStatus.OPEN, updated_at=timezone.now())
+        )
+        Event.objects.bulk_create(
+            Event(
+                item_id=pk,
+                actor=actor if getattr(actor, "pk", None) else None,
+                kind="question_added",
+                data={"question": criterion.name, "kind": kind, "selection": selection},
+            )
+            for pk in new
+        )
+        created += len(new)
+    return SendResult(
+        criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
+    )

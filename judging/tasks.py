@@ -1,0 +1,34 @@
+"""Background work of the judging app: recomputing dashboard snapshots."""
+
+from django.core.cache import cache
+from django_tasks import task
+
+from reviews.models import Project
+
+PENDING_SECONDS = 15 * 60
+
+
+def pending_key(project_pk: int) -> str:
+    return f"dashboard-pending:{project_pk}"
+
+
+def request_recompute(project) -> bool:
+    """Queue a recompute unless one is already queued; True if this call queued it."""
+    if not cache.add(pending_key(project.pk), True, timeout=PENDING_SECONDS):
+        return False
+    recompute_dashboard.enqueue(project.pk)
+    return True
+
+
+def recompute_pending(project) -> bool:
+    return bool(cache.get(pending_key(project.pk)))
+
+
+@task()
+def recompute_dashboard(project_pk: int) -> None:
+    from judging.services.dashboard import dashboard_refresh
+
+    try:
+        dashboard_refresh(project=Project.objects.get(pk=project_pk))
+    finally:
+        cache.delete(pending_key(project_pk))

@@ -1,0 +1,118 @@
+"""The calibration dashboard and criterion pages: read from the latest snapshot, say when it
+was computed, and queue a recompute when the labels changed since."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from judging import charts
+from judging.services.dashboard import inputs_fingerprint, latest_snapshot
+from judging.services.splits import held_out_access_log
+from judging.tasks import recompute_pending, request_recompute
+from reviews.access import project_for_user
+from reviews.models import Role
+
+# Raters never see judge verdicts or agreement figures.
+READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+
+
+def snapshot_context(request, slug: str, *, what: str) -> dict:
+    """The project's latest figures, their freshness, and a logged view of held-out data."""
+    access = project_for_user(request.user, slug, roles=READERS)
+    project = access.project
+    snapshot = latest_snapshot(project)
+    stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)
+    if stale:
+        request_recompute(project)
+        snapshot = latest_snapshot(project)  # the immediate backend may have just made one
+        stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)
+    payload = snapshot.payload if snapshot else None
+    if payload and payload.get("split") == "held_out":
+        held_out_access_log(actor=request.user, project=project, what=what)
+    return {
+        "access": access, "project": project, "snapshot": snapshot, "payload": payload,
+        "stale": stale, "pending": recompute_pending(project),
+    }
+
+
+def _with_charts(criterion: dict) -> dict:
+    gate = criterion.get("gate", {})
+    for row in criterion["rows"]:
+        kappa = row.get("cohen_kappa") or {}
+        row["kappa_svg"] = mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
+            kappa.get("value"), kappa.get("ci"), threshold=gate.get("min_lower"),
+            title=f"{criterion['name']}, {row['judge']}: Cohen's kappa",
+        ))
+    return criterion
+
+
+def project_dashboard(request, slug):
+    context = snapshot_context(request, slug, what="dashboard")
+    payload = context["payload"]
+    if payload:
+        for criterion in payload["criteria"]:
+            _with_charts(criterion)
+    return render(request, "judging/dashboard.html", context)
+
+
+def _criterion(payload: dict, name: str, version: str | None) -> dict:
+    matches = [c for c in payload["criteria"] if c["name"] == name]
+    if version:
+        matches = [c for c in matches if c["version"] == version]
+    latest = [c for c in matches if c["latest"]] or matches
+    if not latest:
+        raise Http404("No such criterion.")
+    return latest[-1]
+
+
+def criterion_page(request, slug, name):
+    context = snapshot_context(request, slug, what=f"criterion {name}")
+    payload = context["payload"]
+    if not payload:
+        return render(request, "judging/dashboard.html", context)
+    criterion = _with_charts(_criterion(payload, name, request.GET.get("version")))
+    heatmaps = [
+        (row["judge"], mark_safe(charts.heatmap_svg(  # noqa: S308 - our SVG, text escaped
+            row["confusion_matrix"]["labels"], row["confusion_matrix"]["counts"],
+            title=f"{name}: human vs {row['judge']}")))
+        for row in criterion["rows"] if row.get("confusion_matrix")
+    ]
+    threshold = criterion.get("gate", {}).get("min_lower")
+    slices = [
+        (slice_name, row, mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
+            (row.get("cohen_kappa") or {}).get("value"), (row.get("cohen_kappa") or {}).get("ci"),
+            threshold=threshold, title=f"{slice_name}, {row['judge']}: Cohen's kappa")))
+        for slice_name, rows in criterion["slices"].items()
+        for row in rows
+    ]
+    slices.sort(key=lambda entry: _lower_bound(entry[1]))
+    versions = [c for c in payload["criteria"] if c["name"] == name]
+    reliability = [
+        (judge, mark_safe(charts.reliability_svg(  # noqa: S308 - our SVG, text escaped
+            r["bins"], title=f"{name}: {judge} reliability")), r)
+        for judge, r in sorted(criterion["reliability"].items())
+    ]
+    return render(request, "judging/criterion.html", {
+        **context, "criterion": criterion, "heatmaps": heatmaps, "slice_rows": slices,
+        "versions": versions, "reliability": reliability,
+    })
+
+
+def _lower_bound(row: dict) -> float:
+    """Worst first: undefined or missing intervals sort before any number."""
+    ci = (row.get("cohen_kappa") or {}).get("ci")
+    return ci[0] if ci else float("-inf")
+
+
+@require_POST
+def recompute(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    if request_recompute(access.project):
+        messages.info(request, "Recomputing the figures in the background.")
+    else:
+        messages.info(request, "A recompute is already queued.")
+    return redirect("project_dashboard", slug)

@@ -1,0 +1,112 @@
+"""Downloads: the dashboard report (Markdown, JSON with agreement_report's keys) and each
+chart as SVG, PNG or its data as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.http import Http404, HttpResponse
+
+from judging import charts
+from judging.services.agreement_markdown import render_markdown
+from judging.services.failures import current_tags, failure_summary
+from judging.views.dashboard import _criterion, snapshot_context
+from judging.views.disagreements import _rows
+from reviews.services.renderer import svg_to_png
+
+
+def dashboard_report_data(payload: dict, failures: dict) -> dict:
+    """The snapshot as an agreement report (same keys), plus gates, decisions and failures."""
+    latest = [c for c in payload["criteria"] if c["latest"]]
+    return {
+        "project": payload["project"],
+        "split": payload["split"],
+        "split_label": payload["split_label"],
+        "development_figures": payload["split"] != "held_out",
+        "computed_at": payload["computed_at"],
+        "notes": [],
+        "results": [
+            {k: v for k, v in row.items() if k != "kappa_svg"} for c in latest for row in c["rows"]
+        ],
+        "human_human": [h for c in latest for h in c["human_human"]],
+        "gates": {c["name"]: c["gate"] for c in latest},
+        "decisions": payload["decisions"],
+        "failure_buckets": {"per_bucket": dict(failures["per_bucket"]),
+                            "examples": failures["examples"]},
+    }
+
+
+def _markdown(report: dict) -> str:
+    lines = [render_markdown(report), "## Release decisions", ""]
+    for d in report["decisions"]:
+        why = ", ".join(d["failing_criteria"]) or "every criterion passes"
+        slices = f" (slices: {', '.join(d['failing_slices'])})" if d["failing_slices"] else ""
+        lines.append(f"- **{d['judge']}: {d['decision']}**: {why}{slices}")
+    lines += ["", "## Failure buckets", ""]
+    for bucket, n in report["failure_buckets"]["per_bucket"].items():
+        lines.append(f"### {bucket} ({n})")
+        for e in report["failure_buckets"]["examples"].get(bucket, []):
+            note = f": {e['note']}" if e.get("note") else ""
+            lines.append(f"- {e['item']} · {e['criterion']} · {e['judge']}: human {e['human']}, "
+                         f"judge {e['judged']}{note}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def dashboard_report(request, slug, fmt):
+    context = snapshot_context(request, slug, what=f"report download ({fmt})")
+    payload = context["payload"]
+    if not payload:
+        raise Http404("No figures computed yet.")
+    rows, slices_of = _rows(context["project"], payload)
+    report = dashboard_report_data(payload, failure_summary(rows, current_tags(context["project"]), slices_of))
+    name = f"{context['project'].slug}-agreement"
+    if fmt == "json":
+        body, content_type = json.dumps(report, indent=2, ensure_ascii=False), "application/json"
+    else:
+        body, content_type = _markdown(report), "text/markdown; charset=utf-8"
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response
+
+
+def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
+    """(svg, csv rows) for one chart of one judge."""
+    if kind == "confusion":
+        row = next((r for r in criterion["rows"] if r["judge"] == judge), None)
+        if row is None or not row.get("confusion_matrix"):
+            raise Http404("No such chart.")
+        labels, counts = row["confusion_matrix"]["labels"], row["confusion_matrix"]["counts"]
+        data = [["human \\ judge", *labels]] + [[h, *c] for h, c in zip(labels, counts, strict=True)]
+        return charts.heatmap_svg(labels, counts, title=f"{criterion['name']}: human vs {judge}"), data
+    if kind == "reliability":
+        found = criterion["reliability"].get(judge)
+        if found is None:
+            raise Http404("No such chart.")
+        data = [["low", "high", "count", "mean_confidence", "accuracy"]] + [
+            [b["low"], b["high"], b["count"], b["mean_confidence"], b["accuracy"]] for b in found["bins"]
+        ]
+        return charts.reliability_svg(found["bins"], title=f"{criterion['name']}: {judge}"), data
+    raise Http404("No such chart.")
+
+
+def dashboard_chart(request, slug, kind, name, fmt):
+    context = snapshot_context(request, slug, what=f"chart {kind} {name}")
+    if not context["payload"]:
+        raise Http404("No figures computed yet.")
+    criterion = _criterion(context["payload"], name, request.GET.get("version"))
+    judge = request.GET.get("judge", "")
+    svg, data = _chart(kind, criterion, judge)
+    filename = f"{slug}-{name}-{kind}-{judge.replace('/', '_')}.{fmt}"
+    if fmt == "svg":
+        response = HttpResponse(svg, content_type="image/svg+xml")
+    elif fmt == "png":
+        response = HttpResponse(svg_to_png(svg.encode()), content_type="image/png")
+    else:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(data)
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,7 @@
+"""Signals other apps may listen to, so reviews never has to import them."""
+
+from django.dispatch import Signal
+
+# Sent (after commit) when human labels or imported data of a project changed:
+# kwargs `project`. Judging recomputes its dashboards on it.
+project_data_changed = Signal()

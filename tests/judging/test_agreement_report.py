@@ -1,0 +1,223 @@
+"""The agreement report: the pure builder's rules, and the service and command around it."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judging.metrics import cohen_kappa, confusion_matrix
+from judging.services.agreement_build import (
+    CriterionInput,
+    JudgeSamples,
+    build_agreement_report,
+)
+from judging.services.agreement_markdown import render_markdown
+from judging.services.splits import split_draw
+from tests.judging.helpers import (
+    EXAMPLES,
+    criterion_record,
+    human_record,
+    import_items,
+    item_record,
+    report_json,
+    row_for,
+    verdict_record,
+    write_jsonl,
+)
+
+TOP_LEVEL = {"project", "split", "computed_at", "results", "human_human"}
+
+
+def judge(name, samples, group=None, orders=None):
+    return JudgeSamples(
+        name=name,
+        model_group=group or name,
+        configuration=f"{name}|t=0",
+        samples=samples,
+        orders=orders or {},
+    )
+
+
+def build(*criteria, split="held_out"):
+    return build_agreement_report(
+        project="p",
+        split=split,
+        computed_at="2026-01-01T00:00:00Z",
+        criteria=criteria,
+        n_resamples=50,
+    )
+
+
+def by_judge(report):
+    return {row["judge"]: row for row in report["results"]}
+
+
+def test_a_judge_with_verdicts_but_no_human_label_still_gets_a_row():
+    criterion = CriterionInput(
+        name="c",
+        version="1",
+        labels=["pass", "fail"],
+        positive_label="pass",
+        judges=[judge("x/y", {"i1": ["pass"], "i2": ["fail"], "i3": ["pass"]})],
+    )
+    (row,) = build(criterion)["results"]
+    assert (row["n"], row["n_judged"], row["n_human"]) == (0, 3, 0)
+    for key in ("cohen_kappa", "observed_agreement", "gwet_ac1", "krippendorff_alpha", "f1_macro"):
+        assert row[key]["value"] is None and "(n = 0)" in row[key]["undefined_reason"]
+    assert row["pass_rate_judged"]["value"] == pytest.approx(2 / 3)
+    assert row["pass_rate_human"]["undefined_reason"] == "no item has a final human label"
+
+
+def test_sample_ties_are_left_out_and_counted_and_the_panel_votes_per_model_group():
+    final = {"i1": "pass", "i2": "fail", "i3": "pass"}
+    criterion = CriterionInput(
+        name="c",
+        version="1",
+        labels=["pass", "fail"],
+        positive_label="pass",
+        final_labels=final,
+        judges=[
+            judge("g1/m", {"i1": ["pass", "pass", "fail"], "i2": ["fail"], "i3": ["pass", "fail"]}),
+            judge("g2/m", {"i1": ["fail"], "i2": ["fail"], "i3": ["pass"]}),
+            judge("g3/m", {"i1": ["pass"], "i2": ["pass"], "i3": ["unparsed", "pass"]}),
+        ],
+    )
+    rows = by_judge(build(criterion))
+    assert (rows["g1/m"]["n"], rows["g1/m"]["ties_excluded"]) == (2, 1)
+    assert rows["g3/m"]["unparsed_samples"] == 1
+    # Panel: i1 pass (g1 pass, g2 fail, g3 pass); i2 fail (fail, fail, pass);
+    # i3 pass (g1 abstains on its tie, g2 pass, g3 pass): all three match the humans.
+    panel = rows["panel:majority"]
+    assert panel["n"] == 3 and panel["ties_excluded"] == 0
+    assert panel["model_groups"] == ["g1/m", "g2/m", "g3/m"]
+    assert panel["confusion_matrix"]["counts"] == [[2, 0], [0, 1]]
+    assert panel["cohen_kappa"]["value"] == pytest.approx(1.0)
+
+
+def test_no_panel_row_with_a_single_model_group():
+    criterion = CriterionInput(
+        name="c",
+        version="1",
+        labels=["pass", "fail"],
+        judges=[
+            judge("a/m", {"i1": ["pass"]}, group="a/m"),
+            judge("a/m", {"i1": ["fail"]}, group="a/m"),
+        ],
+    )
+    assert [row["judge"] for row in build(criterion)["results"]] == ["a/m", "a/m"]
+
+
+def test_ordinal_criteria_get_weighted_kappa_and_ordinal_alpha():
+    humans = {"i1": "1", "i2": "2", "i3": "3", "i4": "3", "i5": "1"}
+    judged = {"i1": ["1"], "i2": ["3"], "i3": ["3"], "i4": ["2"], "i5": ["2"]}
+    criterion = CriterionInput(
+        name="clarity",
+        version="1",
+        labels=["1", "2", "3"],
+        ordinal=True,
+        final_labels=humans,
+        judges=[judge("x/y", judged)],
+    )
+    (row,) = build(criterion)["results"]
+    items = sorted(humans)
+    table = confusion_matrix(
+        [humans[i] for i in items], [judged[i][0] for i in items], ["1", "2", "3"]
+    )
+    assert row["weighted_kappa_linear"]["value"] == pytest.approx(
+        cohen_kappa(table, "linear").value
+    )
+    assert row["weighted_kappa_quadratic"]["value"] == pytest.approx(
+        cohen_kappa(table, "quadratic").value
+    )
+    assert row["krippendorff_level"] == "ordinal"
+    assert row["pass_rate_judged"]["undefined_reason"] == "the criterion has no positive label"
+
+
+def test_pairwise_rows_report_position_consistency():
+    criterion = CriterionInput(
+        name="preference",
+        version="1",
+        labels=["A", "B", "tie"],
+        pairwise=True,
+        judges=[
+            judge(
+                "x/y",
+                {"i1": ["A", "A"], "i2": ["A", "B"], "i3": ["B"]},
+                orders={"i1": ["AB", "BA"], "i2": ["AB", "BA"], "i3": ["AB"]},
+            )
+        ],
+    )
+    (row,) = build(criterion)["results"]
+    assert row["position_consistency"]["value"] == pytest.approx(0.5)  # i1 same, i2 flipped
+
+
+def test_split_labels_say_which_figures_are_development_figures():
+    held_out, calibration = build(split="held_out"), build(split="calibration")
+    assert held_out["development_figures"] is False
+    assert calibration["development_figures"] is True
+    assert calibration["split_label"].startswith("development figures")
+    assert "DEVELOPMENT FIGURES" in render_markdown(calibration)
+    assert "DEVELOPMENT FIGURES" not in render_markdown(held_out)
+    assert set(held_out) >= TOP_LEVEL
+
+
+@pytest.mark.django_db
+def test_calibration_report_is_labelled_and_counts_only_calibration_items(project, tmp_path):
+    import_items(project, EXAMPLES / "judging.jsonl")
+    split_draw(actor=None, project=project, seed=11)
+    report = report_json(project, "--split", "calibration", "--criterion", "faithful")
+    assert report["split"] == "calibration" and report["development_figures"] is True
+    assert "development figures" in report["split_label"]
+    row = row_for(report, "faithful", "openai/gpt-4o")
+    # Strata: 3 safety-sensitive items -> 2 held out; 9 general -> 5 held out (halves round up).
+    assert row["n_judged"] == report["split_draw"]["calibration_items"] == 5
+    held_out = report_json(project, "--criterion", "faithful")
+    assert held_out["split"] == "held_out" and held_out["development_figures"] is False
+    assert row_for(held_out, "faithful", "openai/gpt-4o")["n_judged"] == 7
+
+
+@pytest.mark.django_db
+def test_asking_for_a_split_before_one_is_drawn_is_an_error(project):
+    with pytest.raises(CommandError, match="no split has been drawn"):
+        report_json(project, "--split", "held_out")
+
+
+@pytest.mark.django_db
+def test_unknown_criterion_is_an_error(project):
+    with pytest.raises(CommandError, match="no criterion 'ghost'"):
+        report_json(project, "--criterion", "ghost")
+
+
+@pytest.mark.django_db
+def test_markdown_report_has_a_table_per_criterion(project, tmp_path):
+    path = write_jsonl(
+        tmp_path / "r.jsonl",
+        [
+            criterion_record(),
+            item_record("i1"),
+            item_record("i2"),
+            verdict_record("i1", "pass"),
+            verdict_record("i2", "fail"),
+            human_record("i1", "ana", "pass"),
+            human_record("i2", "ana", "pass"),
+        ],
+    )
+    import_items(project, path)
+    out = StringIO()
+    call_command("agreement_report", "--project", project.slug, "--format", "markdown", stdout=out)
+    text = out.getvalue()
+    assert "## faithful (version 1)" in text
+    assert "| openai/gpt-4o | 2 | 0 |" in text
+    assert "| human \\ judge | pass | fail |" in text
+
+
+@pytest.mark.django_db
+def test_json_output_is_plain_json_with_stable_keys(project):
+    import_items(project, EXAMPLES / "judging.jsonl")
+    out = StringIO()
+    call_command("agreement_report", "--project", project.slug, "--format", "json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert set(report) == TOP_LEVEL | {"split_label", "development_figures", "split_draw", "notes"}
+    keys = {frozenset(row) for row in report["results"]}
+    assert len(keys) == 1  # every row has the same keys, pairwise or not
