@@ -46,8 +46,9 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
         _write_evidence(base, payload.evidence, batch)
         with batch.open("w", encoding="utf-8") as handle:
             for obj in payload.objects:
-                # One object per line: json.dumps escapes newlines inside strings.
-                handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+                # One object per line (newlines inside strings are escaped); ASCII, so even
+                # a lone surrogate the body escaped reaches the importer as written.
+                handle.write(json.dumps(obj) + "\n")
         try:
             report = import_file(
                 actor=request.auth,
