@@ -73,7 +73,7 @@ def demo_records(seed: int = SEED) -> list[dict]:
         records.append({"type": "human_label", "item_id": item_id, "criterion": "clarity",
                         "rater": "ana", "label": _clarity(rng, clear, 0.3)})
         records.append({"type": "verdict", "item_id": item_id, "criterion": "clarity",
-                        "label": _clarity(rng, clear, 0.45), "judge": gpt, "sample": 0})
+                        "label": _clarity(rng, clear, 0.2), "judge": gpt, "sample": 0})
     return records
 
 

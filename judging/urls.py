@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging.views import dashboard, disagreements, exports, lists
+from judging.views import dashboard, disagreements, exports, item, lists
 
 def _choice(*words):
     """A path converter limited to a few words (report and chart formats)."""
@@ -29,6 +29,7 @@ urlpatterns = [
         disagreements.disagreement_list,
         name="dashboard_disagreements",
     ),
+    path("p/<slug:slug>/dashboard/items/<int:item_pk>/", item.dashboard_item, name="dashboard_item"),
     path(
         "p/<slug:slug>/dashboard/disagreements/<int:item_pk>/tag/",
         disagreements.disagreement_tag,

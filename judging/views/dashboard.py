@@ -44,7 +44,7 @@ def _with_charts(criterion: dict) -> dict:
     for row in criterion["rows"]:
         kappa = row.get("cohen_kappa") or {}
         row["kappa_svg"] = mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
-            kappa.get("value"), kappa.get("ci"), threshold=gate.get("min_lower"),
+            kappa.get("value"), kappa.get("ci"), threshold=gate.get("min_lower"), lo=-0.2,
             title=f"{criterion['name']}, {row['judge']}: Cohen's kappa",
         ))
     return criterion
@@ -85,7 +85,7 @@ def criterion_page(request, slug, name):
     slices = [
         (slice_name, row, mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
             (row.get("cohen_kappa") or {}).get("value"), (row.get("cohen_kappa") or {}).get("ci"),
-            threshold=threshold, title=f"{slice_name}, {row['judge']}: Cohen's kappa")))
+            threshold=threshold, lo=-0.2, title=f"{slice_name}, {row['judge']}: Cohen's kappa")))
         for slice_name, rows in criterion["slices"].items()
         for row in rows
     ]

@@ -1,0 +1,55 @@
+"""One item as the calibration work sees it: its evidence (input, output, reference, files),
+every human label, every judge sample, and the failure tags of its disagreements."""
+
+from __future__ import annotations
+
+from django.shortcuts import render
+
+from judging.models import Criterion, ItemSplit, Split, Verdict
+from judging.services.failures import buckets_for, current_tags
+from judging.services.labels import final_labels, rater_labels
+from judging.services.splits import held_out_access_log
+from judging.views.dashboard import READERS
+from reviews.access import item_for_user
+from reviews.models import Item
+from reviews.selectors import item_documents
+
+
+def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
+    items = Item.objects.filter(pk=item.pk)
+    final = final_labels(criterion=criterion, items=items)
+    raters = {rater: labels[item.pk] for rater, labels in rater_labels(criterion=criterion, items=items).items()
+              if item.pk in labels}
+    verdicts = list(
+        Verdict.objects.filter(item=item, criterion=criterion)
+        .select_related("judge").order_by("judge__provider", "judge__model", "sample")
+    )
+    human = final.labels.get(item.pk)
+    judges = {}
+    for verdict in verdicts:
+        judges.setdefault(verdict.judge.name, []).append(verdict)
+    return {
+        "criterion": criterion, "human": human, "human_source": final.sources.get(item.pk, ""),
+        "tied": item.pk in final.ties, "raters": sorted(raters.items()),
+        "judges": [
+            {"name": name, "verdicts": samples,
+             "disagrees": human is not None and any(v.label != human for v in samples),
+             "tag": tags.get((item.pk, criterion.name, name))}
+            for name, samples in judges.items()
+        ],
+    }
+
+
+def dashboard_item(request, slug, item_pk):
+    access, item = item_for_user(request.user, slug, item_pk, roles=READERS)
+    split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()
+    if split == Split.HELD_OUT:
+        held_out_access_log(actor=request.user, project=access.project, what=f"item {item.external_id}")
+    tags = current_tags(access.project)
+    criteria = Criterion.objects.filter(project=access.project, verdicts__item=item).distinct()
+    return render(request, "judging/item.html", {
+        "access": access, "project": access.project, "item": item, "split": split,
+        "documents": item_documents(item), "slices": item.slices.order_by("name"),
+        "panels": [_criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")],
+        "buckets": buckets_for(access.project), "can_tag": access.is_adjudicator,
+    })
