@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 
-from judging.views import dashboard, disagreements, exports, item, lists
+from judging.views import dashboard, disagreements, exports, item, lists, setup
+
 
 def _choice(*words):
     """A path converter limited to a few words (report and chart formats)."""
@@ -19,6 +20,8 @@ urlpatterns = [
     path("dashboards/", lists.dashboards, name="dashboards"),
     path("p/<slug:slug>/dashboard/", dashboard.project_dashboard, name="project_dashboard"),
     path("p/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path("p/<slug:slug>/dashboard/split/", setup.draw_split, name="dashboard_split"),
+    path("p/<slug:slug>/dashboard/send/", setup.send_items_to_humans, name="dashboard_send"),
     path(
         "p/<slug:slug>/dashboard/criteria/<str:name>/",
         dashboard.criterion_page,

@@ -10,8 +10,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import charts
+from judging.models import Criterion
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
-from judging.services.splits import held_out_access_log
+from judging.services.send_to_humans import SELECTIONS
+from judging.services.splits import current_draw, held_out_access_log
 from judging.tasks import recompute_pending, request_recompute
 from reviews.access import project_for_user
 from reviews.models import Role
@@ -56,6 +58,13 @@ def project_dashboard(request, slug):
     if payload:
         for criterion in payload["criteria"]:
             _with_charts(criterion)
+    if context["access"].is_admin:
+        project = context["project"]
+        context["setup"] = {
+            "draw": current_draw(project),
+            "criteria": sorted(set(Criterion.objects.filter(project=project).values_list("name", flat=True))),
+            "selections": SELECTIONS,
+        }
     return render(request, "judging/dashboard.html", context)
 
 
