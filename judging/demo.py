@@ -48,6 +48,9 @@ def demo_records(seed: int = SEED) -> list[dict]:
         {"type": "criterion", "name": "clarity", "labels": ["1", "2", "3", "4", "5"],
          "ordinal": True, "critical": False, "version": "1",
          "text": "How easy the description is to read (1 = confusing, 5 = crystal clear)."},
+        {"type": "criterion", "name": "preference", "labels": ["A", "B", "tie"], "ordinal": False,
+         "critical": False, "version": "1", "pairwise": True,
+         "text": "Which description would you rather publish?"},
     ]
     for n in range(ITEMS):
         safety = n % 4 == 0
@@ -74,6 +77,29 @@ def demo_records(seed: int = SEED) -> list[dict]:
                         "rater": "ana", "label": _clarity(rng, clear, 0.3)})
         records.append({"type": "verdict", "item_id": item_id, "criterion": "clarity",
                         "label": _clarity(rng, clear, 0.2), "judge": gpt, "sample": 0})
+    return records + _pairwise_records(rng, gpt)
+
+
+def _pairwise_records(rng: random.Random, judge: dict) -> list[dict]:
+    """Thirty pairs of descriptions judged in both display orders (position bias shows)."""
+    records = []
+    for n in range(30):
+        item_id = f"pair-{n:03d}"
+        records.append({"type": "item", "item_id": item_id, "slices": ["pairwise"],
+                        "input": f"Which description of product {n} is better for the shop?"})
+        better = "A" if rng.random() < 0.6 else "B"
+        for order in (["A", "B"], ["B", "A"]):
+            first_shown = order[0]
+            # The judge leans towards whatever it sees first, 20% of the time.
+            winner = first_shown if rng.random() < 0.2 else better
+            records.append({
+                "type": "pairwise_verdict", "item_id": item_id, "criterion": "preference",
+                "answer_a": f"Description A of product {n}: short and factual.",
+                "answer_b": f"Description B of product {n}: longer, warmer, one unsupported claim.",
+                "display_order": order, "winner": winner, "judge": judge,
+            })
+        records.append({"type": "human_label", "item_id": item_id, "criterion": "preference",
+                        "rater": "ana", "label": better})
     return records
 
 
@@ -96,4 +122,7 @@ def demo_judging_load(*, users: dict) -> Project:
         faithful = latest_criterion(project=project, name="faithful")
         send_to_humans(actor=users["alex"], project=project, criterion=faithful,
                        selection="calibration_sample", n=12, seed=SEED)
+        preference = latest_criterion(project=project, name="preference")
+        send_to_humans(actor=users["alex"], project=project, criterion=preference,
+                       selection="calibration_sample", n=4, seed=SEED)
     return project

@@ -20,8 +20,9 @@ from judging.models import Criterion, DashboardSnapshot, GateSetting, HumanLabel
 from judging.services.agreement import criterion_input
 from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
 from judging.services.agreement_human import human_human_entries
+from judging.services.labels import criterion_questions
 from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
-from judging.services.splits import current_draw, items_in_split
+from judging.services.splits import current_draw, items_in_split, split_extend
 from reviews.models import Resolution, Slice
 
 SEED = 0
@@ -81,6 +82,14 @@ def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[
     return found
 
 
+def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
+    """How many of the items a judge labelled on this criterion were also asked of people."""
+    judged = Verdict.objects.filter(criterion=criterion).values("item_id").distinct().count()
+    asked = criterion_questions(criterion=criterion).values("item_id").distinct().count()
+    return {"items_judged": judged, "items_asked": asked,
+            "share": asked / judged if judged else None}
+
+
 def compute_dashboard(project) -> dict[str, Any]:
     """Every figure the dashboard shows, for the latest version of each criterion and all
     versions side by side; JSON-ready."""
@@ -111,6 +120,7 @@ def compute_dashboard(project) -> dict[str, Any]:
                 calibration[criterion.pk], seed=SEED, n_resamples=SLICE_RESAMPLES
             ) if criterion.pk in calibration else [],
             "disagreements": disagreements(data),
+            "sent_to_humans": _sent_to_humans(criterion),
             "rater_quality": rater_quality(data),
             "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
             "reliability": {
@@ -172,7 +182,12 @@ def _outcome(row) -> GateOutcome:
 
 
 def dashboard_refresh(*, project) -> DashboardSnapshot:
-    """Compute and store a new snapshot (the previous ones stay, as history)."""
+    """Compute and store a new snapshot (the previous ones stay, as history).
+
+    Items imported since the draw are drawn into it first (the late-item rule, as the agreement
+    report does): otherwise they would sit in neither split and silently drop out of the figures.
+    """
+    split_extend(project=project)
     fingerprint = inputs_fingerprint(project)
     payload = compute_dashboard(project)
     return DashboardSnapshot.objects.create(project=project, fingerprint=fingerprint, payload=payload)

@@ -76,9 +76,18 @@ def allocate(sizes: dict, n: int) -> dict:
     return shares
 
 
-def calibration_sample(*, project: Project, n: int, seed: int) -> list[int]:
-    """n calibration items, stratified by slice, chosen by a seeded hash order."""
-    strata = strata_of(items_in_split(project=project, split=Split.CALIBRATION))
+def _judged(items, criterion: Criterion):
+    """Only items the criterion applies to: those a judge labelled on it."""
+    if criterion is None:
+        return items
+    return items.filter(pk__in=Verdict.objects.filter(criterion=criterion).values("item_id"))
+
+
+def calibration_sample(
+    *, project: Project, n: int, seed: int, criterion: Criterion | None = None
+) -> list[int]:
+    """n calibration items (judged on `criterion`), stratified by slice, seeded hash order."""
+    strata = strata_of(_judged(items_in_split(project=project, split=Split.CALIBRATION), criterion))
     shares = allocate({key: len(members) for key, members in strata.items()}, n)
     chosen = []
     for key, members in strata.items():
@@ -94,12 +103,11 @@ def _select(project, criterion, selection, n, seed) -> list[int]:
         raise SplitError(f"no split has been drawn for {project.slug!r}: draw it first")
     split_extend(project=project)
     if selection == "held_out":
-        return sorted(
-            items_in_split(project=project, split=Split.HELD_OUT).values_list("pk", flat=True)
-        )
+        held_out = _judged(items_in_split(project=project, split=Split.HELD_OUT), criterion)
+        return sorted(held_out.values_list("pk", flat=True))
     if n is None or n < 1 or seed is None:
         raise SendError("a calibration sample needs a size n >= 1 and a seed")
-    return calibration_sample(project=project, n=n, seed=seed)
+    return calibration_sample(project=project, n=n, seed=seed, criterion=criterion)
 
 
 def _pair(item: Item, criterion: Criterion) -> dict:

@@ -1,0 +1,69 @@
+"""Writing TextFlow evaluated results back (FORMATS §1), with the human labels added.
+
+Items imported from TextFlow keep their flowchart key, question id, file key, variant, final
+decision and unknown fields in `metadata["textflow"]`; the raw decisions are the judge's
+verdicts. The export writes the same shape (keys "0"…, indent 4) plus `human_label`,
+`human_raters` and `resolution` where people labelled the item.
+"""
+
+from __future__ import annotations
+
+from judging.formats.textflow import TextflowRecord, dump_textflow, normalise_verdict
+from judging.models import Criterion, Verdict
+from judging.services.labels import final_labels, rater_labels
+from reviews.models import Item
+
+CORRECTNESS = "correctness"
+
+
+def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
+    items = [i for i in Item.objects.filter(project=project).order_by("id") if "textflow" in i.metadata]
+    verdicts: dict[int, list[Verdict]] = {}
+    rows = Verdict.objects.filter(item__in=items, criterion__name=CORRECTNESS)
+    for verdict in rows.order_by("item_id", "sample", "judge_id"):
+        verdicts.setdefault(verdict.item_id, []).append(verdict)
+    variant = items[0].metadata["textflow"].get("variant", "upstream") if items else "upstream"
+    records = []
+    for item in items:
+        meta = item.metadata["textflow"]
+        samples = verdicts.get(item.pk, [])
+        raw = [v.raw or v.label for v in samples]
+        records.append((item, TextflowRecord(
+            file_key=str(meta.get("file_key", item.pk)), key=meta["flowchart_key"],
+            question_id=str(meta["question_id"]), question=item.input or "",
+            response=item.output or "",
+            answer=item.expected if variant == "upstream" else None,
+            answers=item.expected if variant != "upstream" else None,
+            raw_decisions=raw,
+            decision_objects=[{"verdict": v.raw, "explanation": v.explanation, **v.extra}
+                              for v in samples] if variant != "upstream" and samples else None,
+            verdicts=[normalise_verdict(r) for r in raw],
+            final_decision=meta.get("final_decision"), extra=meta.get("extra") or {},
+        )))
+    return records, variant
+
+
+def _human(project, items: list[Item]) -> dict[str, dict]:
+    criterion = Criterion.objects.filter(project=project, name=CORRECTNESS).order_by("-created_at").first()
+    if criterion is None:
+        return {}
+    final = final_labels(criterion=criterion)
+    raters = rater_labels(criterion=criterion)
+    human = {}
+    for item in items:
+        label = final.labels.get(item.pk)
+        who = sorted(r for r, labels in raters.items() if item.pk in labels)
+        if label is None and not who:
+            continue
+        human[f"{item.metadata['textflow']['flowchart_key']}/{item.metadata['textflow']['question_id']}"] = {
+            "human_label": label,
+            "human_raters": {r: raters[r][item.pk] for r in who} or None,
+            "resolution": final.sources.get(item.pk),
+        }
+    return human
+
+
+def export_textflow(*, project) -> bytes:
+    pairs, variant = _records(project)
+    human = _human(project, [item for item, _ in pairs])
+    return dump_textflow([record for _, record in pairs], variant=variant, human=human)
