@@ -23,7 +23,7 @@ urlpatterns = [
     path("p/<slug:slug>/dashboard/split/", setup.draw_split, name="dashboard_split"),
     path("p/<slug:slug>/dashboard/send/", setup.send_items_to_humans, name="dashboard_send"),
     path(
-        "p/<slug:slug>/dashboard/criteria/<str:name>/",
+        "p/<slug:slug>/dashboard/criteria/<path:name>/",
         dashboard.criterion_page,
         name="dashboard_criterion",
     ),
@@ -47,7 +47,7 @@ urlpatterns = [
         name="dashboard_report",
     ),
     path(
-        "p/<slug:slug>/dashboard/charts/<chart_kind:kind>/<str:name>.<chart_format:fmt>",
+        "p/<slug:slug>/dashboard/charts/<chart_kind:kind>/<path:name>.<chart_format:fmt>",
         exports.dashboard_chart,
         name="dashboard_chart",
     ),

@@ -31,17 +31,28 @@ SLICE_RESAMPLES = 1000
 
 
 def inputs_fingerprint(project) -> str:
-    """Changes whenever anything the figures depend on changes (cheap: a few aggregates)."""
+    """Changes whenever anything the figures depend on changes (cheap: a few aggregates).
+
+    Runs on every dashboard page view, so it avoids joins through the item table: verdicts and
+    labels are counted through their criterion (an index range each), the split through the
+    project's draws. Criterion rows carry their `critical` flag (editable in the admin), gate
+    settings every threshold; lists are ordered, so equal inputs give equal strings.
+    """
+    criteria = list(
+        Criterion.objects.filter(project=project).order_by("pk").values_list("pk", "critical")
+    )
+    ids = [pk for pk, _ in criteria]
+    stats = {"n": Count("pk"), "m": Max("pk")}
     parts = [
-        Verdict.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("id")),
-        HumanLabel.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("id")),
-        Resolution.objects.filter(question__item__project=project).aggregate(
-            n=Count("id"), m=Max("id")
-        ),
-        ItemSplit.objects.filter(item__project=project).aggregate(n=Count("id"), m=Max("draw_id")),
-        Criterion.objects.filter(project=project).aggregate(n=Count("id"), m=Max("id")),
-        list(Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)),
-        list(GateSetting.objects.filter(project=project).values_list("criterion", "min_lower", "min_n")),
+        Verdict.objects.filter(criterion_id__in=ids).aggregate(**stats),
+        HumanLabel.objects.filter(criterion_id__in=ids).aggregate(**stats),
+        Resolution.objects.filter(question__item__project=project).aggregate(**stats),
+        ItemSplit.objects.filter(draw__project=project).aggregate(n=Count("pk"), m=Max("draw_id")),
+        criteria,
+        list(Slice.objects.filter(project=project, critical=True).order_by("name")
+             .values_list("name", flat=True)),
+        list(GateSetting.objects.filter(project=project).order_by("criterion")
+             .values_list("criterion", "min_lower", "min_n", "max_ci_width")),
     ]
     return repr(parts)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 from django.http import Http404, HttpResponse
 
@@ -15,6 +16,13 @@ from judging.services.failures import current_tags, failure_summary
 from judging.views.dashboard import _criterion, snapshot_context
 from judging.views.disagreements import _rows
 from reviews.services.renderer import svg_to_png
+
+
+def _attachment(name: str) -> str:
+    """A Content-Disposition value: criterion and judge names come from imported files, so
+    anything but ASCII letters, digits, dot and dash becomes `_` (a quote or a line break would
+    otherwise break the header)."""
+    return f'attachment; filename="{re.sub(r"[^A-Za-z0-9._-]+", "_", name)}"'
 
 
 def dashboard_report_data(payload: dict, failures: dict) -> dict:
@@ -68,7 +76,7 @@ def dashboard_report(request, slug, fmt):
     else:
         body, content_type = _markdown(report), "text/markdown; charset=utf-8"
     response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    response["Content-Disposition"] = _attachment(f"{name}.{fmt}")
     return response
 
 
@@ -99,7 +107,7 @@ def dashboard_chart(request, slug, kind, name, fmt):
     criterion = _criterion(context["payload"], name, request.GET.get("version"))
     judge = request.GET.get("judge", "")
     svg, data = _chart(kind, criterion, judge)
-    filename = f"{slug}-{name}-{kind}-{judge.replace('/', '_')}.{fmt}"
+    filename = f"{slug}-{name}-{kind}-{judge}.{fmt}"
     if fmt == "svg":
         response = HttpResponse(svg, content_type="image/svg+xml")
     elif fmt == "png":
@@ -108,5 +116,5 @@ def dashboard_chart(request, slug, kind, name, fmt):
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(data)
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = _attachment(filename)
     return response

@@ -3,6 +3,8 @@ every human label, every judge sample, and the failure tags of its disagreements
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.shortcuts import render
 
 from judging.models import Criterion, ItemSplit, Split, Verdict
@@ -33,11 +35,19 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
         "tied": item.pk in final.ties, "raters": sorted(raters.items()),
         "judges": [
             {"name": name, "verdicts": samples,
-             "disagrees": human is not None and any(v.label != human for v in samples),
+             # The same rule as the disagreement list: the judge's majority label counts.
+             "disagrees": human is not None and _majority(samples) not in (None, human),
              "tag": tags.get((item.pk, criterion.name, name))}
             for name, samples in judges.items()
         ],
     }
+
+
+def _majority(samples) -> str | None:
+    ranked = Counter(v.label for v in samples).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
 
 
 def dashboard_item(request, slug, item_pk):

@@ -1,0 +1,204 @@
+"""Dashboard freshness: snapshots are computed once per change of inputs, stale figures say so,
+held-out reads leave a trace, and development figures are labelled as such."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from judging.models import (
+    Criterion,
+    DashboardSnapshot,
+    GateSetting,
+    HeldOutAccess,
+    ItemSplit,
+)
+from judging.services.dashboard import inputs_fingerprint, latest_snapshot
+from judging.tasks import pending_key
+from reviews.models import Role
+from reviews.services.imports import import_file
+from tests.factories import member
+from tests.judging.helpers import human_record, item_record, verdict_record, write_jsonl
+from tests.judging.test_dashboard_views import small_project
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords", "_fresh_cache")]
+
+STALE = "Labels changed since: these figures are out of date."
+
+
+@pytest.fixture
+def _fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def admin(project):
+    return member(project, Role.ADMIN)
+
+
+def dashboard(client, project):
+    response = client.get(reverse("project_dashboard", args=[project.slug]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def snapshots(project) -> int:
+    return DashboardSnapshot.objects.filter(project=project).count()
+
+
+def import_records(project, folder, records, name="more.jsonl"):
+    import_file(actor=None, project=project, path=write_jsonl(folder / name, records),
+                format="jsonl")
+
+
+def test_the_first_view_computes_and_the_next_one_reuses_the_snapshot(client, project, admin,
+                                                                       tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    assert snapshots(project) == 0
+    html = dashboard(client, project)
+    assert snapshots(project) == 1
+    snapshot = latest_snapshot(project)
+    assert snapshot.fingerprint == inputs_fingerprint(project)
+    assert STALE not in html and "Figures computed" in html
+    assert "openai/gpt-4o" in html
+    for _ in range(2):
+        assert STALE not in dashboard(client, project)
+    client.get(reverse("dashboard_criterion", args=[project.slug, "faithful"]))
+    client.get(reverse("dashboard_disagreements", args=[project.slug]))
+    assert snapshots(project) == 1  # unchanged inputs: nothing computed again
+
+
+def raters(snapshot) -> set[str]:
+    return {r["rater"] for r in snapshot.payload["criteria"][0]["rater_quality"]}
+
+
+def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(client, project,
+                                                                          admin, tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    dashboard(client, project)
+    old = latest_snapshot(project)
+    held_out = ItemSplit.objects.filter(item__project=project, split="held_out").first().item
+    import_records(project, tmp_path, [human_record(held_out.external_id, "cy", "fail")])
+    assert inputs_fingerprint(project) != old.fingerprint
+    html = dashboard(client, project)  # the immediate backend recomputes inline
+    assert snapshots(project) == 2
+    new = latest_snapshot(project)
+    assert new.pk != old.pk and new.fingerprint == inputs_fingerprint(project)
+    assert STALE not in html
+    assert "cy" not in raters(old) and "cy" in raters(new)
+
+
+def test_an_item_imported_after_the_draw_joins_the_split_and_counts(client, project, admin,
+                                                                    tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    dashboard(client, project)
+    old = latest_snapshot(project).payload["criteria"][0]
+
+    def judged(entry):
+        return sum(r["n_judged"] for r in entry["rows"] + entry["calibration_rows"]
+                   if r["judge"] == "openai/gpt-4o")
+
+    import_records(project, tmp_path, [item_record("late-1"), human_record("late-1", "ana", "pass"),
+                                       verdict_record("late-1", "pass")])
+    dashboard(client, project)
+    assert ItemSplit.objects.get(item__external_id="late-1", item__project=project).late
+    assert judged(latest_snapshot(project).payload["criteria"][0]) == judged(old) + 1
+    assert latest_snapshot(project).fingerprint == inputs_fingerprint(project)
+    dashboard(client, project)
+    assert snapshots(project) == 2
+
+
+def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
+    client, project, admin, tmp_path
+):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    dashboard(client, project)
+    import_records(project, tmp_path, [item_record("late-1"), human_record("late-1", "ana", "pass"),
+                                       verdict_record("late-1", "pass")])
+    cache.add(pending_key(project.pk), True)  # a worker has not picked the recompute up yet
+    html = dashboard(client, project)
+    assert STALE in html and "Recomputing in the background" in html
+    assert snapshots(project) == 1
+    for page in ("dashboard_criterion", "dashboard_disagreements", "dashboard_failures"):
+        args = [project.slug, "faithful"] if page == "dashboard_criterion" else [project.slug]
+        assert STALE in client.get(reverse(page, args=args)).content.decode(), page
+    cache.delete(pending_key(project.pk))  # the worker ran... or died: the next view queues it
+    assert STALE not in dashboard(client, project)
+    assert snapshots(project) == 2
+
+
+def test_gate_settings_and_critical_flags_are_inputs(client, project, admin, tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    dashboard(client, project)
+    setting = GateSetting.objects.create(project=project, criterion="faithful", min_n=5)
+    html = dashboard(client, project)
+    assert snapshots(project) == 2 and "n ≥ 5" in html
+    GateSetting.objects.filter(pk=setting.pk).update(max_ci_width=0.9)  # only the warning width
+    dashboard(client, project)
+    assert snapshots(project) == 3
+    assert latest_snapshot(project).payload["criteria"][0]["gate"]["max_ci_width"] == 0.9
+    Criterion.objects.filter(project=project).update(critical=False)  # edited in the admin
+    html = dashboard(client, project)
+    assert snapshots(project) == 4 and "badge-warn\">critical" not in html
+    assert latest_snapshot(project).payload["criteria"][0]["critical"] is False
+    dashboard(client, project)
+    assert snapshots(project) == 4
+
+
+def test_an_import_recomputes_through_the_signal(project, tmp_path,
+                                                 django_capture_on_commit_callbacks):
+    small_project(project, tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_records(project, tmp_path, [human_record("s01", "cy", "fail")])
+    assert snapshots(project) == 1  # computed by the task the import's signal queued
+    assert latest_snapshot(project).fingerprint == inputs_fingerprint(project)
+
+
+def test_viewing_held_out_figures_is_logged(client, project, admin, tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    dashboard(client, project)
+    client.get(reverse("dashboard_criterion", args=[project.slug, "faithful"]))
+    client.get(reverse("dashboard_report", args=[project.slug, "json"]))
+    logged = list(HeldOutAccess.objects.filter(project=project).order_by("pk"))
+    assert [(a.user, a.what) for a in logged] == [
+        (admin, "dashboard"), (admin, "criterion faithful"), (admin, "report download (json)"),
+    ]
+
+
+def test_calibration_figures_are_labelled_as_development_figures(client, project, admin,
+                                                                 tmp_path):
+    small_project(project, tmp_path)
+    client.force_login(admin)
+    html = dashboard(client, project)
+    assert "held-out figures: the ones that count" in html
+    assert "Calibration (development)" in html
+    assert "never for release decisions" in html
+    assert "No held-out split has been drawn" not in html
+    calibration = latest_snapshot(project).payload["criteria"][0]["calibration_rows"]
+    assert calibration and all(row["n"] > 0 for row in calibration)
+
+
+def test_without_a_split_every_figure_is_a_development_figure(client, project, admin, tmp_path):
+    small_project(project, tmp_path, draw=False)
+    client.force_login(admin)
+    html = dashboard(client, project)
+    assert "No held-out split has been drawn" in html
+    assert "every figure below is a <strong>development figure</strong>" in html
+    assert "development figures (all items" in html
+    payload = latest_snapshot(project).payload
+    assert payload["split"] == "all" and payload["criteria"][0]["calibration_rows"] == []
+    assert payload["criteria"][0]["rows"][0]["n"] == 40
+    criterion = client.get(reverse("dashboard_criterion", args=[project.slug, "faithful"]))
+    assert "whole project (development figures)" in criterion.content.decode()
+    report = client.get(reverse("dashboard_report", args=[project.slug, "json"])).json()
+    assert report["development_figures"] is True
+    assert not HeldOutAccess.objects.filter(project=project).exists()  # nothing is held out
