@@ -20,6 +20,7 @@ def main(argv: list[str]) -> None:
         sys.exit(f"unknown benchmark(s): {', '.join(sorted(unknown))}; have: {', '.join(available)}")
     for name in chosen:
         print(f"\n== bench.{name}")
+        sys.argv = [f"bench.{name}"]  # each benchmark parses its own (default) options
         importlib.import_module(f"bench.{name}").main()
 
 

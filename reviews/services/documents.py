@@ -17,7 +17,6 @@ from django.core.files.storage import default_storage
 from reviews.models import Document
 from reviews.services.evidence import DEFAULT_MAX_BYTES, EvidenceError, inspect_evidence
 
-
 _CHUNK = 1 << 20
 
 
@@ -65,7 +64,8 @@ def read_evidence(
 
 def _check_size(name: str, size: int, limit: int) -> None:
     if size > limit:
-        raise EvidenceError(name, f"is too large: {_mb(size)} (limit {_mb(limit)})", code="too_large")
+        reason = f"is too large: {_mb(size)} (limit {_mb(limit)})"
+        raise EvidenceError(name, reason, code="too_large")
 
 
 def _mb(size: int) -> str:

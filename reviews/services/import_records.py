@@ -1,9 +1,10 @@
 """Importing FORMATS §4 typed records (JSONL, or CSV of one kind) and §3 `path,expected` tables.
 
-Items are written in batches (one query per batch for lookups, one bulk insert): a 100k-item
-file streams through in constant memory at bulk-insert speed. Other record kinds (criteria,
-verdicts, human labels, pairwise verdicts) are handled by whoever registered them (`judging`);
-pending items are flushed first, so records may refer to items earlier in the same file.
+Items are written in batches of BATCH (one lookup query, then one `executemany` INSERT per
+table: items, slice links, events): a 100k-item file streams through in constant memory. Other
+record kinds (criteria, verdicts, human labels, pairwise verdicts) are handled by whoever
+registered them (`judging`); pending items are flushed first, so records may refer to items
+earlier in the same file.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from django.db import connection
+from django.core.exceptions import ValidationError
+from django.db import connections, router
 from django.utils import timezone
 
 from reviews.formats import records as rec
@@ -28,6 +30,8 @@ from reviews.services.imports import ImportContext, register_importer
 from reviews.services.references import latest_reference, next_version
 
 BATCH = 1000
+_ID_MAX = Item._meta.get_field("external_id").max_length
+_SLICE_NAME = Slice._meta.get_field("name")
 RecordHandler = Callable[[Any, ImportContext, str], None]  # (record, context, "line N")
 _RECORD_HANDLERS: dict[str, RecordHandler] = {}
 
@@ -39,10 +43,11 @@ def register_record_handler(kind: str, handler: RecordHandler) -> None:
 class ItemBatch:
     """Item records waiting to be written together.
 
-    New items, their slice links and their `imported` events are written with one plain
-    multi-row INSERT per table and batch (`_insert_rows`): building a model instance per row
-    (what `bulk_create` does) cost ten times what SQLite spends storing it. Items already in
-    the project are compared and updated one by one (a re-import is mostly "unchanged").
+    New items, their slice links and their `imported` events are written with one
+    `executemany` of a plain INSERT per table and batch (`_insert_rows`): building a model
+    instance per row, as `bulk_create` does, was most of an import's time (bench/README.md).
+    Items already in the project are compared and updated one by one (a re-import is mostly
+    "unchanged"). A file naming one item twice is refused, wherever the two lines are.
     """
 
     def __init__(self, context: ImportContext):
@@ -52,8 +57,10 @@ class ItemBatch:
             s.name: s for s in Slice.objects.filter(project=context.project)
         }
         self.seen = _PkSet()  # items this file already named: a second mention is an error
+        self.valid_names: set[str] = set()  # slice names checked, not yet created
 
     def add(self, record: rec.Item, where: str) -> None:
+        self._check(record, where)
         self.pending.append((record, where))
         if len(self.pending) >= BATCH:
             self.flush()
@@ -63,12 +70,10 @@ class ItemBatch:
             return
         project, file = self.context.project, self.context.file
         ids = [r.item_id for r, _ in self.pending]
-        existing = {
-            i.external_id: i
-            for i in Item.objects.filter(project=project, external_id__in=ids).prefetch_related(
-                "slices", "sources"
-            )
-        }
+        # order_by(): Item's default ordering (project name, id) joins the project and makes
+        # SQLite walk every item of the project instead of the (project, external_id) index.
+        found = Item.objects.filter(project=project, external_id__in=ids).order_by()
+        existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
         new: list[tuple[rec.Item, str]] = []
         batch: dict[str, str] = {}
         for record, where in self.pending:
@@ -86,6 +91,27 @@ class ItemBatch:
             self._create(new)
         self.pending = []
 
+    def _check(self, record: rec.Item, where: str) -> None:
+        """What the database would refuse (or PostgreSQL only): an over-long id, a slice name
+        the Slice model does not allow. Checked here so the error names the spot."""
+        file = self.context.file
+        if len(record.item_id) > _ID_MAX:
+            raise FormatError(
+                f"item_id is {len(record.item_id)} characters long (at most {_ID_MAX})",
+                file=file, record=where, path="$.item_id",
+            )
+        for index, name in enumerate(record.slices):
+            if name in self.slices or name in self.valid_names:
+                continue
+            try:
+                _SLICE_NAME.run_validators(name)
+            except ValidationError as error:
+                raise FormatError(
+                    f"slice name {name!r} is not allowed: {' '.join(error.messages)}",
+                    file=file, record=where, path=f"$.slices[{index}]",
+                ) from None
+            self.valid_names.add(name)
+
     def _twice(self, record: rec.Item, where: str, first: str) -> None:
         raise FormatError(
             f"item {record.item_id!r} appears twice (also on {first})",
@@ -102,11 +128,8 @@ class ItemBatch:
             project_id=project.pk, status=ItemStatus.RESOLVED, overlap=None,
             created_at=now, updated_at=now,
         )
-        pks = dict(
-            Item.objects.filter(
-                project=project, external_id__in=[r.item_id for r, _ in new]
-            ).values_list("external_id", "pk")
-        )
+        created = Item.objects.filter(project=project, external_id__in=[r.item_id for r, _ in new])
+        pks = dict(created.order_by().values_list("external_id", "pk"))
         for pk in pks.values():
             self.seen.add(pk)
         _insert_rows(
@@ -121,8 +144,13 @@ class ItemBatch:
         _insert_rows(
             Event,
             ("item_id", "data"),
-            ((pks[record.item_id], {"file": context.file, "record": where}) for record, where in new),
-            actor_id=context.actor.pk if context.actor else None, kind="imported", created_at=now,
+            (
+                (pks[record.item_id], {"file": context.file, "record": where})
+                for record, where in new
+            ),
+            actor_id=context.actor.pk if context.actor else None,
+            kind="imported",
+            created_at=now,
         )
         for record, where in new:
             if record.evidence:
@@ -193,7 +221,9 @@ class _PkSet:
 
     def add(self, pk: int) -> bool:
         """Add `pk`; False if it was there already."""
-        chunk = self.chunks.setdefault(pk >> 16, bytearray(8192))
+        chunk = self.chunks.get(pk >> 16)
+        if chunk is None:
+            chunk = self.chunks[pk >> 16] = bytearray(8192)
         byte, mask = (pk & 0xFFFF) >> 3, 1 << (pk & 7)
         if chunk[byte] & mask:
             return False
@@ -214,27 +244,42 @@ def _insert_rows(model, columns, rows, **constants) -> None:
     """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table.
 
     One `executemany` of a plain INSERT: values are prepared by the model's own fields
-    (`get_db_prep_save`: JSON, datetimes, foreign keys), so it is what `bulk_create` stores,
-    without a model instance per row. No signals, no `save()`: for insert-only rows.
+    (`get_db_prep_save`: JSON, datetimes, foreign keys), so it stores what `bulk_create`
+    stores, without a model instance per row. No signals, no `save()`: for insert-only rows.
     """
     meta = model._meta
+    conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
     fields = [meta.get_field(name) for name in columns]
     fixed = [meta.get_field(name) for name in constants]
     fixed_values = tuple(
-        f.get_db_prep_save(value, connection) for f, value in zip(fixed, constants.values(), strict=True)
+        f.get_db_prep_save(value, conn) for f, value in zip(fixed, constants.values(), strict=True)
     )
-    quote = connection.ops.quote_name
+    quote = conn.ops.quote_name
     names = ", ".join(quote(f.column) for f in (*fields, *fixed))
     marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"
-    preps = [f.get_db_prep_save for f in fields]
+    # Only quoted table/column names from the model are interpolated; values are parameters.
+    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
+    preps = [_preparer(f, conn) for f in fields]
     params = [
-        (*(prep(value, connection) for prep, value in zip(preps, row, strict=True)), *fixed_values)
+        (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
         for row in rows
     ]
     if params:
-        with connection.cursor() as cursor:
+        with conn.cursor() as cursor:
             cursor.executemany(sql, params)
+
+
+def _preparer(field, conn) -> Callable[[Any], Any]:
+    """What `field.get_db_prep_save(value, conn)` does, short-cut for the plain values an
+    import holds: JSON straight to the backend's adapter (None is SQL NULL, as in the ORM),
+    ids and text as given; anything else takes the field's own path."""
+    prepare = field.get_db_prep_save
+    if field.get_internal_type() == "JSONField":
+        adapt, encoder = conn.ops.adapt_json_value, field.encoder
+        return lambda value: None if value is None else adapt(value, encoder)
+    return lambda value: (
+        value if value is None or type(value) in (int, str) else prepare(value, conn)
+    )
 
 
 def _document(base: Path, relative: str, context: ImportContext, where: str, path: str):
@@ -325,7 +370,8 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
     """§3 rows grouped by case become generated references (ground truth needs an approval)."""
     by_case: dict[str, list[dict]] = {}
     with path.open("rb") as stream:
-        for row in iter_reference_csv(stream, file=context.file, case_id=context.options.get("case_id")):
+        case_id = context.options.get("case_id")
+        for row in iter_reference_csv(stream, file=context.file, case_id=case_id):
             context.tick()
             by_case.setdefault(row.case_id, []).append(
                 {"path": row.path, "expected_value": row.expected_value}

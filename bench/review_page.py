@@ -1,0 +1,365 @@
+"""Review workflow benchmark: ``.venv/bin/python -m bench.review_page``.
+
+Builds two projects in a fresh, migrated SQLite database (``bench/_django.py``; set
+``DATABASE_URL`` for PostgreSQL), of 1,000 and 100,000 items (``bulk_create``; a project in
+progress: 40 % of the items resolved, and one open item in ten held by another rater). Only the
+item being reviewed has questions, candidates with citations and a one-page PDF. Per size, the
+median of ``--repeats`` (30) server-side runs through Django's test ``Client`` (middleware,
+session, access checks, template, no network):
+  * review page: GET of the rater's review page; and its SQL query count;
+  * next item: GET ``review/next/`` by a rater with nothing in progress (claims an item, 302),
+    and ``claim_next`` called directly;
+  * save an answer: POST of one answer (htmx autosave; a new Answer row each time), and
+    ``answer_record`` called directly;
+  * my queue: GET of the rater's queue page (counts the pool).
+Targets (DESIGN §6): review page queries <= 12 and equal at both sizes, next item <= 15 ms,
+save <= 6 ms at 100k. ``--profile`` adds a cProfile of claim_next at the largest size and the
+query plan of its candidate query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+from datetime import timedelta
+
+from bench._django import setup_django
+
+SIZES = (1_000, 100_000)
+CHUNK = 5_000
+
+
+def _pdf_bytes() -> bytes:
+    from reviews.services.renderer import DrawText, build_pdf
+
+    return build_pdf(
+        [
+            [
+                DrawText(72, 100, "Statement of account, March 2024", size=14),
+                DrawText(72, 140, "Closing balance 12,480.55 EUR", size=11),
+                DrawText(72, 160, "Total due 1,200.00 EUR", size=11),
+            ]
+        ],
+        page_size=(595.0, 842.0),
+    )
+
+
+class Sized:
+    """One project of `n` items, its reviewed item and the people who work on it."""
+
+    def __init__(self, n: int, *, repeats: int):
+        from django.contrib.auth import get_user_model
+        from django.utils import timezone
+
+        from reviews.formats.canonical import canonical_rows, rows_sha256
+        from reviews.models import (
+            Assignment,
+            AssignmentStatus,
+            Authority,
+            Claim,
+            Item,
+            ItemSource,
+            ItemStatus,
+            Membership,
+            Project,
+            Question,
+            QuestionKind,
+            Reference,
+            Role,
+        )
+        from reviews.services.documents import StoredFiles, document_for_bytes
+
+        User = get_user_model()
+        self.n = n
+        self.project = Project.objects.create(slug=f"bench-{n}", name=f"Bench {n:,}", overlap=2)
+        users = User.objects.bulk_create(
+            User(username=f"b{n}-{kind}-{k}", password="!")
+            for kind, count in (("rater", 1), ("other", 20), ("next", repeats), ("svc", repeats))
+            for k in range(count)
+        )
+        Membership.objects.bulk_create(
+            Membership(project=self.project, user=u, role=Role.RATER) for u in users
+        )
+        self.rater = users[0]
+        others = users[1:21]
+        self.next_raters = users[21 : 21 + repeats]
+        self.service_raters = users[21 + repeats :]
+
+        # The reviewed item comes first: questions, candidates, evidence, a generated reference.
+        self.item = Item.objects.create(project=self.project, external_id="reviewed-0000000")
+        document, _ = document_for_bytes(_pdf_bytes(), name="statement.pdf", written=StoredFiles())
+        source = ItemSource.objects.create(
+            item=self.item,
+            artifact_id="statement-p1",
+            document=document,
+            path="statement.pdf",
+            page=1,
+        )
+        self.questions = []
+        for position, (key, values) in enumerate(
+            [
+                ("$.closing_balance", ["12,480.55", "12,840.55"]),
+                ("$.total_due", ["1,200.00", "1,290.00"]),
+                ("$.period", ["March 2024"]),
+            ]
+        ):
+            question = Question.objects.create(
+                item=self.item,
+                kind=QuestionKind.FIELD,
+                key=key,
+                reason="disagreement",
+                position=position,
+            )
+            Claim.objects.bulk_create(
+                Claim(
+                    item=self.item,
+                    question=question,
+                    path=key,
+                    value=value,
+                    providers=[f"model-{k}"],
+                    confidence=0.9 - 0.2 * k,
+                    source=source,
+                    page=1,
+                    quote=value,
+                    bbox=[72, 150, 260, 165],
+                    position=k,
+                )
+                for k, value in enumerate(values)
+            )
+            self.questions.append(question)
+        rows = canonical_rows([{"path": "$.currency", "expected_value": "EUR"}])
+        Reference.objects.create(
+            item=self.item,
+            authority=Authority.GENERATED,
+            version=1,
+            rows=rows,
+            sha256=rows_sha256(rows),
+        )
+        now = timezone.now()
+        Assignment.objects.create(
+            item=self.item,
+            rater=self.rater,
+            status=AssignmentStatus.ACTIVE,
+            opened_at=now,
+            lease_expires_at=now + timedelta(days=1),
+        )
+
+        # The rest: bare items; 40 % resolved, one open item in ten held by another rater.
+        lease = now + timedelta(days=1)
+        for start in range(1, n, CHUNK):
+            batch = Item.objects.bulk_create(
+                Item(
+                    project=self.project,
+                    external_id=f"bulk-{k:07d}",
+                    title=f"Sample {k}",
+                    status=ItemStatus.RESOLVED if k % 5 < 2 else ItemStatus.OPEN,
+                )
+                for k in range(start, min(n, start + CHUNK))
+            )
+            Assignment.objects.bulk_create(
+                Assignment(
+                    item=item,
+                    rater=others[k % len(others)],
+                    status=AssignmentStatus.ACTIVE,
+                    lease_expires_at=lease,
+                )
+                for k, item in enumerate(batch)
+                if item.status == ItemStatus.OPEN and k % 10 == 3
+            )
+
+
+def _median_ms(fn, repeats: int) -> float:
+    times = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        fn(i)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from reviews.models import Decision
+    from reviews.services.answers import AnswerInput, answer_record
+    from reviews.services.assignment import active_assignment, claim_next
+
+    slug, item = sized.project.slug, sized.item
+    client = Client()
+    client.force_login(sized.rater)
+    page_url = reverse("review_item", args=[slug, item.pk])
+    assert client.get(page_url).status_code == 200  # warm: pairwise orders, caches
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(page_url).status_code == 200
+    results = {"queries": len(queries)}
+    results["page_ms"] = _median_ms(lambda i: client.get(page_url), repeats)
+
+    # Save an answer through the htmx endpoint: alternate two candidates, seq 1, 2, 3, ...
+    question = sized.questions[0]
+    choices = [f"claim:{c.pk}" for c in question.candidates.order_by("position")]
+    answer_url = reverse("answer_save", args=[slug, item.pk, question.pk])
+
+    def save_view(i):
+        response = client.post(
+            answer_url,
+            {"choice": choices[i % 2], "expected_seq": str(i)},
+            headers={"HX-Request": "true"},
+        )
+        assert response.status_code == 200, response.content[:300]
+
+    results["save_ms"] = _median_ms(save_view, repeats)
+
+    second = sized.questions[1]
+    assignment = active_assignment(rater=sized.rater, item=item)
+    values = ["1,200.00", "1,290.00"]
+
+    def save_service(i):
+        answer_record(
+            actor=sized.rater,
+            assignment=assignment,
+            question=second,
+            given=AnswerInput(Decision.SET, values[i % 2]),
+            expected_seq=i,
+        )
+
+    results["save_service_ms"] = _median_ms(save_service, repeats)
+
+    # Next item: each run is a rater with nothing in progress, as after "Submit & next".
+    next_url = reverse("review_next", args=[slug])
+    next_clients = []
+    for rater in sized.next_raters:
+        c = Client()
+        c.force_login(rater)
+        next_clients.append(c)
+
+    def next_view(i):
+        response = next_clients[i].get(next_url)
+        assert response.status_code == 302 and "/review/" in response.url, response
+
+    results["next_ms"] = _median_ms(next_view, repeats)
+    results["claim_service_ms"] = _median_ms(
+        lambda i: claim_next(rater=sized.service_raters[i], project=sized.project), repeats
+    )
+
+    queue_url = reverse("my_queue")
+    results["queue_ms"] = _median_ms(lambda i: client.get(queue_url), max(5, repeats // 3))
+    return results
+
+
+def profile_claim(sized: Sized) -> str:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from reviews.models import Membership, Role
+    from reviews.services.assignment import available_items, claim_next
+
+    User = get_user_model()
+    raters = User.objects.bulk_create(
+        User(username=f"b{sized.n}-profile-{k}", password="!") for k in range(20)
+    )
+    Membership.objects.bulk_create(
+        Membership(project=sized.project, user=u, role=Role.RATER) for u in raters
+    )
+    query = available_items(rater=raters[0], project=sized.project).order_by("id")[:1]
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        explain = "EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN ANALYZE "
+        cursor.execute(explain + sql, params)
+        plan = "\n".join("  " + " | ".join(str(c) for c in row) for row in cursor.fetchall())
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for rater in raters:
+        claim_next(rater=rater, project=sized.project)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(18)
+    return f"candidate query plan:\n{plan}\n\ncProfile of 20 claims:\n{out.getvalue()}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--profile", action="store_true")
+    # `python -m bench review_page` calls main() with no arguments: never read the runner's argv.
+    args = parser.parse_args([] if argv is None else argv)
+
+    setup_django()
+    from django.db import connection
+    from django.test.utils import override_settings
+
+    overrides = override_settings(
+        ALLOWED_HOSTS=["testserver"],
+        SECURE_SSL_REDIRECT=False,
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        STORAGES={
+            "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+        },
+    )
+    overrides.enable()
+    rows = []
+    profiled = ""
+    for n in args.sizes:
+        start = time.perf_counter()
+        sized = Sized(n, repeats=args.repeats)
+        built = time.perf_counter() - start
+        rows.append((n, built, measure(sized, repeats=args.repeats)))
+        if args.profile and n == max(args.sizes):
+            profiled = profile_claim(sized)
+
+    print(f"database: {connection.vendor}; median of {args.repeats} runs, server side (ms)")
+    header = (
+        "items",
+        "build s",
+        "review page",
+        "queries",
+        "next item",
+        "claim_next",
+        "save (view)",
+        "answer_record",
+        "my queue",
+    )
+    print("  ".join(f"{h:>13}" for h in header))
+    for n, built, r in rows:
+        cells = (
+            f"{n:,}",
+            f"{built:.1f}",
+            f"{r['page_ms']:.2f}",
+            str(r["queries"]),
+            f"{r['next_ms']:.2f}",
+            f"{r['claim_service_ms']:.2f}",
+            f"{r['save_ms']:.2f}",
+            f"{r['save_service_ms']:.2f}",
+            f"{r['queue_ms']:.2f}",
+        )
+        print("  ".join(f"{c:>13}" for c in cells))
+    if profiled:
+        print()
+        print(profiled)
+    by_size = {n: r for n, _, r in rows}
+    for n, label in ((1_000, "1k"), (100_000, "100k")):
+        if n in by_size:
+            print(f"RESULT review_page_ms_{label}={by_size[n]['page_ms']:.2f}")
+            print(f"RESULT review_page_queries_{label}={by_size[n]['queries']}")
+    if 100_000 in by_size:
+        big = by_size[100_000]
+        print(f"RESULT claim_next_ms_100k={big['next_ms']:.2f}")
+        print(f"RESULT claim_next_service_ms_100k={big['claim_service_ms']:.2f}")
+        print(f"RESULT answer_save_ms_100k={big['save_ms']:.2f}")
+        print(f"RESULT answer_save_service_ms_100k={big['save_service_ms']:.2f}")
+        print(f"RESULT my_queue_ms_100k={big['queue_ms']:.2f}")
+    overrides.disable()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
