@@ -2,10 +2,11 @@
 
 Builds two projects in a fresh, migrated SQLite database (``bench/_django.py``; set
 ``DATABASE_URL`` for PostgreSQL), of 1,000 and 100,000 items (``bulk_create``; a project in
-progress: 40 % of the items resolved, and one open item in ten held by another rater). Only the
-item being reviewed has questions, candidates with citations and a one-page PDF. Per size, the
-median of ``--repeats`` (30) server-side runs through Django's test ``Client`` (middleware,
-session, access checks, template, no network):
+progress: 40 % of the items resolved, and one open item in ten held by another rater), then
+``ANALYZE`` (fresh bulk inserts leave PostgreSQL without planner statistics; a live database has
+them). Only the item being reviewed has questions, candidates with citations and a one-page PDF.
+Per size, the median of ``--repeats`` (30) server-side runs through Django's test ``Client``
+(middleware, session, access checks, template, no network):
   * review page: GET of the rater's review page; and its SQL query count;
   * next item: GET ``review/next/`` by a rater with nothing in progress (claims an item, 302),
     and ``claim_next`` called directly;
@@ -196,7 +197,8 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
     client = Client()
     client.force_login(sized.rater)
     page_url = reverse("review_item", args=[slug, item.pk])
-    assert client.get(page_url).status_code == 200  # warm: pairwise orders, caches
+    for _ in range(5):  # warm: pairwise display orders, template and URL caches
+        assert client.get(page_url).status_code == 200
     with CaptureQueriesContext(connection) as queries:
         assert client.get(page_url).status_code == 200
     results = {"queries": len(queries)}
@@ -311,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in args.sizes:
         start = time.perf_counter()
         sized = Sized(n, repeats=args.repeats)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")  # planner statistics, as autovacuum / a live site has them
         built = time.perf_counter() - start
         rows.append((n, built, measure(sized, repeats=args.repeats)))
         if args.profile and n == max(args.sizes):

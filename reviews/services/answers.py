@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from reviews.models import (
@@ -92,10 +91,10 @@ def answer_record(
             raise AnswerError("This item is no longer assigned to you (submitted, skipped or expired).")
         if question.status != QuestionStatus.OPEN:
             raise AnswerError("This question is already settled.")
-        current = Answer.objects.filter(question=question, rater=actor).aggregate(m=Max("seq"))["m"] or 0
+        latest = latest_answer(question=question, rater=actor)
+        current = latest.seq if latest is not None else 0
         if current != expected_seq:
-            raise StaleAnswer(latest_answer(question=question, rater=actor))
-        latest = latest_answer(question=question, rater=actor) if current else None
+            raise StaleAnswer(latest)
         if latest is not None and _same(latest, given):
             return latest  # a repeated save (blur after typing, a retry) is not a change
         try:

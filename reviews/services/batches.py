@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from reviews.models import (
     HOLDING_STATUSES,
@@ -65,6 +65,13 @@ def batch_create(
     if selection == "sample" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # recorded, so the draw can be repeated
     items = _chosen_items(project, selection=selection, slice_name=slice_name, count=count, seed=seed)
+    # Lock the chosen items like a claim does, so a claim running now cannot take a place this
+    # batch is about to fill (the holding count in `_assign` is read under the lock).
+    items = list(
+        Item.objects.select_for_update(no_key=connection.features.has_select_for_no_key_update)
+        .filter(pk__in=[item.pk for item in items])
+        .order_by("id")
+    )
     batch = AssignmentBatch.objects.create(
         project=project, name=name.strip() or f"Batch of {len(items)}", overlap=overlap,
         created_by=actor,

@@ -19,7 +19,7 @@ from reviews.formats.reference import (
     write_reference_csv,
 )
 from reviews.formats.review_file import ReviewFile, dump_review_file
-from reviews.models import Approval, Authority, Decision, Event, Item, QuestionKind
+from reviews.models import Approval, Decision, Event, Item, QuestionKind
 from reviews.services.resolution import current_resolution
 
 EXPORT_FORMATS = ("review", "reference", "csv")

@@ -2,7 +2,7 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import ImportJob, Role
@@ -40,6 +40,7 @@ def import_upload(request, slug):
     )
 
 
+@require_safe
 def import_job(request, slug, job_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     job = get_object_or_404(ImportJob, pk=job_pk, project=access.project)

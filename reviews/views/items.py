@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import item_for_user, project_for_user
 from reviews.models import Decision, ItemStatus, Question, Role
@@ -25,6 +25,7 @@ from reviews.views.viewer_context import viewer_context
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 
 
+@require_safe
 def item_list(request, slug):
     access = project_for_user(request.user, slug, roles=OVERSEERS)
     status = request.GET.get("status") if request.GET.get("status") in ItemStatus.values else None
@@ -70,6 +71,7 @@ def _question_panels(item, show_names: bool) -> list[dict]:
     return panels
 
 
+@require_safe
 def item_detail(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
     panels = _question_panels(item, access.project.show_rater_names)
@@ -144,6 +146,7 @@ def item_approve(request, slug, item_pk):
     )
 
 
+@require_safe
 def item_timeline(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
     events = item.events.select_related("actor").order_by("created_at", "id")
@@ -156,6 +159,7 @@ def item_timeline(request, slug, item_pk):
     )
 
 
+@require_safe
 def work_queue(request, slug, kind):
     """Items that need an adjudicator (kind=adjudication) or an approver (kind=approval)."""
     role, status = {

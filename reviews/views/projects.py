@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews import selectors
 from reviews.access import project_for_user
@@ -12,6 +12,7 @@ from reviews.models import ItemStatus
 from reviews.services.projects import project_create
 
 
+@require_safe
 def project_list(request):
     return render(
         request,
@@ -23,6 +24,7 @@ def project_list(request):
     )
 
 
+@require_safe
 def project_home(request, slug):
     access = project_for_user(request.user, slug)
     counts = selectors.item_counts_by_status(access.project)

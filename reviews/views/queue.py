@@ -2,16 +2,19 @@
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
 from reviews.services.assignment import claim_next, queue_summary
 
 
+@require_safe
 def my_queue(request):
     return render(request, "reviews/my_queue.html", {"queues": queue_summary(rater=request.user)})
 
 
+@require_safe
 def review_next(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.RATER])
     assignment = claim_next(rater=request.user, project=access.project)

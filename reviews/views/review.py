@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import item_for_user
 from reviews.models import Decision, Question, QuestionKind, Role
@@ -34,6 +34,7 @@ def _no_claim(request, slug):
     return redirect("my_queue")
 
 
+@require_safe
 def review_item(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
     assignment = active_assignment(rater=request.user, item=item)

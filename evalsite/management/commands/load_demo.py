@@ -1,5 +1,4 @@
 from django.core.management.base import BaseCommand
-
 from django.db import transaction
 
 from judging.demo import demo_judging_load

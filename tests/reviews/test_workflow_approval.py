@@ -1,0 +1,202 @@
+"""Signed approval: refused loudly and without a trace, or a new signed ground-truth version."""
+
+import base64
+
+import pytest
+
+from reviews.formats.canonical import rows_canonical_bytes, rows_sha256
+from reviews.models import (
+    Approval,
+    Authority,
+    Decision,
+    Event,
+    ItemStatus,
+    Reference,
+    Role,
+)
+from reviews.services import signing
+from reviews.services.approval import ApprovalRefused, approval_blockers, approve
+from reviews.services.resolution import adjudicate
+from tests.factories import PASSWORD, member
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+
+
+def _written():
+    return (Reference.objects.count(), Approval.objects.count(), Event.objects.count())
+
+
+@pytest.fixture
+def raters(project):
+    return [member(project, Role.RATER, username=f"rater-{n}") for n in (1, 2)]
+
+
+@pytest.fixture
+def approver(project):
+    return member(project, Role.APPROVER, username="appy")
+
+
+@pytest.fixture
+def resolved(project, review_item, rate, raters):
+    """Two raters agreed on $.total (1,200.00 vs the generated candidates); rows: currency."""
+    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]}, rows={"$.currency": "EUR"})
+    for rater in raters:
+        rate(rater, item, {"$.total": "1,200.00"})
+    item.refresh_from_db()
+    assert item.status == ItemStatus.RESOLVED
+    return item
+
+
+def _refused(item, actor, message, **kwargs):
+    item.refresh_from_db()
+    before = (_written(), item.status)
+    with pytest.raises(ApprovalRefused, match=message):
+        approve(actor=actor, item=item, **{"password": PASSWORD, "confirmed": True, **kwargs})
+    item.refresh_from_db()
+    assert (_written(), item.status) == before, "a refused approval wrote something"
+
+
+def test_approval_with_an_open_question_is_refused(project, review_item, rate, raters, approver):
+    item = review_item(project)
+    rate(raters[0], item, {"$.total": "1200"})  # the second rater has not answered yet
+    _refused(item, approver, "still open")
+
+
+def test_approval_with_a_question_waiting_for_adjudication_is_refused(
+    project, review_item, rate, raters, approver
+):
+    item = review_item(project)
+    rate(raters[0], item, {"$.total": "1200"})
+    rate(raters[1], item, {"$.total": "1290"})
+    _refused(item, approver, "need adjudication")
+
+
+def test_wrong_password_is_refused(resolved, approver):
+    _refused(resolved, approver, "password is not correct", password="not-my-password")
+
+
+def test_approval_without_confirming_is_refused(resolved, approver):
+    _refused(resolved, approver, "Confirm the statement", confirmed=False)
+
+
+def test_the_sole_rater_cannot_approve_with_separation_of_duties(project, review_item, rate):
+    project.overlap = 1
+    project.save()
+    item = review_item(project)
+    solo = member(project, Role.RATER, Role.APPROVER, username="solo")
+    rate(solo, item, {"$.total": "1200"})
+    assert approval_blockers(item, solo) == [
+        "You were the only rater of this item (separation of duties)."
+    ]
+    _refused(item, solo, "only rater")
+
+
+def test_without_separation_of_duties_the_sole_rater_may_approve(project, review_item, rate):
+    project.overlap = 1
+    project.separation_of_duties = False
+    project.save()
+    item = review_item(project)
+    solo = member(project, Role.RATER, Role.APPROVER)
+    rate(solo, item, {"$.total": "1200"})
+    approval = approve(actor=solo, item=item, password=PASSWORD, confirmed=True)
+    assert approval.approver == solo
+
+
+def test_one_of_two_raters_may_approve(resolved, raters, project):
+    member(project, Role.APPROVER, username=raters[0].username)
+    assert approve(actor=raters[0], item=resolved, password=PASSWORD, confirmed=True)
+
+
+def test_approval_writes_a_new_ground_truth_version_beside_the_generated_one(resolved, approver):
+    generated = Reference.objects.get(item=resolved, authority=Authority.GENERATED)
+    generated_before = (generated.sha256, generated.rows, generated.version)
+
+    approval = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+
+    truth = approval.reference
+    assert truth.authority == Authority.GROUND_TRUTH
+    assert truth.version == generated.version + 1
+    assert truth.derived_from == generated
+    assert truth.supersedes is None
+    assert truth.rows == [
+        {"path": "$.currency", "expected_value": "EUR"},
+        {"path": "$.total", "expected_value": "1,200.00"},
+    ]
+    generated.refresh_from_db()
+    assert (generated.sha256, generated.rows, generated.version) == generated_before
+    assert generated.sha256 == rows_sha256(generated.rows)
+    resolved.refresh_from_db()
+    assert resolved.status == ItemStatus.APPROVED
+    assert (approval.sequence, approval.approver, approval.approver_name) == (
+        1,
+        approver,
+        approver.email,
+    )
+    assert Event.objects.filter(item=resolved, kind="approved", actor=approver).count() == 1
+
+
+def test_the_signature_verifies_with_the_public_key_and_only_for_these_rows(resolved, approver):
+    approval = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    message = rows_canonical_bytes(approval.reference.rows)
+    public = signing.load_public_key(signing.public_key_pem())
+    assert approval.algorithm == "ed25519"
+    assert approval.key_id == signing.key_id_of(public)
+    assert approval.sha256 == approval.reference.sha256 == rows_sha256(approval.reference.rows)
+    assert len(base64.b64decode(approval.signature)) == 64
+    assert signing.verify(message, approval.signature, public)
+    tampered = [dict(row) for row in approval.reference.rows]
+    tampered[1]["expected_value"] = "1,290.00"
+    assert not signing.verify(rows_canonical_bytes(tampered), approval.signature, public)
+
+
+def test_an_approved_item_cannot_be_approved_again(resolved, approver, project):
+    approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    _refused(resolved, member(project, Role.APPROVER), "approved already")
+
+
+@pytest.fixture
+def corrected(resolved, approver, project):
+    """Approved once, then an adjudicator corrects $.total: the item waits for re-approval."""
+    first = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    adjudicate(
+        actor=member(project, Role.ADJUDICATOR),
+        question=resolved.questions.get(),
+        decision=Decision.SET,
+        value="1,290.00",
+        reason="the total is on page 2",
+    )
+    resolved.refresh_from_db()
+    assert resolved.status == ItemStatus.RESOLVED
+    return first
+
+
+def test_a_correction_needs_a_reason(corrected, resolved, approver):
+    _refused(resolved, approver, "give a reason")
+
+
+def test_a_correction_supersedes_the_previous_ground_truth_which_stays_readable(
+    corrected, resolved, approver
+):
+    old = corrected.reference
+    old_rows, old_sha = old.rows, old.sha256
+    second = approve(
+        actor=approver,
+        item=resolved,
+        password=PASSWORD,
+        confirmed=True,
+        correction_reason="total misread",
+    )
+    new = second.reference
+    assert second.sequence == 2 and second.correction_reason == "total misread"
+    assert new.supersedes == old and new.reason == "total misread"
+    assert new.version == old.version + 1
+    assert {"path": "$.total", "expected_value": "1,290.00"} in new.rows
+    old.refresh_from_db()
+    assert (old.rows, old.sha256) == (old_rows, old_sha)
+    assert {"path": "$.total", "expected_value": "1,200.00"} in old.rows
+    versions = list(
+        Reference.objects.filter(item=resolved, authority=Authority.GROUND_TRUTH)
+        .order_by("version")
+        .values_list("version", flat=True)
+    )
+    assert versions == [old.version, new.version]

@@ -1,0 +1,367 @@
+"""Who rates what: claiming within the overlap, pre-assigned batches, leases, skips, progress."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils import timezone
+
+from reviews.models import (
+    HOLDING_STATUSES,
+    Assignment,
+    AssignmentStatus,
+    Item,
+    ItemStatus,
+    Role,
+    Slice,
+)
+from reviews.services.answers import assignment_submit
+from reviews.services.assignment import (
+    QueueError,
+    active_assignment,
+    claim_next,
+    expire_leases,
+    queue_summary,
+    skip,
+)
+from reviews.services.batches import batch_create, rater_progress
+from tests.factories import ItemFactory, member
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+
+
+@pytest.fixture
+def items(project):
+    """Five open items without questions (claiming does not look at questions)."""
+    return [ItemFactory(project=project, external_id=f"item-{n}") for n in range(5)]
+
+
+@pytest.fixture
+def raters(project):
+    return [member(project, Role.RATER, username=f"rater-{n}") for n in range(4)]
+
+
+def _holding(item):
+    return Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).count()
+
+
+def _submit(assignment):
+    return assignment_submit(actor=assignment.rater, assignment=assignment)
+
+
+def test_an_item_goes_to_as_many_raters_as_its_overlap_and_no_more(project, raters):
+    project.overlap = 2
+    project.save()
+    only = ItemFactory(project=project)
+    claims = [claim_next(rater=r, project=project) for r in raters]
+    assert [c.item_id if c else None for c in claims] == [only.pk, only.pk, None, None]
+    assert _holding(only) == 2
+
+
+def test_an_items_own_overlap_overrides_the_projects(project, raters):
+    project.overlap = 1
+    project.save()
+    wide = ItemFactory(project=project, overlap=3)
+    claims = [claim_next(rater=r, project=project) for r in raters]
+    assert [c.item_id if c else None for c in claims] == [wide.pk, wide.pk, wide.pk, None]
+
+
+def test_claiming_again_returns_the_item_in_progress(project, items, raters):
+    first = claim_next(rater=raters[0], project=project)
+    again = claim_next(rater=raters[0], project=project)
+    assert again.pk == first.pk
+    assert Assignment.objects.filter(rater=raters[0]).count() == 1
+
+
+def test_a_submitted_item_is_never_offered_to_the_same_rater_again(project, items, raters):
+    project.overlap = 2
+    project.save()
+    first = claim_next(rater=raters[0], project=project)
+    _submit(first)
+    following = claim_next(rater=raters[0], project=project)
+    assert following.item_id != first.item_id
+    assert Item.objects.get(pk=first.item_id).status == ItemStatus.OPEN  # still needs a rater
+
+
+def test_a_skipped_item_is_never_offered_to_the_same_rater_again(project, raters):
+    only = ItemFactory(project=project)
+    assignment = claim_next(rater=raters[0], project=project)
+    skip(rater=raters[0], assignment=assignment, reason="unreadable scan")
+    assert claim_next(rater=raters[0], project=project) is None
+    # ... but its place is free again for someone else.
+    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+
+
+def test_skip_needs_a_reason(project, items, raters):
+    assignment = claim_next(rater=raters[0], project=project)
+    with pytest.raises(QueueError, match="why"):
+        skip(rater=raters[0], assignment=assignment, reason="   ")
+    assignment.refresh_from_db()
+    assert assignment.status == AssignmentStatus.ACTIVE and not assignment.skip_reason
+
+
+def test_only_the_holder_can_skip(project, items, raters):
+    assignment = claim_next(rater=raters[0], project=project)
+    with pytest.raises(QueueError):
+        skip(rater=raters[1], assignment=assignment, reason="not mine")
+    assignment.refresh_from_db()
+    assert assignment.status == AssignmentStatus.ACTIVE
+
+
+def test_an_expired_lease_returns_the_item_to_the_pool(project, raters):
+    project.overlap = 1
+    project.save()
+    only = ItemFactory(project=project)
+    held = claim_next(rater=raters[0], project=project)
+    assert claim_next(rater=raters[1], project=project) is None
+    later = timezone.now() + timedelta(minutes=project.lease_minutes + 1)
+    assert expire_leases(project=project, now=later) == 1
+    held.refresh_from_db()
+    assert held.status == AssignmentStatus.EXPIRED
+    assert active_assignment(rater=raters[0], item=only) is None
+    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+
+
+def test_claim_next_expires_overdue_leases_itself(project, raters):
+    project.overlap = 1
+    project.save()
+    only = ItemFactory(project=project)
+    held = claim_next(rater=raters[0], project=project)
+    Assignment.objects.filter(pk=held.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+    held.refresh_from_db()
+    assert held.status == AssignmentStatus.EXPIRED
+
+
+def test_an_open_page_renews_the_lease(project, items, raters):
+    held = claim_next(rater=raters[0], project=project)
+    Assignment.objects.filter(pk=held.pk).update(
+        lease_expires_at=timezone.now() + timedelta(minutes=1)
+    )
+    renewed = active_assignment(rater=raters[0], item=held.item)
+    assert renewed.lease_expires_at > timezone.now() + timedelta(minutes=project.lease_minutes - 1)
+
+
+def test_pre_assigned_items_come_before_the_pool(project, items, raters):
+    batch_create(
+        actor=None,
+        project=project,
+        name="late ones",
+        raters=[raters[0]],
+        selection="sample",
+        count=1,
+        seed=7,
+        overlap=1,
+    )
+    pinned = Assignment.objects.get(rater=raters[0])
+    assert pinned.status == AssignmentStatus.ASSIGNED
+    claimed = claim_next(rater=raters[0], project=project)
+    assert claimed.pk == pinned.pk and claimed.status == AssignmentStatus.ACTIVE
+    assert claimed.opened_at is not None and claimed.lease_expires_at is not None
+
+
+def test_the_item_in_progress_comes_before_newly_pre_assigned_ones(project, items, raters):
+    current = claim_next(rater=raters[0], project=project)
+    batch_create(
+        actor=None, project=project, name="more", raters=[raters[0]], selection="count", count=3
+    )
+    assert claim_next(rater=raters[0], project=project).pk == current.pk
+    assert Assignment.objects.filter(rater=raters[0], status=AssignmentStatus.ACTIVE).count() == 1
+
+
+def test_pre_assigned_places_count_against_the_overlap(project, raters):
+    project.overlap = 2
+    project.save()
+    only = ItemFactory(project=project)
+    batch_create(
+        actor=None, project=project, name="pair", raters=raters[:2], selection="count", count=1
+    )
+    assert claim_next(rater=raters[2], project=project) is None
+    assert _holding(only) == 2
+
+
+def test_batch_by_count_takes_the_first_open_items_round_robin(project, items, raters):
+    project.overlap = 2
+    project.save()
+    batch = batch_create(
+        actor=None, project=project, name="", raters=raters[:3], selection="count", count=3
+    )
+    assignments = Assignment.objects.filter(batch=batch)
+    assert sorted({a.item_id for a in assignments}) == [i.pk for i in items[:3]]
+    per_item = {i.pk: _holding(i) for i in items[:3]}
+    assert per_item == dict.fromkeys(per_item, 2)
+    per_rater = sorted(assignments.filter(rater=r).count() for r in raters[:3])
+    assert per_rater == [2, 2, 2]
+    assert batch.name == "Batch of 3"
+
+
+def test_batch_never_over_assigns_an_item_raters_already_hold(project, raters):
+    project.overlap = 2
+    project.save()
+    only = ItemFactory(project=project)
+    claim_next(rater=raters[0], project=project)
+    batch_create(
+        actor=None, project=project, name="b", raters=raters[1:], selection="count", count=1
+    )
+    assert _holding(only) == 2
+
+
+def test_seeded_sample_is_repeatable(project, raters):
+    for n in range(30):
+        ItemFactory(project=project, external_id=f"s-{n:02d}")
+
+    def drawn(seed):
+        batch = batch_create(
+            actor=None,
+            project=project,
+            name=f"seed {seed}",
+            raters=[raters[0]],
+            selection="sample",
+            count=5,
+            seed=seed,
+            overlap=1,
+        )
+        chosen = sorted(batch.assignments.values_list("item_id", flat=True))
+        batch.assignments.all().delete()  # free the places for the next draw
+        return chosen, batch.selection["seed"]
+
+    first, recorded = drawn(42)
+    again, _ = drawn(42)
+    other, _ = drawn(43)
+    assert recorded == 42 and len(first) == 5
+    assert first == again
+    assert first != other
+
+
+def test_a_sample_without_a_seed_records_the_one_it_drew(project, items, raters):
+    batch = batch_create(
+        actor=None, project=project, name="s", raters=[raters[0]], selection="sample", count=2
+    )
+    assert isinstance(batch.selection["seed"], int)
+
+
+def test_batch_by_slice_with_an_overlap_override(project, items, raters):
+    tagged = Slice.objects.create(project=project, name="safety-sensitive")
+    items[1].slices.add(tagged)
+    items[3].slices.add(tagged)
+    batch = batch_create(
+        actor=None,
+        project=project,
+        name="calibration",
+        raters=raters[:3],
+        selection="slice",
+        slice_name="safety-sensitive",
+        overlap=3,
+    )
+    assert {a.item_id for a in batch.assignments.all()} == {items[1].pk, items[3].pk}
+    for item in (items[1], items[3]):
+        item.refresh_from_db()
+        assert item.overlap == 3 and _holding(item) == 3
+    items[0].refresh_from_db()
+    assert items[0].overlap is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"selection": "everything"}, "Choose how"),
+        ({"selection": "count", "count": 0}, "how many"),
+        ({"selection": "slice"}, "Choose a slice"),
+        ({"selection": "count", "count": 2, "overlap": 0}, "at least 1"),
+    ],
+)
+def test_batch_refuses_bad_selections(project, items, raters, kwargs, message):
+    with pytest.raises(ValidationError, match=message):
+        batch_create(actor=None, project=project, name="x", raters=[raters[0]], **kwargs)
+    assert not Assignment.objects.exists()
+
+
+def test_batch_refuses_people_who_are_not_raters(project, items):
+    approver = member(project, Role.APPROVER)
+    with pytest.raises(ValidationError, match="must be a rater"):
+        batch_create(
+            actor=None, project=project, name="x", raters=[approver], selection="count", count=1
+        )
+    assert not Assignment.objects.exists()
+
+
+def test_rater_progress_counts_each_state_and_the_median_time(project, items, raters):
+    project.overlap = 1
+    project.save()
+    ada, bob = raters[0], raters[1]
+    batch_create(actor=None, project=project, name="b", raters=[bob], selection="count", count=1)
+    now = timezone.now()
+    for minutes in (2, 4, 9):
+        done = claim_next(rater=ada, project=project)
+        _submit(done)
+        Assignment.objects.filter(pk=done.pk).update(
+            opened_at=now - timedelta(minutes=minutes), submitted_at=now
+        )
+    skipped = claim_next(rater=ada, project=project)
+    skip(rater=ada, assignment=skipped, reason="blurred")
+    progress = {p.rater.username: p for p in rater_progress(project)}
+    assert set(progress) == {r.username for r in raters}
+    a = progress[ada.username]
+    assert (a.assigned, a.in_progress, a.done, a.skips) == (0, 0, 3, 1)
+    assert a.median_seconds == pytest.approx(240, abs=1)
+    b = progress[bob.username]
+    assert (b.assigned, b.in_progress, b.done, b.skips, b.median_seconds) == (1, 0, 0, 0, None)
+
+
+def test_queue_summary_counts_what_waits_for_the_rater(project, items, raters):
+    project.overlap = 1
+    project.save()
+    claim_next(rater=raters[0], project=project)
+    (summary,) = queue_summary(rater=raters[1])
+    assert summary["project"] == project
+    assert (summary["waiting"], summary["active"], summary["assigned"]) == (4, 0, 0)
+
+
+def test_a_lapsed_lease_frees_its_place_and_the_item_still_resolves(project, review_item, rate):
+    project.overlap = 2
+    project.save()
+    item = review_item(project)
+    first, lapsed, third = (member(project, Role.RATER, username=u) for u in ("a", "b", "c"))
+    rate(first, item, {"$.total": "1200"})
+    stalled = claim_next(rater=lapsed, project=project)
+    Assignment.objects.filter(pk=stalled.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    taken = claim_next(rater=third, project=project)
+    assert taken.item_id == item.pk
+    stalled.refresh_from_db()
+    assert stalled.status == AssignmentStatus.EXPIRED
+    rate(third, item, {"$.total": "1,200"}, assignment=taken)
+    item.refresh_from_db()
+    assert item.status == ItemStatus.RESOLVED
+
+
+def test_the_raters_own_lapsed_claim_is_not_resumed_as_current(project, raters):
+    project.overlap = 1
+    project.save()
+    first, second = ItemFactory(project=project), ItemFactory(project=project)
+    held = claim_next(rater=raters[0], project=project)
+    Assignment.objects.filter(pk=held.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    again = claim_next(rater=raters[0], project=project)
+    held.refresh_from_db()
+    assert held.status == AssignmentStatus.EXPIRED
+    assert again.pk != held.pk and again.status == AssignmentStatus.ACTIVE
+    assert {first.pk, second.pk} >= {again.item_id}
+
+
+def test_queue_summary_counts_a_large_pool_up_to_a_limit(
+    client, project, items, raters, monkeypatch
+):
+    monkeypatch.setattr("reviews.services.assignment.POOL_COUNT_LIMIT", 3)
+    (summary,) = queue_summary(rater=raters[0])
+    assert (summary["waiting"], summary["waiting_more"]) == (3, True)
+    client.force_login(raters[0])
+    assert '<td class="num">3+</td>' in client.get(reverse("my_queue")).content.decode()
+    monkeypatch.setattr("reviews.services.assignment.POOL_COUNT_LIMIT", 5)
+    (summary,) = queue_summary(rater=raters[0])
+    assert (summary["waiting"], summary["waiting_more"]) == (5, False)
