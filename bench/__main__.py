@@ -12,12 +12,16 @@ from pathlib import Path
 
 def main(argv: list[str]) -> None:
     available = sorted(
-        m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if not m.name.startswith("_")
+        m.name
+        for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if not m.name.startswith("_")
     )
     chosen = argv or available
     unknown = set(chosen) - set(available)
     if unknown:
-        sys.exit(f"unknown benchmark(s): {', '.join(sorted(unknown))}; have: {', '.join(available)}")
+        sys.exit(
+            f"unknown benchmark(s): {', '.join(sorted(unknown))}; have: {', '.join(available)}"
+        )
     for name in chosen:
         print(f"\n== bench.{name}")
         sys.argv = [f"bench.{name}"]  # each benchmark parses its own (default) options

@@ -47,8 +47,9 @@ def _insert(model, columns: list[str], rows: list[tuple]) -> None:
     marks = ", ".join(["%s"] * len(columns))
     with connection.cursor() as cursor:
         for start in range(0, len(rows), 10_000):
-            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})",
-                               rows[start:start + 10_000])
+            cursor.executemany(
+                f"INSERT INTO {table} ({names}) VALUES ({marks})", rows[start : start + 10_000]
+            )
 
 
 def build(n_items: int, seed: int):
@@ -70,20 +71,31 @@ def build(n_items: int, seed: int):
     labels = ["pass", "fail"]
     text = "Every claim in the output is supported by the input."
     criterion = Criterion.objects.create(
-        project=project, name="faithful", version="1", labels=labels, positive_label="pass",
-        critical=True, text=text, sha256=criterion_fingerprint("faithful", "1", labels, text),
+        project=project,
+        name="faithful",
+        version="1",
+        labels=labels,
+        positive_label="pass",
+        critical=True,
+        text=text,
+        sha256=criterion_fingerprint("faithful", "1", labels, text),
     )
     judges = {}
     for provider, model, temperature in (("openai", "gpt-4o", 0.7), ("anthropic", "claude", 0.5)):
         judges[model] = Judge.objects.create(
-            project=project, provider=provider, model=model, temperature=temperature,
+            project=project,
+            provider=provider,
+            model=model,
+            temperature=temperature,
             configuration=Judge.configuration_key(provider, model, temperature, ""),
         ).pk
     safety = Slice.objects.create(project=project, name="safety", critical=True)
     long = Slice.objects.create(project=project, name="long")
     items = Item.objects.bulk_create(
-        (Item(project=project, external_id=f"bench-{n:06d}", output=f"Output {n}.")
-         for n in range(n_items)),
+        (
+            Item(project=project, external_id=f"bench-{n:06d}", output=f"Output {n}.")
+            for n in range(n_items)
+        ),
         batch_size=2000,
     )
     links, verdicts, humans = [], [], []
@@ -99,13 +111,40 @@ def build(n_items: int, seed: int):
         for sample in range(GPT_SAMPLES):
             right = rng.random() < gpt_accuracy
             confidence = round(rng.uniform(0.75, 0.99) if right else rng.uniform(0.5, 0.9), 2)
-            verdicts.append((item.pk, criterion.pk, judges["gpt-4o"], sample,
-                             truth if right else flip[truth], "", "Checked each claim.",
-                             confidence, "", "{}", "bench", now))
+            verdicts.append(
+                (
+                    item.pk,
+                    criterion.pk,
+                    judges["gpt-4o"],
+                    sample,
+                    truth if right else flip[truth],
+                    "",
+                    "Checked each claim.",
+                    confidence,
+                    "",
+                    "{}",
+                    "bench",
+                    now,
+                )
+            )
         for sample in range(CLAUDE_SAMPLES):
             label = truth if rng.random() < 0.88 else flip[truth]
-            verdicts.append((item.pk, criterion.pk, judges["claude"], sample, label, "", "",
-                             None, "", "{}", "bench", now))
+            verdicts.append(
+                (
+                    item.pk,
+                    criterion.pk,
+                    judges["claude"],
+                    sample,
+                    label,
+                    "",
+                    "",
+                    None,
+                    "",
+                    "{}",
+                    "bench",
+                    now,
+                )
+            )
         # 20k human labels: ana on items 0..55%, ben on 45..90%: 10% labelled twice.
         for rater, low, high in (("ana", 0.0, 0.55), ("ben", 0.45, 0.9)):
             if low * n_items <= n < high * n_items:
@@ -113,14 +152,49 @@ def build(n_items: int, seed: int):
                 humans.append((item.pk, criterion.pk, rater, label, "", "{}", "bench", now))
     with transaction.atomic():
         _insert(Slice.items.through, ["item_id", "slice_id"], links)
-        _insert(Verdict, ["item_id", "criterion_id", "judge_id", "sample", "label", "raw",
-                          "explanation", "confidence", "display_order", "extra", "source_name",
-                          "created_at"], verdicts)
-        _insert(HumanLabel, ["item_id", "criterion_id", "rater", "label", "note", "extra",
-                             "source_name", "created_at"], humans)
+        _insert(
+            Verdict,
+            [
+                "item_id",
+                "criterion_id",
+                "judge_id",
+                "sample",
+                "label",
+                "raw",
+                "explanation",
+                "confidence",
+                "display_order",
+                "extra",
+                "source_name",
+                "created_at",
+            ],
+            verdicts,
+        )
+        _insert(
+            HumanLabel,
+            [
+                "item_id",
+                "criterion_id",
+                "rater",
+                "label",
+                "note",
+                "extra",
+                "source_name",
+                "created_at",
+            ],
+            humans,
+        )
     split_draw(actor=admin, project=project, seed=seed, held_out_fraction=0.5)
-    return project, admin, {"items": n_items, "verdicts": len(verdicts),
-                            "human labels": len(humans), "slice links": len(links)}
+    return (
+        project,
+        admin,
+        {
+            "items": n_items,
+            "verdicts": len(verdicts),
+            "human labels": len(humans),
+            "slice links": len(links),
+        },
+    )
 
 
 def _profile(fn, top: int) -> None:
@@ -171,15 +245,25 @@ def _run(args) -> int:
     call_command("collectstatic", interactive=False, verbosity=0)
     start = time.perf_counter()
     project, admin, counts = build(args.items, args.seed)
-    print(f"built in {time.perf_counter() - start:.1f} s: "
-          + ", ".join(f"{v:,} {k}" for k, v in counts.items()))
+    print(
+        f"built in {time.perf_counter() - start:.1f} s: "
+        + ", ".join(f"{v:,} {k}" for k, v in counts.items())
+    )
 
-    refreshes = [_ms(lambda: dashboard_refresh(project=project)) / 1000
-                 for _ in range(args.refreshes)]
+    refreshes = [
+        _ms(lambda: dashboard_refresh(project=project)) / 1000 for _ in range(args.refreshes)
+    ]
     snapshot = latest_snapshot(project)
     assert snapshot.fingerprint == inputs_fingerprint(project), "snapshot is stale after refresh"
-    payload_kb = len(DashboardSnapshot.objects.filter(pk=snapshot.pk)
-                     .values_list("payload", flat=True).get().__repr__()) / 1024
+    payload_kb = (
+        len(
+            DashboardSnapshot.objects.filter(pk=snapshot.pk)
+            .values_list("payload", flat=True)
+            .get()
+            .__repr__()
+        )
+        / 1024
+    )
 
     client = Client()
     client.force_login(admin)

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from html import escape
 
+from django.utils.safestring import SafeString, mark_safe
+
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
 INK, SOFT, LINE, ACCENT, WARN = "#1d2330", "#7a8497", "#dfe3ea", "#3b5bdb", "#b35c00"
+
+
+def trusted_svg(markup: str) -> SafeString:
+    """Mark a chart from this module safe for templates: every text in it was escaped here."""
+    return mark_safe(markup)  # noqa: S308 - built by this module, all text escaped
 
 
 def _svg(width: float, height: float, title: str, desc: str, body: str) -> str:
@@ -22,12 +29,23 @@ def _svg(width: float, height: float, title: str, desc: str, body: str) -> str:
 
 
 def _text(x, y, text, *, size=11, anchor="start", fill=INK, weight="normal") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'fill="{fill}" font-weight="{weight}">{escape(str(text))}</text>')
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'fill="{fill}" font-weight="{weight}">{escape(str(text))}</text>'
+    )
 
 
-def interval_svg(value, ci, *, threshold=None, lo=-1.0, hi=1.0, width=180, height=26,
-                 title="Estimate with 95% CI") -> str:
+def interval_svg(
+    value,
+    ci,
+    *,
+    threshold=None,
+    lo=-1.0,
+    hi=1.0,
+    width=180,
+    height=26,
+    title="Estimate with 95% CI",
+) -> str:
     """A point with its CI as a bar on a [lo, hi] axis, and the gate threshold dashed."""
     pad = 6
     scale = (width - 2 * pad) / (hi - lo)
@@ -35,14 +53,20 @@ def interval_svg(value, ci, *, threshold=None, lo=-1.0, hi=1.0, width=180, heigh
     def x(v):
         return pad + (min(max(v, lo), hi) - lo) * scale
 
-    body = [f'<line x1="{pad}" y1="{height / 2}" x2="{width - pad}" y2="{height / 2}" stroke="{LINE}"/>',
-            f'<line x1="{x(0):.1f}" y1="4" x2="{x(0):.1f}" y2="{height - 4}" stroke="{LINE}"/>']
+    body = [
+        f'<line x1="{pad}" y1="{height / 2}" x2="{width - pad}" y2="{height / 2}" stroke="{LINE}"/>',
+        f'<line x1="{x(0):.1f}" y1="4" x2="{x(0):.1f}" y2="{height - 4}" stroke="{LINE}"/>',
+    ]
     if threshold is not None:
-        body.append(f'<line x1="{x(threshold):.1f}" y1="2" x2="{x(threshold):.1f}" y2="{height - 2}" '
-                    f'stroke="{WARN}" stroke-dasharray="3 2"/>')
+        body.append(
+            f'<line x1="{x(threshold):.1f}" y1="2" x2="{x(threshold):.1f}" y2="{height - 2}" '
+            f'stroke="{WARN}" stroke-dasharray="3 2"/>'
+        )
     if ci:
-        body.append(f'<rect x="{x(ci[0]):.1f}" y="{height / 2 - 4}" width="{max(1.5, x(ci[1]) - x(ci[0])):.1f}" '
-                    f'height="8" rx="3" fill="{ACCENT}" fill-opacity=".25" stroke="{ACCENT}"/>')
+        body.append(
+            f'<rect x="{x(ci[0]):.1f}" y="{height / 2 - 4}" width="{max(1.5, x(ci[1]) - x(ci[0])):.1f}" '
+            f'height="8" rx="3" fill="{ACCENT}" fill-opacity=".25" stroke="{ACCENT}"/>'
+        )
     if value is not None:
         body.append(f'<circle cx="{x(value):.1f}" cy="{height / 2}" r="4" fill="{ACCENT}"/>')
     if value is None:
@@ -62,15 +86,23 @@ def _shade(share: float) -> str:
     return f"rgb({r:.0f},{g:.0f},{b:.0f})"
 
 
-def heatmap_svg(labels: list[str], counts: list[list[int]], *, title="Confusion matrix",
-                row_axis="Human label", col_axis="Judge label") -> str:
+def heatmap_svg(
+    labels: list[str],
+    counts: list[list[int]],
+    *,
+    title="Confusion matrix",
+    row_axis="Human label",
+    col_axis="Judge label",
+) -> str:
     """Rows = human label, columns = judge label; each cell shows its count and row percentage."""
     k = len(labels)
     cell, left, top = 64, 110, 56
     width, height = left + k * cell + 12, top + k * cell + 16
-    body = [_text(left + k * cell / 2, 16, col_axis, anchor="middle", weight="600"),
-            f'<text transform="translate(14 {top + k * cell / 2}) rotate(-90)" font-size="11" '
-            f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(row_axis)}</text>']
+    body = [
+        _text(left + k * cell / 2, 16, col_axis, anchor="middle", weight="600"),
+        f'<text transform="translate(14 {top + k * cell / 2}) rotate(-90)" font-size="11" '
+        f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(row_axis)}</text>',
+    ]
     for j, label in enumerate(labels):
         body.append(_text(left + j * cell + cell / 2, top - 8, label, anchor="middle", fill=SOFT))
     parts = []
@@ -82,12 +114,31 @@ def heatmap_svg(labels: list[str], counts: list[list[int]], *, title="Confusion 
             share = n / total if total else 0.0
             x, y = left + j * cell, top + i * cell
             colour = INK if share < 0.6 else "#ffffff"
-            body.append(f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" rx="3" '
-                        f'fill="{_shade(share)}" stroke="{ACCENT if i == j else LINE}"/>')
-            body.append(_text(x + cell / 2 - 1, y + cell / 2 - 2, n, size=14, anchor="middle",
-                              fill=colour, weight="600"))
-            body.append(_text(x + cell / 2 - 1, y + cell / 2 + 14, f"{share:.0%}" if total else "–",
-                              size=10, anchor="middle", fill=colour))
+            body.append(
+                f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" rx="3" '
+                f'fill="{_shade(share)}" stroke="{ACCENT if i == j else LINE}"/>'
+            )
+            body.append(
+                _text(
+                    x + cell / 2 - 1,
+                    y + cell / 2 - 2,
+                    n,
+                    size=14,
+                    anchor="middle",
+                    fill=colour,
+                    weight="600",
+                )
+            )
+            body.append(
+                _text(
+                    x + cell / 2 - 1,
+                    y + cell / 2 + 14,
+                    f"{share:.0%}" if total else "–",
+                    size=10,
+                    anchor="middle",
+                    fill=colour,
+                )
+            )
             parts.append(f"human {label}, judge {labels[j]}: {n}")
     return _svg(width, height, title, "; ".join(parts), "".join(body))
 
@@ -96,24 +147,32 @@ def reliability_svg(bins: list[dict], *, title="Reliability diagram") -> str:
     """Judge confidence (x) against observed accuracy (y) per bin; the diagonal is perfect."""
     size, left, bottom = 220, 40, 30
     width, height = left + size + 16, size + bottom + 16
+
     def px(v):
         return left + v * size
 
     def py(v):
         return 8 + (1 - v) * size
-    body = [f'<rect x="{left}" y="8" width="{size}" height="{size}" fill="none" stroke="{LINE}"/>',
-            f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="{SOFT}" stroke-dasharray="4 3"/>',
-            _text(left + size / 2, height - 4, "Judge confidence", anchor="middle", fill=SOFT),
-            _text(12, 14, "Acc.", fill=SOFT)]
+
+    body = [
+        f'<rect x="{left}" y="8" width="{size}" height="{size}" fill="none" stroke="{LINE}"/>',
+        f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="{SOFT}" stroke-dasharray="4 3"/>',
+        _text(left + size / 2, height - 4, "Judge confidence", anchor="middle", fill=SOFT),
+        _text(12, 14, "Acc.", fill=SOFT),
+    ]
     parts = []
     for b in bins:
         if not b.get("count"):
             continue
         x0, x1 = px(b["low"]), px(b["high"])
         acc = b["accuracy"]
-        body.append(f'<rect x="{x0 + 1:.1f}" y="{py(acc):.1f}" width="{max(1, x1 - x0 - 2):.1f}" '
-                    f'height="{py(0) - py(acc):.1f}" fill="{ACCENT}" fill-opacity=".6"/>')
-        parts.append(f"confidence {b['low']:.1f}-{b['high']:.1f}: accuracy {acc:.2f} (n={b['count']})")
+        body.append(
+            f'<rect x="{x0 + 1:.1f}" y="{py(acc):.1f}" width="{max(1, x1 - x0 - 2):.1f}" '
+            f'height="{py(0) - py(acc):.1f}" fill="{ACCENT}" fill-opacity=".6"/>'
+        )
+        parts.append(
+            f"confidence {b['low']:.1f}-{b['high']:.1f}: accuracy {acc:.2f} (n={b['count']})"
+        )
     for tick in (0, 0.5, 1):
         body.append(_text(px(tick), py(0) + 14, f"{tick:g}", size=10, anchor="middle", fill=SOFT))
         body.append(_text(left - 4, py(tick) + 4, f"{tick:g}", size=10, anchor="end", fill=SOFT))
@@ -129,8 +188,10 @@ def bars_svg(rows: list[tuple[str, int]], *, title="Counts") -> str:
     for i, (label, n) in enumerate(rows):
         y = 4 + i * (bar + gap)
         body.append(_text(left - 8, y + 13, label, anchor="end"))
-        body.append(f'<rect x="{left}" y="{y}" width="{span * n / top:.1f}" height="{bar}" rx="3" '
-                    f'fill="{ACCENT}" fill-opacity=".7"/>')
+        body.append(
+            f'<rect x="{left}" y="{y}" width="{span * n / top:.1f}" height="{bar}" rx="3" '
+            f'fill="{ACCENT}" fill-opacity=".7"/>'
+        )
         body.append(_text(left + span * n / top + 6, y + 13, n, fill=SOFT))
     desc = "; ".join(f"{label}: {n}" for label, n in rows) or "no data"
     return _svg(left + span + 50, height, title, desc, "".join(body))

@@ -39,44 +39,112 @@ def demo_records(seed: int = SEED) -> list[dict]:
     """Criteria, items, verdicts (gpt-4o x3 samples, claude x1) and two raters' labels."""
     rng = random.Random(seed)
     gpt = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2, "prompt_sha256": PROMPT}
-    claude = {"provider": "anthropic", "model": "claude-3-5-sonnet", "temperature": 0.0,
-              "prompt_sha256": PROMPT}
+    claude = {
+        "provider": "anthropic",
+        "model": "claude-3-5-sonnet",
+        "temperature": 0.0,
+        "prompt_sha256": PROMPT,
+    }
     records: list[dict] = [
-        {"type": "criterion", "name": "faithful", "labels": ["pass", "fail"], "positive": "pass",
-         "ordinal": False, "critical": True, "version": "2",
-         "text": "Every claim in the description is supported by the product record."},
-        {"type": "criterion", "name": "clarity", "labels": ["1", "2", "3", "4", "5"],
-         "ordinal": True, "critical": False, "version": "1",
-         "text": "How easy the description is to read (1 = confusing, 5 = crystal clear)."},
-        {"type": "criterion", "name": "preference", "labels": ["A", "B", "tie"], "ordinal": False,
-         "critical": False, "version": "1", "pairwise": True,
-         "text": "Which description would you rather publish?"},
+        {
+            "type": "criterion",
+            "name": "faithful",
+            "labels": ["pass", "fail"],
+            "positive": "pass",
+            "ordinal": False,
+            "critical": True,
+            "version": "2",
+            "text": "Every claim in the description is supported by the product record.",
+        },
+        {
+            "type": "criterion",
+            "name": "clarity",
+            "labels": ["1", "2", "3", "4", "5"],
+            "ordinal": True,
+            "critical": False,
+            "version": "1",
+            "text": "How easy the description is to read (1 = confusing, 5 = crystal clear).",
+        },
+        {
+            "type": "criterion",
+            "name": "preference",
+            "labels": ["A", "B", "tie"],
+            "ordinal": False,
+            "critical": False,
+            "version": "1",
+            "pairwise": True,
+            "text": "Which description would you rather publish?",
+        },
     ]
     for n in range(ITEMS):
         safety = n % 4 == 0
         slices = (["safety-sensitive"] if safety else []) + (["long"] if n % 3 == 0 else [])
         item_id = f"desc-{n:03d}"
-        records.append({"type": "item", "item_id": item_id, "slices": slices,
-                        "input": f"Product record {item_id}: ceramic mug, 350 ml, dishwasher safe",
-                        "output": f"Generated description {n} of a 350 ml dishwasher-safe mug."})
+        records.append(
+            {
+                "type": "item",
+                "item_id": item_id,
+                "slices": slices,
+                "input": f"Product record {item_id}: ceramic mug, 350 ml, dishwasher safe",
+                "output": f"Generated description {n} of a 350 ml dishwasher-safe mug.",
+            }
+        )
         truth = "pass" if rng.random() < 0.7 else "fail"
         for rater in ("ana", "ben"):
-            records.append({"type": "human_label", "item_id": item_id, "criterion": "faithful",
-                            "rater": rater, "label": _flip(rng, truth, 0.95)})
+            records.append(
+                {
+                    "type": "human_label",
+                    "item_id": item_id,
+                    "criterion": "faithful",
+                    "rater": rater,
+                    "label": _flip(rng, truth, 0.95),
+                }
+            )
         judge_accuracy = 0.62 if safety else 0.93
         for sample in range(3):
-            records.append({"type": "verdict", "item_id": item_id, "criterion": "faithful",
-                            "label": _flip(rng, truth, judge_accuracy), "judge": gpt,
-                            "sample": sample, "confidence": round(rng.uniform(0.55, 0.99), 2),
-                            "explanation": "Checked each claim against the record."})
-        records.append({"type": "verdict", "item_id": item_id, "criterion": "faithful",
-                        "label": _flip(rng, truth, 0.85), "judge": claude, "sample": 0,
-                        "confidence": round(rng.uniform(0.5, 0.95), 2)})
+            records.append(
+                {
+                    "type": "verdict",
+                    "item_id": item_id,
+                    "criterion": "faithful",
+                    "label": _flip(rng, truth, judge_accuracy),
+                    "judge": gpt,
+                    "sample": sample,
+                    "confidence": round(rng.uniform(0.55, 0.99), 2),
+                    "explanation": "Checked each claim against the record.",
+                }
+            )
+        records.append(
+            {
+                "type": "verdict",
+                "item_id": item_id,
+                "criterion": "faithful",
+                "label": _flip(rng, truth, 0.85),
+                "judge": claude,
+                "sample": 0,
+                "confidence": round(rng.uniform(0.5, 0.95), 2),
+            }
+        )
         clear = rng.choice([2, 3, 4, 4, 5])
-        records.append({"type": "human_label", "item_id": item_id, "criterion": "clarity",
-                        "rater": "ana", "label": _clarity(rng, clear, 0.3)})
-        records.append({"type": "verdict", "item_id": item_id, "criterion": "clarity",
-                        "label": _clarity(rng, clear, 0.2), "judge": gpt, "sample": 0})
+        records.append(
+            {
+                "type": "human_label",
+                "item_id": item_id,
+                "criterion": "clarity",
+                "rater": "ana",
+                "label": _clarity(rng, clear, 0.3),
+            }
+        )
+        records.append(
+            {
+                "type": "verdict",
+                "item_id": item_id,
+                "criterion": "clarity",
+                "label": _clarity(rng, clear, 0.2),
+                "judge": gpt,
+                "sample": 0,
+            }
+        )
     return records + _pairwise_records(rng, gpt)
 
 
@@ -85,32 +153,57 @@ def _pairwise_records(rng: random.Random, judge: dict) -> list[dict]:
     records = []
     for n in range(30):
         item_id = f"pair-{n:03d}"
-        records.append({"type": "item", "item_id": item_id, "slices": ["pairwise"],
-                        "input": f"Which description of product {n} is better for the shop?"})
+        records.append(
+            {
+                "type": "item",
+                "item_id": item_id,
+                "slices": ["pairwise"],
+                "input": f"Which description of product {n} is better for the shop?",
+            }
+        )
         better = "A" if rng.random() < 0.6 else "B"
         for order in (["A", "B"], ["B", "A"]):
             first_shown = order[0]
             # The judge leans towards whatever it sees first, 20% of the time.
             winner = first_shown if rng.random() < 0.2 else better
-            records.append({
-                "type": "pairwise_verdict", "item_id": item_id, "criterion": "preference",
-                "answer_a": f"Description A of product {n}: short and factual.",
-                "answer_b": f"Description B of product {n}: longer, warmer, one unsupported claim.",
-                "display_order": order, "winner": winner, "judge": judge,
-            })
-        records.append({"type": "human_label", "item_id": item_id, "criterion": "preference",
-                        "rater": "ana", "label": better})
+            records.append(
+                {
+                    "type": "pairwise_verdict",
+                    "item_id": item_id,
+                    "criterion": "preference",
+                    "answer_a": f"Description A of product {n}: short and factual.",
+                    "answer_b": f"Description B of product {n}: longer, warmer, one unsupported claim.",
+                    "display_order": order,
+                    "winner": winner,
+                    "judge": judge,
+                }
+            )
+        records.append(
+            {
+                "type": "human_label",
+                "item_id": item_id,
+                "criterion": "preference",
+                "rater": "ana",
+                "label": better,
+            }
+        )
     return records
 
 
 def demo_judging_load(*, users: dict) -> Project:
     """Create (or refresh) the judge-calibration demo project; idempotent."""
     project = project_create(
-        actor=users["alex"], slug=SLUG, name="Product descriptions (judge calibration)",
+        actor=users["alex"],
+        slug=SLUG,
+        name="Product descriptions (judge calibration)",
         admin=users["alex"],
     ).project
-    for username, role in (("rita", "rater"), ("raj", "rater"), ("ada", "adjudicator"),
-                           ("april", "approver")):
+    for username, role in (
+        ("rita", "rater"),
+        ("raj", "rater"),
+        ("ada", "adjudicator"),
+        ("april", "approver"),
+    ):
         membership_add(actor=users["alex"], project=project, user=users[username], role=role)
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         path = Path(folder) / "product-descriptions.jsonl"
@@ -120,9 +213,21 @@ def demo_judging_load(*, users: dict) -> Project:
     if current_draw(project) is None:
         split_draw(actor=users["alex"], project=project, seed=SEED, held_out_fraction=0.5)
         faithful = latest_criterion(project=project, name="faithful")
-        send_to_humans(actor=users["alex"], project=project, criterion=faithful,
-                       selection="calibration_sample", n=12, seed=SEED)
+        send_to_humans(
+            actor=users["alex"],
+            project=project,
+            criterion=faithful,
+            selection="calibration_sample",
+            n=12,
+            seed=SEED,
+        )
         preference = latest_criterion(project=project, name="preference")
-        send_to_humans(actor=users["alex"], project=project, criterion=preference,
-                       selection="calibration_sample", n=4, seed=SEED)
+        send_to_humans(
+            actor=users["alex"],
+            project=project,
+            criterion=preference,
+            selection="calibration_sample",
+            n=4,
+            seed=SEED,
+        )
     return project

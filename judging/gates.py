@@ -58,9 +58,7 @@ def check_row(rule: GateRule, row: dict[str, Any], *, label: str = "") -> list[s
     elif not stat.get("ci"):
         reasons.append(f"{where}{name} has no confidence interval")
     elif stat["ci"][0] < rule.min_lower:
-        reasons.append(
-            f"{where}{name} lower 95% bound {stat['ci'][0]:.2f} < {rule.min_lower:.2f}"
-        )
+        reasons.append(f"{where}{name} lower 95% bound {stat['ci'][0]:.2f} < {rule.min_lower:.2f}")
     return reasons
 
 
@@ -78,8 +76,10 @@ def ci_width_warning(rule: GateRule, row: dict[str, Any]) -> str | None:
     if width <= rule.max_ci_width:
         return None
     needed = math.ceil(n * (width / rule.max_ci_width) ** 2)
-    return (f"CI width {width:.2f} > {rule.max_ci_width:.2f}: held-out n = {n} is too small "
-            f"(about {needed} items would do)")
+    return (
+        f"CI width {width:.2f} > {rule.max_ci_width:.2f}: held-out n = {n} is too small "
+        f"(about {needed} items would do)"
+    )
 
 
 def evaluate(

@@ -5,11 +5,15 @@ from judging.views import dashboard, disagreements, exports, item, lists, setup
 
 def _choice(*words):
     """A path converter limited to a few words (report and chart formats)."""
-    return type("Choice", (), {
-        "regex": "|".join(words),
-        "to_python": lambda self, value: value,
-        "to_url": lambda self, value: value,
-    })
+    return type(
+        "Choice",
+        (),
+        {
+            "regex": "|".join(words),
+            "to_python": lambda self, value: value,
+            "to_url": lambda self, value: value,
+        },
+    )
 
 
 register_converter(_choice("md", "json"), "report_format")
@@ -32,14 +36,18 @@ urlpatterns = [
         disagreements.disagreement_list,
         name="dashboard_disagreements",
     ),
-    path("p/<slug:slug>/dashboard/items/<int:item_pk>/", item.dashboard_item, name="dashboard_item"),
+    path(
+        "p/<slug:slug>/dashboard/items/<int:item_pk>/", item.dashboard_item, name="dashboard_item"
+    ),
     path(
         "p/<slug:slug>/dashboard/disagreements/<int:item_pk>/tag/",
         disagreements.disagreement_tag,
         name="dashboard_tag",
     ),
     path(
-        "p/<slug:slug>/dashboard/failures/", disagreements.failure_analysis, name="dashboard_failures"
+        "p/<slug:slug>/dashboard/failures/",
+        disagreements.failure_analysis,
+        name="dashboard_failures",
     ),
     path(
         "p/<slug:slug>/dashboard/report.<report_format:fmt>",

@@ -57,7 +57,16 @@ class DocumentAdmin(admin.ModelAdmin):
     list_display = ["original_name", "kind", "page_count", "size_bytes", "sha256", "created_at"]
     list_filter = ["kind"]
     search_fields = ["sha256", "original_name"]
-    readonly_fields = ["sha256", "kind", "mime", "file", "page_count", "size_bytes", "width", "height"]
+    readonly_fields = [
+        "sha256",
+        "kind",
+        "mime",
+        "file",
+        "page_count",
+        "size_bytes",
+        "width",
+        "height",
+    ]
 
 
 @admin.register(m.Item)
@@ -130,3 +139,8 @@ class ApprovalAdmin(ReadOnlyAdmin):
 class EventAdmin(ReadOnlyAdmin):
     list_display = ["item", "kind", "actor", "created_at"]
     list_filter = ["kind"]
+
+
+@admin.register(m.ResolutionSource)
+class ResolutionSourceAdmin(ReadOnlyAdmin):
+    list_display = ["resolution", "answer"]

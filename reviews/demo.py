@@ -74,7 +74,9 @@ def demo_load():
         project.save(update_fields=["description"])
     for spec in DEMO_USERS:
         for role in spec.roles:
-            membership_add(actor=users["alex"], project=project, user=users[spec.username], role=role)
+            membership_add(
+                actor=users["alex"], project=project, user=users[spec.username], role=role
+            )
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         reviews = write_demo_reviews(Path(folder))
         import_file(actor=users["alex"], project=project, path=reviews, format="review")

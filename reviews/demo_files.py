@@ -46,8 +46,12 @@ def _claim(document: str, field: str, path: str, value, providers=("openai", "cl
 
 def _statement_sources():
     return [
-        {"artifact_id": f"statement-p{page}", "path": STATEMENT_FILE, "authority": "evidence",
-         "metadata": {"page": page}}
+        {
+            "artifact_id": f"statement-p{page}",
+            "path": STATEMENT_FILE,
+            "authority": "evidence",
+            "metadata": {"page": page},
+        }
         for page in (1, 2, 3)
     ]
 
@@ -58,8 +62,14 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
         "case_id": case_id,
         "status": "pending",
         "approved_by": None,
-        "expected_fields": ["$.account", "$.closing_balance", "$.currency", "$.holder",
-                            "$.period", "$.total_due"],
+        "expected_fields": [
+            "$.account",
+            "$.closing_balance",
+            "$.currency",
+            "$.holder",
+            "$.period",
+            "$.total_due",
+        ],
         "sources": _statement_sources(),
         "claims": [
             _claim("statement", "account_holder", "$.holder", evidence.HOLDER),
@@ -67,23 +77,48 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
             _claim("statement", "currency", "$.currency", evidence.CURRENCY),
         ],
         "review_items": [
-            {"path": "$.closing_balance", "reason": "disagreement", "decision": None,
-             "value": None, "note": None, "candidates": [
-                 _cite("statement", "closing_balance", evidence.money(evidence.CLOSING),
-                       "openai", 0.88),
-                 _cite("statement", "closing_balance", wrong_balance, "claude", 0.61,
-                       bbox=False),
-             ]},
-            {"path": "$.total_due", "reason": "disagreement", "decision": None, "value": None,
-             "note": None, "candidates": [
-                 _cite("statement", "total_due", evidence.money(evidence.TOTAL_DUE),
-                       "claude", 0.81),
-                 _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
-             ]},
-            {"path": "$.period", "reason": "omitted_by_some", "decision": None, "value": None,
-             "note": None, "candidates": [
-                 _cite("statement", "statement_period", evidence.PERIOD, "openai", 0.72),
-             ]},
+            {
+                "path": "$.closing_balance",
+                "reason": "disagreement",
+                "decision": None,
+                "value": None,
+                "note": None,
+                "candidates": [
+                    _cite(
+                        "statement",
+                        "closing_balance",
+                        evidence.money(evidence.CLOSING),
+                        "openai",
+                        0.88,
+                    ),
+                    _cite(
+                        "statement", "closing_balance", wrong_balance, "claude", 0.61, bbox=False
+                    ),
+                ],
+            },
+            {
+                "path": "$.total_due",
+                "reason": "disagreement",
+                "decision": None,
+                "value": None,
+                "note": None,
+                "candidates": [
+                    _cite(
+                        "statement", "total_due", evidence.money(evidence.TOTAL_DUE), "claude", 0.81
+                    ),
+                    _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
+                ],
+            },
+            {
+                "path": "$.period",
+                "reason": "omitted_by_some",
+                "decision": None,
+                "value": None,
+                "note": None,
+                "candidates": [
+                    _cite("statement", "statement_period", evidence.PERIOD, "openai", 0.72),
+                ],
+            },
         ],
     }
 
@@ -94,19 +129,39 @@ def receipt_case(case_id: str) -> dict:
         "status": "pending",
         "approved_by": None,
         "expected_fields": ["$.date", "$.store", "$.total"],
-        "sources": [{"artifact_id": "receipt-p1", "path": RECEIPT_FILE, "authority": "evidence",
-                     "metadata": {"page": 1}}],
+        "sources": [
+            {
+                "artifact_id": "receipt-p1",
+                "path": RECEIPT_FILE,
+                "authority": "evidence",
+                "metadata": {"page": 1},
+            }
+        ],
         "claims": [_claim("receipt", "store_name", "$.store", "Blue Heron Cafe")],
         "review_items": [
-            {"path": "$.total", "reason": "disagreement", "decision": None, "value": None,
-             "note": None, "candidates": [
-                 _cite("receipt", "total", evidence.money(evidence.RECEIPT_TOTAL), "openai", 0.9),
-                 _cite("receipt", "total", "28.40", "claude", 0.55),
-             ]},
-            {"path": "$.date", "reason": "low_confidence", "decision": None, "value": None,
-             "note": None, "candidates": [
-                 _cite("receipt", "date", "2024-03-14", "claude", 0.42),
-             ]},
+            {
+                "path": "$.total",
+                "reason": "disagreement",
+                "decision": None,
+                "value": None,
+                "note": None,
+                "candidates": [
+                    _cite(
+                        "receipt", "total", evidence.money(evidence.RECEIPT_TOTAL), "openai", 0.9
+                    ),
+                    _cite("receipt", "total", "28.40", "claude", 0.55),
+                ],
+            },
+            {
+                "path": "$.date",
+                "reason": "low_confidence",
+                "decision": None,
+                "value": None,
+                "note": None,
+                "candidates": [
+                    _cite("receipt", "date", "2024-03-14", "claude", 0.42),
+                ],
+            },
         ],
     }
 

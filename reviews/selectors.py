@@ -58,9 +58,7 @@ def projects_with_roles(user) -> list[tuple]:
         .annotate(n=Count("id"))
         .values_list("project_id", "n")
     )
-    return [
-        (project, roles, item_counts.get(pk, 0)) for pk, (project, roles) in by_project.items()
-    ]
+    return [(project, roles, item_counts.get(pk, 0)) for pk, (project, roles) in by_project.items()]
 
 
 @dataclass(frozen=True)
@@ -107,9 +105,13 @@ def rater_workspace(*, rater, item, blind: bool, pairwise_orders: dict) -> list[
     return [
         QuestionView(
             question=q,
-            candidates=[_candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)],
+            candidates=[
+                _candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)
+            ],
             my_answer=mine.get(q.pk),
-            options=[(label, q.options.get(label, "")) for label in pairwise_orders.get(str(q.pk), [])],
+            options=[
+                (label, q.options.get(label, "")) for label in pairwise_orders.get(str(q.pk), [])
+            ],
         )
         for q in questions
     ]
@@ -177,7 +179,9 @@ def answers_for_adjudication(*, item, show_names: bool) -> dict[int, list[RaterA
         .order_by("claimed_at", "id")
     )
     labels = {
-        a.rater_id: (a.rater.get_full_name() or a.rater.get_username()) if show_names else f"Rater {n}"
+        a.rater_id: (a.rater.get_full_name() or a.rater.get_username())
+        if show_names
+        else f"Rater {n}"
         for n, a in enumerate(assignments, start=1)
     }
     latest: dict[tuple[int, int], Answer] = {}

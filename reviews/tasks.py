@@ -44,8 +44,12 @@ def run_import_job(job_pk: int) -> str:
 
     try:
         report = import_file(
-            actor=job.created_by, project=job.project, path=Path(job.file.path),
-            name=job.original_name, format=job.format or None, options=job.report.get("options", {}),
+            actor=job.created_by,
+            project=job.project,
+            path=Path(job.file.path),
+            name=job.original_name,
+            format=job.format or None,
+            options=job.report.get("options", {}),
             progress=progress,
         )
     except ImportFailed as failure:

@@ -17,7 +17,9 @@ urlpatterns = [
     path("projects/new/", projects.project_new, name="project_new"),
     path("p/<slug:slug>/", projects.project_home, name="project_home"),
     path("p/<slug:slug>/members/", members.members, name="members"),
-    path("p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"),
+    path(
+        "p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"
+    ),
     path("p/<slug:slug>/items/", items.item_list, name="item_list"),
     path("p/<slug:slug>/items/<int:item_pk>/", items.item_detail, name="item_detail"),
     path(

@@ -41,7 +41,9 @@ def browser_type_launch_args(browser_type_launch_args):
     """Debian's Chromium, never a downloaded browser."""
     if not CHROMIUM.exists():
         if os.environ.get("CI") == "true":
-            pytest.fail("CI needs /usr/bin/chromium for the browser tests (apt-get install chromium)")
+            pytest.fail(
+                "CI needs /usr/bin/chromium for the browser tests (apt-get install chromium)"
+            )
         pytest.skip("/usr/bin/chromium is not installed")
     return {
         **browser_type_launch_args,

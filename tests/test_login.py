@@ -24,7 +24,11 @@ def test_password_change(client):
     client.force_login(user)
     response = client.post(
         reverse("password_change"),
-        {"old_password": PASSWORD, "new_password1": "a-new-long-pass-77", "new_password2": "a-new-long-pass-77"},
+        {
+            "old_password": PASSWORD,
+            "new_password1": "a-new-long-pass-77",
+            "new_password2": "a-new-long-pass-77",
+        },
     )
     assert response.status_code == 302
     user.refresh_from_db()

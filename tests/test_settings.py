@@ -13,7 +13,9 @@ from evalsite.env import env_bool, env_int, env_list, parse_database_url
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("raw, expected", [("true", True), ("1", True), ("Off", False), ("", False)])
+@pytest.mark.parametrize(
+    "raw, expected", [("true", True), ("1", True), ("Off", False), ("", False)]
+)
 def test_env_bool_accepts_usual_spellings(raw, expected):
     assert env_bool("X", False, environ={"X": raw}) is expected
 
@@ -50,7 +52,10 @@ def test_database_url_postgres():
     config = parse_database_url("postgres://u:p%40ss@db.example:6543/evals", base_dir=ROOT)
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert (config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
-        "u", "p@ss", "db.example", "6543",
+        "u",
+        "p@ss",
+        "db.example",
+        "6543",
     )
     assert config["NAME"] == "evals"
 
@@ -74,7 +79,11 @@ def _start(env_overrides):
     env.update(env_overrides)
     return subprocess.run(
         [sys.executable, "manage.py", "check"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -95,13 +104,19 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
         env={
-            **{k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}},
+            **{
+                k: v
+                for k, v in os.environ.items()
+                if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+            },
             "DEBUG": "false",
             "SECRET_KEY": "p" + "roduction-grade-secret-key-with-plenty-of-entropy-0123456789",
             "ALLOWED_HOSTS": "evals.example.com",
             "SECURE_SSL_REDIRECT": "true",
             "EVALSITE_VAR_DIR": str(tmp_path),
         },
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr

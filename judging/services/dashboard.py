@@ -20,8 +20,8 @@ from judging.models import Criterion, DashboardSnapshot, GateSetting, HumanLabel
 from judging.services.agreement import criterion_input
 from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
 from judging.services.agreement_human import human_human_entries
-from judging.services.labels import criterion_questions
 from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
+from judging.services.labels import criterion_questions
 from judging.services.splits import current_draw, items_in_split, split_extend
 from reviews.models import Resolution, Slice
 
@@ -49,10 +49,16 @@ def inputs_fingerprint(project) -> str:
         Resolution.objects.filter(question__item__project=project).aggregate(**stats),
         ItemSplit.objects.filter(draw__project=project).aggregate(n=Count("pk"), m=Max("draw_id")),
         criteria,
-        list(Slice.objects.filter(project=project, critical=True).order_by("name")
-             .values_list("name", flat=True)),
-        list(GateSetting.objects.filter(project=project).order_by("criterion")
-             .values_list("criterion", "min_lower", "min_n", "max_ci_width")),
+        list(
+            Slice.objects.filter(project=project, critical=True)
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
+        list(
+            GateSetting.objects.filter(project=project)
+            .order_by("criterion")
+            .values_list("criterion", "min_lower", "min_n", "max_ci_width")
+        ),
     ]
     return repr(parts)
 
@@ -61,8 +67,9 @@ def gate_rule(project, criterion: str) -> GateRule:
     setting = GateSetting.objects.filter(project=project, criterion=criterion).first()
     if setting is None:
         return GateRule()
-    return GateRule(min_lower=setting.min_lower, min_n=setting.min_n,
-                    max_ci_width=setting.max_ci_width)
+    return GateRule(
+        min_lower=setting.min_lower, min_n=setting.min_n, max_ci_width=setting.max_ci_width
+    )
 
 
 def _inputs(project, split: str | None) -> tuple[list, dict[int, str]]:
@@ -97,8 +104,11 @@ def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
     """How many of the items a judge labelled on this criterion were also asked of people."""
     judged = Verdict.objects.filter(criterion=criterion).values("item_id").distinct().count()
     asked = criterion_questions(criterion=criterion).values("item_id").distinct().count()
-    return {"items_judged": judged, "items_asked": asked,
-            "share": asked / judged if judged else None}
+    return {
+        "items_judged": judged,
+        "items_asked": asked,
+        "share": asked / judged if judged else None,
+    }
 
 
 def compute_dashboard(project) -> dict[str, Any]:
@@ -121,24 +131,34 @@ def compute_dashboard(project) -> dict[str, Any]:
             for name, items in sorted(members.items())
         }
         confidences = _confidences(criterion, held_names)
-        criteria.append({
-            "name": criterion.name, "version": criterion.version,
-            "latest": latest[criterion.name].pk == criterion.pk,
-            "labels": list(criterion.labels), "critical": criterion.critical,
-            "ordinal": criterion.ordinal, "pairwise": criterion.pairwise,
-            "text": criterion.text, "rows": rows, "slices": slices,
-            "calibration_rows": criterion_rows(
-                calibration[criterion.pk], seed=SEED, n_resamples=SLICE_RESAMPLES
-            ) if criterion.pk in calibration else [],
-            "disagreements": disagreements(data),
-            "sent_to_humans": _sent_to_humans(criterion),
-            "rater_quality": rater_quality(data),
-            "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
-            "reliability": {
-                j.name: r for j in data.judges
-                if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
-            },
-        })
+        criteria.append(
+            {
+                "name": criterion.name,
+                "version": criterion.version,
+                "latest": latest[criterion.name].pk == criterion.pk,
+                "labels": list(criterion.labels),
+                "critical": criterion.critical,
+                "ordinal": criterion.ordinal,
+                "pairwise": criterion.pairwise,
+                "text": criterion.text,
+                "rows": rows,
+                "slices": slices,
+                "calibration_rows": criterion_rows(
+                    calibration[criterion.pk], seed=SEED, n_resamples=SLICE_RESAMPLES
+                )
+                if criterion.pk in calibration
+                else [],
+                "disagreements": disagreements(data),
+                "sent_to_humans": _sent_to_humans(criterion),
+                "rater_quality": rater_quality(data),
+                "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
+                "reliability": {
+                    j.name: r
+                    for j in data.judges
+                    if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
+                },
+            }
+        )
     _apply_gates(project, criteria, critical_slices)
     return {
         "project": project.slug,
@@ -154,18 +174,27 @@ def compute_dashboard(project) -> dict[str, Any]:
 def _apply_gates(project, criteria: list[dict], critical_slices: set[str]) -> None:
     for entry in criteria:
         rule = gate_rule(project, entry["name"])
-        entry["gate"] = {"statistic": rule.statistic, "min_lower": rule.min_lower,
-                         "min_n": rule.min_n, "max_ci_width": rule.max_ci_width}
+        entry["gate"] = {
+            "statistic": rule.statistic,
+            "min_lower": rule.min_lower,
+            "min_n": rule.min_n,
+            "max_ci_width": rule.max_ci_width,
+        }
         for row in entry["rows"]:
             slice_rows = {
                 name: next((r for r in rows if r["judge"] == row["judge"]), {})
                 for name, rows in entry["slices"].items()
                 if name in critical_slices
             }
-            outcome = evaluate(rule, row, critical=entry["critical"], critical_slice_rows=slice_rows)
-            row["gate"] = {"decision": outcome.decision, "reasons": list(outcome.reasons),
-                           "failing_slices": list(outcome.failing_slices),
-                           "warnings": list(outcome.warnings)}
+            outcome = evaluate(
+                rule, row, critical=entry["critical"], critical_slice_rows=slice_rows
+            )
+            row["gate"] = {
+                "decision": outcome.decision,
+                "reasons": list(outcome.reasons),
+                "failing_slices": list(outcome.failing_slices),
+                "warnings": list(outcome.warnings),
+            }
 
 
 def _decisions(criteria: list[dict]) -> list[dict]:
@@ -180,16 +209,26 @@ def _decisions(criteria: list[dict]) -> list[dict]:
     for judge, rows in sorted(by_judge.items()):
         outcomes = [_outcome(row) for row in rows]
         decision = release_decision(judge, outcomes)
-        decisions.append({"judge": judge, "decision": decision.decision,
-                          "failing_criteria": list(decision.failing_criteria),
-                          "failing_slices": list(decision.failing_slices)})
+        decisions.append(
+            {
+                "judge": judge,
+                "decision": decision.decision,
+                "failing_criteria": list(decision.failing_criteria),
+                "failing_slices": list(decision.failing_slices),
+            }
+        )
     return decisions
 
 
 def _outcome(row) -> GateOutcome:
     gate = row["gate"]
-    return GateOutcome(criterion=row["criterion"], judge=row["judge"], decision=gate["decision"],
-                       reasons=tuple(gate["reasons"]), failing_slices=tuple(gate["failing_slices"]))
+    return GateOutcome(
+        criterion=row["criterion"],
+        judge=row["judge"],
+        decision=gate["decision"],
+        reasons=tuple(gate["reasons"]),
+        failing_slices=tuple(gate["failing_slices"]),
+    )
 
 
 def dashboard_refresh(*, project) -> DashboardSnapshot:
@@ -201,7 +240,9 @@ def dashboard_refresh(*, project) -> DashboardSnapshot:
     split_extend(project=project)
     fingerprint = inputs_fingerprint(project)
     payload = compute_dashboard(project)
-    return DashboardSnapshot.objects.create(project=project, fingerprint=fingerprint, payload=payload)
+    return DashboardSnapshot.objects.create(
+        project=project, fingerprint=fingerprint, payload=payload
+    )
 
 
 def latest_snapshot(project) -> DashboardSnapshot | None:

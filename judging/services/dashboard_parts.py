@@ -48,9 +48,16 @@ def disagreements(criterion: CriterionInput) -> list[dict[str, Any]]:
         for item, label in sorted(votes.labels.items()):
             human = criterion.final_labels.get(item)
             if human is not None and human != label:
-                rows.append({"item": item, "criterion": criterion.name,
-                             "version": criterion.version, "judge": judge.name,
-                             "human": human, "judged": label})
+                rows.append(
+                    {
+                        "item": item,
+                        "criterion": criterion.name,
+                        "version": criterion.version,
+                        "judge": judge.name,
+                        "human": human,
+                        "judged": label,
+                    }
+                )
     return rows
 
 
@@ -73,11 +80,16 @@ def rater_quality(criterion: CriterionInput) -> list[dict[str, Any]]:
     for rater in sorted(raters):
         n, agreement, kappa = _pair_stats(raters[rater], criterion.final_labels, criterion.labels)
         values = peers[rater]
-        rows.append({
-            "criterion": criterion.name, "rater": rater, "n": n,
-            "agreement_with_final": agreement, "kappa_with_final": kappa,
-            "mean_kappa_with_raters": sum(values) / len(values) if values else None,
-        })
+        rows.append(
+            {
+                "criterion": criterion.name,
+                "rater": rater,
+                "n": n,
+                "agreement_with_final": agreement,
+                "kappa_with_final": kappa,
+                "mean_kappa_with_raters": sum(values) / len(values) if values else None,
+            }
+        )
     return rows
 
 
@@ -105,8 +117,13 @@ def reliability(
         "ece": report.ece.as_dict(),
         "n": report.n,
         "bins": [
-            {"low": b.low, "high": b.high, "count": b.count,
-             "mean_confidence": b.mean_confidence, "accuracy": b.accuracy}
+            {
+                "low": b.low,
+                "high": b.high,
+                "count": b.count,
+                "mean_confidence": b.mean_confidence,
+                "accuracy": b.accuracy,
+            }
             for b in report.bins
         ],
     }

@@ -17,7 +17,9 @@ CORRECTNESS = "correctness"
 
 
 def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
-    items = [i for i in Item.objects.filter(project=project).order_by("id") if "textflow" in i.metadata]
+    items = [
+        i for i in Item.objects.filter(project=project).order_by("id") if "textflow" in i.metadata
+    ]
     verdicts: dict[int, list[Verdict]] = {}
     rows = Verdict.objects.filter(item__in=items, criterion__name=CORRECTNESS)
     for verdict in rows.order_by("item_id", "sample", "judge_id"):
@@ -28,23 +30,36 @@ def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
         meta = item.metadata["textflow"]
         samples = verdicts.get(item.pk, [])
         raw = [v.raw or v.label for v in samples]
-        records.append((item, TextflowRecord(
-            file_key=str(meta.get("file_key", item.pk)), key=meta["flowchart_key"],
-            question_id=str(meta["question_id"]), question=item.input or "",
-            response=item.output or "",
-            answer=item.expected if variant == "upstream" else None,
-            answers=item.expected if variant != "upstream" else None,
-            raw_decisions=raw,
-            decision_objects=[{"verdict": v.raw, "explanation": v.explanation, **v.extra}
-                              for v in samples] if variant != "upstream" and samples else None,
-            verdicts=[normalise_verdict(r) for r in raw],
-            final_decision=meta.get("final_decision"), extra=meta.get("extra") or {},
-        )))
+        records.append(
+            (
+                item,
+                TextflowRecord(
+                    file_key=str(meta.get("file_key", item.pk)),
+                    key=meta["flowchart_key"],
+                    question_id=str(meta["question_id"]),
+                    question=item.input or "",
+                    response=item.output or "",
+                    answer=item.expected if variant == "upstream" else None,
+                    answers=item.expected if variant != "upstream" else None,
+                    raw_decisions=raw,
+                    decision_objects=[
+                        {"verdict": v.raw, "explanation": v.explanation, **v.extra} for v in samples
+                    ]
+                    if variant != "upstream" and samples
+                    else None,
+                    verdicts=[normalise_verdict(r) for r in raw],
+                    final_decision=meta.get("final_decision"),
+                    extra=meta.get("extra") or {},
+                ),
+            )
+        )
     return records, variant
 
 
 def _human(project, items: list[Item]) -> dict[str, dict]:
-    criterion = Criterion.objects.filter(project=project, name=CORRECTNESS).order_by("-created_at").first()
+    criterion = (
+        Criterion.objects.filter(project=project, name=CORRECTNESS).order_by("-created_at").first()
+    )
     if criterion is None:
         return {}
     final = final_labels(criterion=criterion)
@@ -55,7 +70,9 @@ def _human(project, items: list[Item]) -> dict[str, dict]:
         who = sorted(r for r, labels in raters.items() if item.pk in labels)
         if label is None and not who:
             continue
-        human[f"{item.metadata['textflow']['flowchart_key']}/{item.metadata['textflow']['question_id']}"] = {
+        human[
+            f"{item.metadata['textflow']['flowchart_key']}/{item.metadata['textflow']['question_id']}"
+        ] = {
             "human_label": label,
             "human_raters": {r: raters[r][item.pk] for r in who} or None,
             "resolution": final.sources.get(item.pk),

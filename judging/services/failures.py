@@ -15,8 +15,10 @@ def buckets_for(project) -> list[FailureBucket]:
     buckets = list(FailureBucket.objects.filter(project=project))
     if not buckets:
         FailureBucket.objects.bulk_create(
-            [FailureBucket(project=project, name=name, position=n)
-             for n, name in enumerate(DEFAULT_FAILURE_BUCKETS)],
+            [
+                FailureBucket(project=project, name=name, position=n)
+                for n, name in enumerate(DEFAULT_FAILURE_BUCKETS)
+            ],
             ignore_conflicts=True,
         )
         buckets = list(FailureBucket.objects.filter(project=project))
@@ -24,8 +26,9 @@ def buckets_for(project) -> list[FailureBucket]:
 
 
 @transaction.atomic
-def failure_tag(*, actor, project, item, criterion: str, judge: str, bucket_pk: int | None,
-                note: str) -> FailureTag:
+def failure_tag(
+    *, actor, project, item, criterion: str, judge: str, bucket_pk: int | None, note: str
+) -> FailureTag:
     bucket = None
     if bucket_pk is not None:
         bucket = FailureBucket.objects.filter(project=project, pk=bucket_pk).first()
@@ -33,8 +36,14 @@ def failure_tag(*, actor, project, item, criterion: str, judge: str, bucket_pk: 
             raise ValidationError("Unknown failure bucket.")
     if item.project_id != project.pk:
         raise ValidationError("That item belongs to another project.")
-    return FailureTag.objects.create(item=item, criterion=criterion, judge=judge, bucket=bucket,
-                                     note=note.strip(), tagged_by=actor)
+    return FailureTag.objects.create(
+        item=item,
+        criterion=criterion,
+        judge=judge,
+        bucket=bucket,
+        note=note.strip(),
+        tagged_by=actor,
+    )
 
 
 def current_tags(project) -> dict[tuple[int, str, str], FailureTag]:
@@ -62,5 +71,8 @@ def failure_summary(rows: list[dict], tags: dict, slices_of: dict[int, list[str]
             per_slice[bucket][slice_name] += 1
         if len(examples[bucket]) < 3:
             examples[bucket].append({**row, "note": tag.note if tag else ""})
-    return {"per_bucket": per_bucket.most_common(), "per_slice": {k: dict(v) for k, v in per_slice.items()},
-            "examples": dict(examples)}
+    return {
+        "per_bucket": per_bucket.most_common(),
+        "per_slice": {k: dict(v) for k, v in per_slice.items()},
+        "examples": dict(examples),
+    }

@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import charts
+from judging.charts import trusted_svg
 from judging.models import Criterion
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.services.send_to_humans import SELECTIONS
@@ -36,8 +36,12 @@ def snapshot_context(request, slug: str, *, what: str) -> dict:
     if payload and payload.get("split") == "held_out":
         held_out_access_log(actor=request.user, project=project, what=what)
     return {
-        "access": access, "project": project, "snapshot": snapshot, "payload": payload,
-        "stale": stale, "pending": recompute_pending(project),
+        "access": access,
+        "project": project,
+        "snapshot": snapshot,
+        "payload": payload,
+        "stale": stale,
+        "pending": recompute_pending(project),
     }
 
 
@@ -45,10 +49,15 @@ def _with_charts(criterion: dict) -> dict:
     gate = criterion.get("gate", {})
     for row in criterion["rows"]:
         kappa = row.get("cohen_kappa") or {}
-        row["kappa_svg"] = mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
-            kappa.get("value"), kappa.get("ci"), threshold=gate.get("min_lower"), lo=-0.2,
-            title=f"{criterion['name']}, {row['judge']}: Cohen's kappa",
-        ))
+        row["kappa_svg"] = trusted_svg(
+            charts.interval_svg(
+                kappa.get("value"),
+                kappa.get("ci"),
+                threshold=gate.get("min_lower"),
+                lo=-0.2,
+                title=f"{criterion['name']}, {row['judge']}: Cohen's kappa",
+            )
+        )
     return criterion
 
 
@@ -62,7 +71,9 @@ def project_dashboard(request, slug):
         project = context["project"]
         context["setup"] = {
             "draw": current_draw(project),
-            "criteria": sorted(set(Criterion.objects.filter(project=project).values_list("name", flat=True))),
+            "criteria": sorted(
+                set(Criterion.objects.filter(project=project).values_list("name", flat=True))
+            ),
             "selections": SELECTIONS,
         }
     return render(request, "judging/dashboard.html", context)
@@ -85,30 +96,59 @@ def criterion_page(request, slug, name):
         return render(request, "judging/dashboard.html", context)
     criterion = _with_charts(_criterion(payload, name, request.GET.get("version")))
     heatmaps = [
-        (row["judge"], mark_safe(charts.heatmap_svg(  # noqa: S308 - our SVG, text escaped
-            row["confusion_matrix"]["labels"], row["confusion_matrix"]["counts"],
-            title=f"{name}: human vs {row['judge']}")))
-        for row in criterion["rows"] if row.get("confusion_matrix")
+        (
+            row["judge"],
+            trusted_svg(
+                charts.heatmap_svg(
+                    row["confusion_matrix"]["labels"],
+                    row["confusion_matrix"]["counts"],
+                    title=f"{name}: human vs {row['judge']}",
+                )
+            ),
+        )
+        for row in criterion["rows"]
+        if row.get("confusion_matrix")
     ]
     threshold = criterion.get("gate", {}).get("min_lower")
     slices = [
-        (slice_name, row, mark_safe(charts.interval_svg(  # noqa: S308 - our SVG, text escaped
-            (row.get("cohen_kappa") or {}).get("value"), (row.get("cohen_kappa") or {}).get("ci"),
-            threshold=threshold, lo=-0.2, title=f"{slice_name}, {row['judge']}: Cohen's kappa")))
+        (
+            slice_name,
+            row,
+            trusted_svg(
+                charts.interval_svg(
+                    (row.get("cohen_kappa") or {}).get("value"),
+                    (row.get("cohen_kappa") or {}).get("ci"),
+                    threshold=threshold,
+                    lo=-0.2,
+                    title=f"{slice_name}, {row['judge']}: Cohen's kappa",
+                )
+            ),
+        )
         for slice_name, rows in criterion["slices"].items()
         for row in rows
     ]
     slices.sort(key=lambda entry: _lower_bound(entry[1]))
     versions = [c for c in payload["criteria"] if c["name"] == name]
     reliability = [
-        (judge, mark_safe(charts.reliability_svg(  # noqa: S308 - our SVG, text escaped
-            r["bins"], title=f"{name}: {judge} reliability")), r)
+        (
+            judge,
+            trusted_svg(charts.reliability_svg(r["bins"], title=f"{name}: {judge} reliability")),
+            r,
+        )
         for judge, r in sorted(criterion["reliability"].items())
     ]
-    return render(request, "judging/criterion.html", {
-        **context, "criterion": criterion, "heatmaps": heatmaps, "slice_rows": slices,
-        "versions": versions, "reliability": reliability,
-    })
+    return render(
+        request,
+        "judging/criterion.html",
+        {
+            **context,
+            "criterion": criterion,
+            "heatmaps": heatmaps,
+            "slice_rows": slices,
+            "versions": versions,
+            "reliability": reliability,
+        },
+    )
 
 
 def _lower_bound(row: dict) -> float:

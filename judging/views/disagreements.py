@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, render
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from judging import charts
+from judging.charts import trusted_svg
 from judging.services.failures import buckets_for, current_tags, failure_summary, failure_tag
 from judging.views.dashboard import snapshot_context
 from reviews.access import project_for_user
@@ -43,7 +43,8 @@ def disagreement_list(request, slug):
         "pair": sorted({f"{r['human']} → {r['judged']}" for r in rows}),
     }
     shown = [
-        r for r in rows
+        r
+        for r in rows
         if (not filters["criterion"] or r["criterion"] == filters["criterion"])
         and (not filters["judge"] or r["judge"] == filters["judge"])
         and (not filters["slice"] or filters["slice"] in r["slices"])
@@ -52,10 +53,19 @@ def disagreement_list(request, slug):
     tags = current_tags(project)
     for row in shown:
         row["tag"] = tags.get((row["item_pk"], row["criterion"], row["judge"]))
-    return render(request, "judging/disagreements.html", {
-        **context, "rows": shown, "total": len(rows), "filters": filters, "options": options,
-        "buckets": buckets_for(project), "can_tag": context["access"].is_adjudicator,
-    })
+    return render(
+        request,
+        "judging/disagreements.html",
+        {
+            **context,
+            "rows": shown,
+            "total": len(rows),
+            "filters": filters,
+            "options": options,
+            "buckets": buckets_for(project),
+            "can_tag": context["access"].is_adjudicator,
+        },
+    )
 
 
 @require_POST
@@ -66,7 +76,9 @@ def disagreement_tag(request, slug, item_pk):
     error = ""
     try:
         tag = failure_tag(
-            actor=request.user, project=access.project, item=item,
+            actor=request.user,
+            project=access.project,
+            item=item,
             criterion=request.POST.get("criterion", "")[:100],
             judge=request.POST.get("judge", "")[:300],
             bucket_pk=int(bucket) if bucket and bucket.isdigit() else None,
@@ -74,12 +86,25 @@ def disagreement_tag(request, slug, item_pk):
         )
     except ValidationError as exc:
         tag, error = None, " ".join(exc.messages)
-    row = {"item_pk": item.pk, "item": item.external_id, "criterion": request.POST.get("criterion"),
-           "judge": request.POST.get("judge"), "tag": tag}
-    return render(request, "judging/disagreements.html#tag-form", {
-        "project": access.project, "row": row, "buckets": buckets_for(access.project),
-        "saved": tag is not None, "error": error, "can_tag": True,
-    })
+    row = {
+        "item_pk": item.pk,
+        "item": item.external_id,
+        "criterion": request.POST.get("criterion"),
+        "judge": request.POST.get("judge"),
+        "tag": tag,
+    }
+    return render(
+        request,
+        "judging/disagreements.html#tag-form",
+        {
+            "project": access.project,
+            "row": row,
+            "buckets": buckets_for(access.project),
+            "saved": tag is not None,
+            "error": error,
+            "can_tag": True,
+        },
+    )
 
 
 def failure_analysis(request, slug):
@@ -89,11 +114,18 @@ def failure_analysis(request, slug):
         return render(request, "judging/dashboard.html", context)
     rows, slices_of = _rows(context["project"], payload)
     summary = failure_summary(rows, current_tags(context["project"]), slices_of)
-    chart = mark_safe(  # noqa: S308 - our SVG, text escaped
+    chart = trusted_svg(
         charts.bars_svg(summary["per_bucket"], title="Disagreements per failure bucket")
     )
     slice_names = sorted({s for counts in summary["per_slice"].values() for s in counts})
-    return render(request, "judging/failures.html", {
-        **context, "summary": summary, "chart": chart, "slice_names": slice_names,
-        "total": len(rows),
-    })
+    return render(
+        request,
+        "judging/failures.html",
+        {
+            **context,
+            "summary": summary,
+            "chart": chart,
+            "slice_names": slice_names,
+            "total": len(rows),
+        },
+    )

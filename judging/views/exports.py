@@ -41,8 +41,10 @@ def dashboard_report_data(payload: dict, failures: dict) -> dict:
         "human_human": [h for c in latest for h in c["human_human"]],
         "gates": {c["name"]: c["gate"] for c in latest},
         "decisions": payload["decisions"],
-        "failure_buckets": {"per_bucket": dict(failures["per_bucket"]),
-                            "examples": failures["examples"]},
+        "failure_buckets": {
+            "per_bucket": dict(failures["per_bucket"]),
+            "examples": failures["examples"],
+        },
     }
 
 
@@ -57,8 +59,10 @@ def _markdown(report: dict) -> str:
         lines.append(f"### {bucket} ({n})")
         for e in report["failure_buckets"]["examples"].get(bucket, []):
             note = f": {e['note']}" if e.get("note") else ""
-            lines.append(f"- {e['item']} · {e['criterion']} · {e['judge']}: human {e['human']}, "
-                         f"judge {e['judged']}{note}")
+            lines.append(
+                f"- {e['item']} · {e['criterion']} · {e['judge']}: human {e['human']}, "
+                f"judge {e['judged']}{note}"
+            )
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -69,7 +73,9 @@ def dashboard_report(request, slug, fmt):
     if not payload:
         raise Http404("No figures computed yet.")
     rows, slices_of = _rows(context["project"], payload)
-    report = dashboard_report_data(payload, failure_summary(rows, current_tags(context["project"]), slices_of))
+    report = dashboard_report_data(
+        payload, failure_summary(rows, current_tags(context["project"]), slices_of)
+    )
     name = f"{context['project'].slug}-agreement"
     if fmt == "json":
         body, content_type = json.dumps(report, indent=2, ensure_ascii=False), "application/json"
@@ -87,14 +93,19 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
         if row is None or not row.get("confusion_matrix"):
             raise Http404("No such chart.")
         labels, counts = row["confusion_matrix"]["labels"], row["confusion_matrix"]["counts"]
-        data = [["human \\ judge", *labels]] + [[h, *c] for h, c in zip(labels, counts, strict=True)]
-        return charts.heatmap_svg(labels, counts, title=f"{criterion['name']}: human vs {judge}"), data
+        data = [["human \\ judge", *labels]] + [
+            [h, *c] for h, c in zip(labels, counts, strict=True)
+        ]
+        return charts.heatmap_svg(
+            labels, counts, title=f"{criterion['name']}: human vs {judge}"
+        ), data
     if kind == "reliability":
         found = criterion["reliability"].get(judge)
         if found is None:
             raise Http404("No such chart.")
         data = [["low", "high", "count", "mean_confidence", "accuracy"]] + [
-            [b["low"], b["high"], b["count"], b["mean_confidence"], b["accuracy"]] for b in found["bins"]
+            [b["low"], b["high"], b["count"], b["mean_confidence"], b["accuracy"]]
+            for b in found["bins"]
         ]
         return charts.reliability_svg(found["bins"], title=f"{criterion['name']}: {judge}"), data
     raise Http404("No such chart.")

@@ -20,24 +20,34 @@ from reviews.selectors import item_documents
 def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
     items = Item.objects.filter(pk=item.pk)
     final = final_labels(criterion=criterion, items=items)
-    raters = {rater: labels[item.pk] for rater, labels in rater_labels(criterion=criterion, items=items).items()
-              if item.pk in labels}
+    raters = {
+        rater: labels[item.pk]
+        for rater, labels in rater_labels(criterion=criterion, items=items).items()
+        if item.pk in labels
+    }
     verdicts = list(
         Verdict.objects.filter(item=item, criterion=criterion)
-        .select_related("judge").order_by("judge__provider", "judge__model", "sample")
+        .select_related("judge")
+        .order_by("judge__provider", "judge__model", "sample")
     )
     human = final.labels.get(item.pk)
     judges = {}
     for verdict in verdicts:
         judges.setdefault(verdict.judge.name, []).append(verdict)
     return {
-        "criterion": criterion, "human": human, "human_source": final.sources.get(item.pk, ""),
-        "tied": item.pk in final.ties, "raters": sorted(raters.items()),
+        "criterion": criterion,
+        "human": human,
+        "human_source": final.sources.get(item.pk, ""),
+        "tied": item.pk in final.ties,
+        "raters": sorted(raters.items()),
         "judges": [
-            {"name": name, "verdicts": samples,
-             # The same rule as the disagreement list: the judge's majority label counts.
-             "disagrees": human is not None and _majority(samples) not in (None, human),
-             "tag": tags.get((item.pk, criterion.name, name))}
+            {
+                "name": name,
+                "verdicts": samples,
+                # The same rule as the disagreement list: the judge's majority label counts.
+                "disagrees": human is not None and _majority(samples) not in (None, human),
+                "tag": tags.get((item.pk, criterion.name, name)),
+            }
             for name, samples in judges.items()
         ],
     }
@@ -54,12 +64,25 @@ def dashboard_item(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=READERS)
     split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()
     if split == Split.HELD_OUT:
-        held_out_access_log(actor=request.user, project=access.project, what=f"item {item.external_id}")
+        held_out_access_log(
+            actor=request.user, project=access.project, what=f"item {item.external_id}"
+        )
     tags = current_tags(access.project)
     criteria = Criterion.objects.filter(project=access.project, verdicts__item=item).distinct()
-    return render(request, "judging/item.html", {
-        "access": access, "project": access.project, "item": item, "split": split,
-        "documents": item_documents(item), "slices": item.slices.order_by("name"),
-        "panels": [_criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")],
-        "buckets": buckets_for(access.project), "can_tag": access.is_adjudicator,
-    })
+    return render(
+        request,
+        "judging/item.html",
+        {
+            "access": access,
+            "project": access.project,
+            "item": item,
+            "split": split,
+            "documents": item_documents(item),
+            "slices": item.slices.order_by("name"),
+            "panels": [
+                _criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")
+            ],
+            "buckets": buckets_for(access.project),
+            "can_tag": access.is_adjudicator,
+        },
+    )

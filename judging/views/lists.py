@@ -19,10 +19,12 @@ def dashboards(request):
     for project in projects.values():
         snapshot = latest_snapshot(project)
         payload = snapshot.payload if snapshot else None
-        cards.append({
-            "project": project,
-            "computed_at": snapshot.computed_at if snapshot else None,
-            "decisions": payload["decisions"] if payload else [],
-            "criteria": len({c["name"] for c in payload["criteria"]}) if payload else 0,
-        })
+        cards.append(
+            {
+                "project": project,
+                "computed_at": snapshot.computed_at if snapshot else None,
+                "decisions": payload["decisions"] if payload else [],
+                "criteria": len({c["name"] for c in payload["criteria"]}) if payload else 0,
+            }
+        )
     return render(request, "judging/dashboards.html", {"cards": cards})

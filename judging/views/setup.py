@@ -27,8 +27,9 @@ def draw_split(request, slug):
         messages.error(request, "Give a whole-number seed and a held-out fraction between 0 and 1.")
         return redirect("project_dashboard", slug)
     try:
-        draw = split_draw(actor=request.user, project=access.project, seed=seed,
-                          held_out_fraction=fraction)
+        draw = split_draw(
+            actor=request.user, project=access.project, seed=seed, held_out_fraction=fraction
+        )
     except SplitError as error:
         messages.error(request, f"Split not drawn: {error}.")
     else:
@@ -47,14 +48,19 @@ def send_items_to_humans(request, slug):
         return redirect("project_dashboard", slug)
     try:
         result = send_to_humans(
-            actor=request.user, project=access.project, criterion=criterion, selection=selection,
-            n=_number(request.POST.get("n")), seed=_number(request.POST.get("seed")),
+            actor=request.user,
+            project=access.project,
+            criterion=criterion,
+            selection=selection,
+            n=_number(request.POST.get("n")),
+            seed=_number(request.POST.get("seed")),
         )
     except SendError as error:
         messages.error(request, f"Nothing sent: {error}.")
     else:
         messages.success(
-            request, f"{result.questions_created} new {criterion.name} question(s) in the review "
+            request,
+            f"{result.questions_created} new {criterion.name} question(s) in the review "
             f"queue ({result.questions_existing} were there already).",
         )
     return redirect("project_dashboard", slug)

@@ -24,6 +24,7 @@ from reviews.models.workflow import (
     Event,
     ImportJob,
     Resolution,
+    ResolutionSource,
 )
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "QuestionStatus",
     "Reference",
     "Resolution",
+    "ResolutionSource",
     "ResolutionRule",
     "Role",
     "Slice",

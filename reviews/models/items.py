@@ -62,7 +62,9 @@ class Item(models.Model):
     slices = models.ManyToManyField(Slice, blank=True, related_name="items")
     status = models.CharField(max_length=16, choices=ItemStatus.choices, default=ItemStatus.OPEN)
     overlap = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Overrides the project's overlap (e.g. a calibration batch)."
+        null=True,
+        blank=True,
+        help_text="Overrides the project's overlap (e.g. a calibration batch).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -70,7 +72,9 @@ class Item(models.Model):
     class Meta:
         ordering = ["project", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["project", "external_id"], name="item_unique_external_id"),
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="item_unique_external_id"
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=ItemStatus.values), name="item_status_valid"
             ),
@@ -133,7 +137,11 @@ class Reference(AppendOnlyModel):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
     )
     derived_from = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="derivatives",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="derivatives",
         help_text="For ground truth: the generated reference it was resolved from.",
     )
     rows = models.JSONField(help_text='[{"path": ..., "expected_value": ...}] sorted by path.')

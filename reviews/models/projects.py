@@ -46,7 +46,9 @@ class Project(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(overlap__gte=1), name="project_overlap_gte_1"),
+            models.CheckConstraint(
+                condition=models.Q(overlap__gte=1), name="project_overlap_gte_1"
+            ),
             models.CheckConstraint(
                 condition=models.Q(lease_minutes__gte=1), name="project_lease_minutes_gte_1"
             ),

@@ -41,7 +41,11 @@ class Assignment(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
     rater = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
     batch = models.ForeignKey(
-        AssignmentBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="assignments"
+        AssignmentBatch,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="assignments",
     )
     status = models.CharField(
         max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE
@@ -52,7 +56,9 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     skip_reason = models.TextField(blank=True)
     pairwise_orders = models.JSONField(
-        default=dict, blank=True, help_text='Display order per pairwise question: {"12": ["B","A"]}.'
+        default=dict,
+        blank=True,
+        help_text='Display order per pairwise question: {"12": ["B","A"]}.',
     )
 
     class Meta:
@@ -71,6 +77,7 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["rater", "status"]),
             models.Index(fields=["item", "status"]),
+            models.Index(fields=["status", "lease_expires_at"]),  # the lease sweep
         ]
 
     def __str__(self):
@@ -139,7 +146,9 @@ class Resolution(AppendOnlyModel):
         User, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.TextField(blank=True)
-    source_answers = models.ManyToManyField(Answer, blank=True, related_name="+")
+    source_answers = models.ManyToManyField(
+        Answer, blank=True, related_name="+", through="ResolutionSource"
+    )
     supersedes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
     )
@@ -150,6 +159,20 @@ class Resolution(AppendOnlyModel):
 
     def __str__(self):
         return f"{self.question}: {self.decision} {self.value!r} ({self.method})"
+
+
+class ResolutionSource(AppendOnlyModel):
+    """Which answers a resolution came from: history too, so the links cannot be edited."""
+
+    resolution = models.ForeignKey(Resolution, on_delete=models.CASCADE, related_name="+")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["resolution", "answer"], name="resolutionsource_unique"
+            ),
+        ]
 
 
 class Approval(AppendOnlyModel):
@@ -163,7 +186,11 @@ class Approval(AppendOnlyModel):
     sequence = models.PositiveIntegerField()
     reference = models.OneToOneField(Reference, on_delete=models.PROTECT, related_name="approval")
     approver = models.ForeignKey(
-        User, null=True, blank=True, on_delete=models.PROTECT, related_name="approvals",
+        User,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="approvals",
         help_text="Empty for an approval imported from a signed file.",
     )
     approver_name = models.CharField(max_length=254, help_text="As exported: e-mail or username.")
@@ -190,7 +217,9 @@ class Event(AppendOnlyModel):
     """One line of an item's timeline: who did what, when. Never changed, never deleted."""
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
-    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     kind = models.CharField(max_length=32)
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

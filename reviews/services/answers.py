@@ -64,7 +64,9 @@ def _validated(question: Question, given: AnswerInput) -> AnswerInput:
     if given.decision in {Decision.OMIT, Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR}:
         return AnswerInput(given.decision, None, None, given.flagged, given.note.strip())
     if given.decision == Decision.LABEL and given.value not in question.labels:
-        raise AnswerError(f"{given.value!r} is not one of the labels: {', '.join(question.labels)}.")
+        raise AnswerError(
+            f"{given.value!r} is not one of the labels: {', '.join(question.labels)}."
+        )
     claim_id = given.chosen_claim_id
     value = given.value
     if claim_id is not None:
@@ -88,7 +90,9 @@ def answer_record(
         # Lock the assignment row: one writer per rater and item at a time.
         assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if assignment.status != AssignmentStatus.ACTIVE:
-            raise AnswerError("This item is no longer assigned to you (submitted, skipped or expired).")
+            raise AnswerError(
+                "This item is no longer assigned to you (submitted, skipped or expired)."
+            )
         if question.status != QuestionStatus.OPEN:
             raise AnswerError("This question is already settled.")
         latest = latest_answer(question=question, rater=actor)
@@ -123,7 +127,11 @@ def answer_record(
 
 def _same(answer: Answer, given: AnswerInput) -> bool:
     return (answer.decision, answer.value, answer.chosen_claim_id, answer.flagged, answer.note) == (
-        given.decision, given.value, given.chosen_claim_id, given.flagged, given.note,
+        given.decision,
+        given.value,
+        given.chosen_claim_id,
+        given.flagged,
+        given.note,
     )
 
 
@@ -139,7 +147,9 @@ def unanswered_questions(*, assignment: Assignment) -> list[Question]:
 def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
     """Complete the rater's item; when every rater is in, settle what can be settled."""
     with transaction.atomic():
-        assignment = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+        assignment = (
+            Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+        )
         if assignment.rater_id != actor.pk or assignment.status != AssignmentStatus.ACTIVE:
             raise AnswerError("This item is no longer assigned to you.")
         missing = unanswered_questions(assignment=assignment)

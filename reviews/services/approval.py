@@ -87,8 +87,17 @@ def approval_diff(item: Item) -> list[DiffRow]:
             change = "omitted"
         else:
             change = "omitted"  # disputed, and the people decided to leave it out
-        rows.append(DiffRow(path, gen_rows.get(path), resolved.get(path), change,
-                            deciders.get(path, "consensus"), in_gen, in_res))
+        rows.append(
+            DiffRow(
+                path,
+                gen_rows.get(path),
+                resolved.get(path),
+                change,
+                deciders.get(path, "consensus"),
+                in_gen,
+                in_res,
+            )
+        )
     return rows
 
 

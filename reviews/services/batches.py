@@ -34,8 +34,11 @@ def _chosen_items(project, *, selection: str, slice_name: str, count: int, seed:
     if selection == "slice":
         if not slice_name:
             raise ValidationError("Choose a slice.")
-        return list(open_items.filter(slices__name=slice_name)[:count] if count else
-                    open_items.filter(slices__name=slice_name))
+        return list(
+            open_items.filter(slices__name=slice_name)[:count]
+            if count
+            else open_items.filter(slices__name=slice_name)
+        )
     if count < 1:
         raise ValidationError("Give how many items to assign.")
     if selection == "count":
@@ -47,8 +50,16 @@ def _chosen_items(project, *, selection: str, slice_name: str, count: int, seed:
 
 @transaction.atomic
 def batch_create(
-    *, actor, project, name: str, raters: list, selection: str, slice_name: str = "",
-    count: int = 0, seed: int | None = None, overlap: int | None = None,
+    *,
+    actor,
+    project,
+    name: str,
+    raters: list,
+    selection: str,
+    slice_name: str = "",
+    count: int = 0,
+    seed: int | None = None,
+    overlap: int | None = None,
 ) -> AssignmentBatch:
     """Assign the chosen open items to `raters`, each item to `overlap` of them, round robin."""
     if selection not in SELECTIONS:
@@ -64,7 +75,9 @@ def batch_create(
         raise ValidationError("Overlap must be at least 1.")
     if selection == "sample" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # recorded, so the draw can be repeated
-    items = _chosen_items(project, selection=selection, slice_name=slice_name, count=count, seed=seed)
+    items = _chosen_items(
+        project, selection=selection, slice_name=slice_name, count=count, seed=seed
+    )
     # Lock the chosen items like a claim does, so a claim running now cannot take a place this
     # batch is about to fill (the holding count in `_assign` is read under the lock).
     items = list(
@@ -73,7 +86,9 @@ def batch_create(
         .order_by("id")
     )
     batch = AssignmentBatch.objects.create(
-        project=project, name=name.strip() or f"Batch of {len(items)}", overlap=overlap,
+        project=project,
+        name=name.strip() or f"Batch of {len(items)}",
+        overlap=overlap,
         created_by=actor,
         selection={"how": selection, "slice": slice_name, "count": count, "seed": seed},
     )
@@ -83,11 +98,17 @@ def batch_create(
         if overlap is not None and item.overlap != overlap:
             item.overlap = overlap
             item.save(update_fields=["overlap", "updated_at"])
-        created += _assign(item, ordered, start=index, batch=batch, limit=item.overlap or project.overlap)
+        created += _assign(
+            item, ordered, start=index, batch=batch, limit=item.overlap or project.overlap
+        )
     Assignment.objects.bulk_create(created)
     Event.objects.bulk_create(
-        Event(item_id=a.item_id, actor=actor, kind="assigned",
-              data={"how": "batch", "batch": batch.name, "rater": a.rater.get_username()})
+        Event(
+            item_id=a.item_id,
+            actor=actor,
+            kind="assigned",
+            data={"how": "batch", "batch": batch.name, "rater": a.rater.get_username()},
+        )
         for a in created
     )
     return batch
@@ -100,10 +121,12 @@ def _assign(item, raters, *, start: int, batch, limit: int) -> list[Assignment]:
         )
     )
     free = limit - len(holding)
-    rotation = raters[start % len(raters):] + raters[: start % len(raters)]
+    rotation = raters[start % len(raters) :] + raters[: start % len(raters)]
     chosen = [r for r in rotation if r.pk not in holding][: max(0, free)]
-    return [Assignment(item=item, rater=r, batch=batch, status=AssignmentStatus.ASSIGNED)
-            for r in chosen]
+    return [
+        Assignment(item=item, rater=r, batch=batch, status=AssignmentStatus.ASSIGNED)
+        for r in chosen
+    ]
 
 
 @dataclass(frozen=True)
@@ -118,14 +141,25 @@ class RaterProgress:
 
 def rater_progress(project) -> list[RaterProgress]:
     """Per rater: waiting, in progress, done, skips, and median seconds per finished item."""
-    raters = [m.user for m in Membership.objects.filter(project=project, role=Role.RATER)
-              .select_related("user").order_by("user__username")]
+    raters = [
+        m.user
+        for m in Membership.objects.filter(project=project, role=Role.RATER)
+        .select_related("user")
+        .order_by("user__username")
+    ]
     rows = Assignment.objects.filter(item__project=project).values_list(
         "rater_id", "status", "opened_at", "submitted_at"
     )
-    tallies: dict[int, dict] = {r.pk: {"durations": [], AssignmentStatus.ASSIGNED: 0,
-                                      AssignmentStatus.ACTIVE: 0, AssignmentStatus.SUBMITTED: 0,
-                                      AssignmentStatus.SKIPPED: 0} for r in raters}
+    tallies: dict[int, dict] = {
+        r.pk: {
+            "durations": [],
+            AssignmentStatus.ASSIGNED: 0,
+            AssignmentStatus.ACTIVE: 0,
+            AssignmentStatus.SUBMITTED: 0,
+            AssignmentStatus.SKIPPED: 0,
+        }
+        for r in raters
+    }
     for rater_id, status, opened, submitted in rows:
         tally = tallies.get(rater_id)
         if tally is None or status not in tally:
@@ -141,7 +175,8 @@ def rater_progress(project) -> list[RaterProgress]:
             done=tallies[r.pk][AssignmentStatus.SUBMITTED],
             skips=tallies[r.pk][AssignmentStatus.SKIPPED],
             median_seconds=statistics.median(tallies[r.pk]["durations"])
-            if tallies[r.pk]["durations"] else None,
+            if tallies[r.pk]["durations"]
+            else None,
         )
         for r in raters
     ]

@@ -56,7 +56,8 @@ def read_evidence(
         total += len(chunk)
         if total > limit:
             raise EvidenceError(
-                name, f"is too large: more than {_mb(limit)} (limit {_mb(limit)})",
+                name,
+                f"is too large: more than {_mb(limit)} (limit {_mb(limit)})",
                 code="too_large",
             )
     return b"".join(chunks)

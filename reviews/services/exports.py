@@ -115,8 +115,12 @@ def export_files(*, actor, project, format: str) -> dict[str, bytes]:
             if review is not None:
                 files[f"{name}.review.json"] = dump_review_file(review)
     Event.objects.bulk_create(
-        Event(item=e.item, actor=actor, kind="exported",
-              data={"format": format, "version": e.approval.reference.version})
+        Event(
+            item=e.item,
+            actor=actor,
+            kind="exported",
+            data={"format": format, "version": e.approval.reference.version},
+        )
         for e in entries
     )
     return files
@@ -127,4 +131,10 @@ def _safe_name(external_id: str) -> str:
     return cleaned or "item"
 
 
-__all__ = ["EXPORT_FORMATS", "approved_items", "export_files", "reference_document", "review_document"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "approved_items",
+    "export_files",
+    "reference_document",
+    "review_document",
+]

@@ -98,7 +98,9 @@ class ItemBatch:
         if len(record.item_id) > _ID_MAX:
             raise FormatError(
                 f"item_id is {len(record.item_id)} characters long (at most {_ID_MAX})",
-                file=file, record=where, path="$.item_id",
+                file=file,
+                record=where,
+                path="$.item_id",
             )
         for index, name in enumerate(record.slices):
             if name in self.slices or name in self.valid_names:
@@ -108,14 +110,18 @@ class ItemBatch:
             except ValidationError as error:
                 raise FormatError(
                     f"slice name {name!r} is not allowed: {' '.join(error.messages)}",
-                    file=file, record=where, path=f"$.slices[{index}]",
+                    file=file,
+                    record=where,
+                    path=f"$.slices[{index}]",
                 ) from None
             self.valid_names.add(name)
 
     def _twice(self, record: rec.Item, where: str, first: str) -> None:
         raise FormatError(
             f"item {record.item_id!r} appears twice (also on {first})",
-            file=self.context.file, record=where, path="$.item_id",
+            file=self.context.file,
+            record=where,
+            path="$.item_id",
         )
 
     def _create(self, new: list[tuple[rec.Item, str]]) -> None:
@@ -125,8 +131,11 @@ class ItemBatch:
             Item,
             ("external_id", "title", "input", "output", "expected", "metadata"),
             (_item_values(record) for record, _ in new),
-            project_id=project.pk, status=ItemStatus.RESOLVED, overlap=None,
-            created_at=now, updated_at=now,
+            project_id=project.pk,
+            status=ItemStatus.RESOLVED,
+            overlap=None,
+            created_at=now,
+            updated_at=now,
         )
         created = Item.objects.filter(project=project, external_id__in=[r.item_id for r, _ in new])
         pks = dict(created.order_by().values_list("external_id", "pk"))
@@ -199,11 +208,18 @@ class ItemBatch:
             if relative in have:
                 continue
             if base is None:
-                raise FormatError("evidence files cannot be read from here",
-                                  file=self.context.file, record=where, path=path)
+                raise FormatError(
+                    "evidence files cannot be read from here",
+                    file=self.context.file,
+                    record=where,
+                    path=path,
+                )
             document = _document(base, relative, self.context, where, path)
             ItemSource.objects.create(
-                item_id=item_pk, artifact_id=relative, document=document, path=relative,
+                item_id=item_pk,
+                artifact_id=relative,
+                document=document,
+                path=relative,
                 position=index,
             )
             have.add(relative)
@@ -288,8 +304,9 @@ def _document(base: Path, relative: str, context: ImportContext, where: str, pat
     try:
         target = resolve_evidence_path(base, relative)
         if not target.is_file():
-            raise FormatError(f"evidence file {relative!r} not found", file=context.file,
-                              record=where, path=path)
+            raise FormatError(
+                f"evidence file {relative!r} not found", file=context.file, record=where, path=path
+            )
         data = read_evidence(target, name=relative)  # refused by size before it is read
         document, created = document_for_bytes(data, name=relative, written=context.written)
     except (EvidenceError, ValueError) as error:
@@ -311,8 +328,14 @@ def _item_fields(record: rec.Item) -> dict[str, Any]:
 def _item_values(record: rec.Item) -> tuple:
     """A new item's row for `_insert_rows` (same values as `_item_fields`)."""
     metadata = {**record.metadata, **record.model_extra} if record.model_extra else record.metadata
-    return (record.item_id, record.item_id[:300], record.input, record.output, record.reference,
-            metadata)
+    return (
+        record.item_id,
+        record.item_id[:300],
+        record.input,
+        record.output,
+        record.reference,
+        metadata,
+    )
 
 
 def _dispatch(records: Iterator[tuple[Any, str]], context: ImportContext) -> None:
@@ -325,8 +348,12 @@ def _dispatch(records: Iterator[tuple[Any, str]], context: ImportContext) -> Non
         batch.flush()
         handler = _RECORD_HANDLERS.get(record.type)
         if handler is None:
-            raise FormatError(f"records of type {record.type!r} cannot be imported here",
-                              file=context.file, record=where, path="$.type")
+            raise FormatError(
+                f"records of type {record.type!r} cannot be imported here",
+                file=context.file,
+                record=where,
+                path="$.type",
+            )
         handler(record, context, where)
     batch.flush()
 
@@ -379,7 +406,8 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
     for case_id, rows in by_case.items():
         rows = canonical_rows(rows)
         item, created = Item.objects.get_or_create(
-            project=context.project, external_id=case_id,
+            project=context.project,
+            external_id=case_id,
             defaults={"title": case_id, "status": ItemStatus.RESOLVED},
         )
         previous = latest_reference(item, Authority.GENERATED)
@@ -388,12 +416,21 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
             context.counts["items_unchanged"] += 1
             continue
         Reference.objects.create(
-            item=item, authority=Authority.GENERATED, version=next_version(item),
-            supersedes=previous, rows=rows, sha256=sha, source_name=context.file,
+            item=item,
+            authority=Authority.GENERATED,
+            version=next_version(item),
+            supersedes=previous,
+            rows=rows,
+            sha256=sha,
+            source_name=context.file,
             created_by=context.actor,
         )
-        Event.objects.create(item=item, actor=context.actor, kind="imported",
-                             data={"file": context.file, "rows": len(rows)})
+        Event.objects.create(
+            item=item,
+            actor=context.actor,
+            kind="imported",
+            data={"file": context.file, "rows": len(rows)},
+        )
         context.counts["references"] += 1
         context.counts["items_created" if created else "items_updated"] += 1
 

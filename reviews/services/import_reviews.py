@@ -93,7 +93,9 @@ def _import_bundle(path: Path, context: ImportContext) -> None:
             import_review(case.review, context, opener=read, record=record, file=member_file)
 
 
-def _sources(review: ReviewFile, item: Item, context, opener, record, file) -> dict[str, ItemSource]:
+def _sources(
+    review: ReviewFile, item: Item, context, opener, record, file
+) -> dict[str, ItemSource]:
     by_artifact = {s.artifact_id: s for s in item.sources.select_related("document")}
     documents: dict[str, object] = {}
     for index, source in enumerate(review.sources):
@@ -145,7 +147,9 @@ def _claim(item, sources, *, path, value, providers, cited, position, question=N
 
 
 def _generated_rows(review: ReviewFile) -> list[dict]:
-    return canonical_rows({"path": c.path, "expected_value": c.expected_value} for c in review.claims)
+    return canonical_rows(
+        {"path": c.path, "expected_value": c.expected_value} for c in review.claims
+    )
 
 
 def import_review(
@@ -183,8 +187,15 @@ def import_review(
         context.counts["references"] += 1
         item.claims.filter(question__isnull=True).delete()  # consensus claims follow the rows
         Claim.objects.bulk_create(
-            _claim(item, sources, path=c.path, value=c.expected_value, providers=c.providers,
-                   cited=c, position=i)
+            _claim(
+                item,
+                sources,
+                path=c.path,
+                value=c.expected_value,
+                providers=c.providers,
+                cited=c,
+                position=i,
+            )
             for i, c in enumerate(review.claims)
         )
     new_questions = _questions(review, item, sources, context)
@@ -213,12 +224,23 @@ def _questions(review, item, sources, context) -> list[Question]:
         if disputed.path in existing:
             continue
         question = Question.objects.create(
-            item=item, kind=QuestionKind.FIELD, key=disputed.path, reason=disputed.reason,
+            item=item,
+            kind=QuestionKind.FIELD,
+            key=disputed.path,
+            reason=disputed.reason,
             position=position,
         )
         Claim.objects.bulk_create(
-            _claim(item, sources, path=disputed.path, value=c.expected_value,
-                   providers=[c.provider], cited=c, position=i, question=question)
+            _claim(
+                item,
+                sources,
+                path=disputed.path,
+                value=c.expected_value,
+                providers=[c.provider],
+                cited=c,
+                position=i,
+                question=question,
+            )
             for i, c in enumerate(disputed.candidates)
         )
         created.append(question)
@@ -234,7 +256,9 @@ def _import_decisions(review, item, generated, context, *, record, file) -> None
     if approval is not None and approval.sha256 != sha:
         raise FormatError(
             f"approval.sha256 does not match the resolved rows (expected {sha})",
-            file=file, record=record, path="$.approval.sha256",
+            file=file,
+            record=record,
+            path="$.approval.sha256",
         )
     questions = {q.key: q for q in item.questions.filter(kind=QuestionKind.FIELD)}
     for disputed in review.review_items:
@@ -299,7 +323,9 @@ def _verify_if_ours(approval, rows, *, record, file) -> None:
     if not signing.verify(rows_canonical_bytes(rows), approval.signature, public):
         raise FormatError(
             "approval.signature does not verify with this site's key",
-            file=file, record=record, path="$.approval.signature",
+            file=file,
+            record=record,
+            path="$.approval.signature",
         )
 
 

@@ -66,7 +66,9 @@ class ImportReport:
     notes: list[str]
 
     def summary(self) -> str:
-        items = sum(self.counts.get(k, 0) for k in ("items_created", "items_updated", "items_unchanged"))
+        items = sum(
+            self.counts.get(k, 0) for k in ("items_created", "items_updated", "items_unchanged")
+        )
         extra = ", ".join(
             f"{n} {label}"
             for key, label in (
@@ -83,7 +85,12 @@ class ImportReport:
         return f"{line}{', ' + extra if extra else ''}, 0 errors"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "format": self.format, "counts": self.counts, "notes": self.notes}
+        return {
+            "file": self.file,
+            "format": self.format,
+            "counts": self.counts,
+            "notes": self.notes,
+        }
 
 
 Importer = Callable[[Path, ImportContext], None]

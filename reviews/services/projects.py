@@ -64,7 +64,9 @@ def project_create(
 def membership_add(*, actor, project: Project, user, role: str) -> Membership:
     """Give `user` `role` in `project`; adding a role someone already holds changes nothing."""
     if role not in Role.values:
-        raise ValidationError({"role": f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."})
+        raise ValidationError(
+            {"role": f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."}
+        )
     membership, _ = Membership.objects.get_or_create(project=project, user=user, role=role)
     return membership
 

@@ -84,7 +84,9 @@ def _resolution_value(members: list[Answer]):
     return best.value
 
 
-def question_try_resolve(*, question: Question, rater_ids: list[int], rule: str) -> Resolution | None:
+def question_try_resolve(
+    *, question: Question, rater_ids: list[int], rule: str
+) -> Resolution | None:
     answers = latest_answers(question, rater_ids)
     if len(answers) < len(rater_ids):
         return None
@@ -115,9 +117,10 @@ def question_try_resolve(*, question: Question, rater_ids: list[int], rule: str)
 
 def item_status_refresh(item: Item) -> str:
     """Derive the item's status from its questions (an approved item stays approved)."""
-    if item.status == ItemStatus.APPROVED and not item.questions.exclude(
-        status=QuestionStatus.RESOLVED
-    ).exists():
+    if (
+        item.status == ItemStatus.APPROVED
+        and not item.questions.exclude(status=QuestionStatus.RESOLVED).exists()
+    ):
         return item.status
     statuses = set(item.questions.values_list("status", flat=True))
     if QuestionStatus.ADJUDICATION in statuses:
@@ -141,9 +144,9 @@ def resolve_submitted_item(*, item: Item) -> list[Resolution]:
             "rater_id", flat=True
         )
     )
-    still_working = Assignment.objects.filter(
-        item=item, status__in=HOLDING_STATUSES
-    ).exclude(status=AssignmentStatus.SUBMITTED)
+    still_working = Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).exclude(
+        status=AssignmentStatus.SUBMITTED
+    )
     if len(submitted) < item.effective_overlap or still_working.exists():
         return []
     resolutions = [
@@ -162,9 +165,7 @@ def resolve_submitted_item(*, item: Item) -> list[Resolution]:
 
 
 @transaction.atomic
-def adjudicate(
-    *, actor, question: Question, decision: str, value=None, reason: str
-) -> Resolution:
+def adjudicate(*, actor, question: Question, decision: str, value=None, reason: str) -> Resolution:
     """An adjudicator's decision on a question raters did not agree on (or a correction)."""
     question = Question.objects.select_for_update().select_related("item").get(pk=question.pk)
     reason = reason.strip()

@@ -58,8 +58,10 @@ def load_or_create_private_key(path: Path | None = None) -> Ed25519PrivateKey:
 
 
 def public_key_pem(path: Path | None = None) -> bytes:
-    return load_or_create_private_key(path).public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    return (
+        load_or_create_private_key(path)
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     )
 
 

@@ -47,9 +47,11 @@ def _rows_of(obj: dict) -> tuple[str, list[dict], dict | None]:
     """Case id, rows and approval block. The approval is validated apart from the content:
     the schema's own sha256 check would hide WHICH paths were changed."""
     content = {k: v for k, v in obj.items() if k != "approval"}
-    approval = Approval.model_validate(obj["approval"]).model_dump(mode="json") if obj.get(
-        "approval"
-    ) else None
+    approval = (
+        Approval.model_validate(obj["approval"]).model_dump(mode="json")
+        if obj.get("approval")
+        else None
+    )
     if "review_items" in obj or "claims" in obj:
         review = ReviewFile.model_validate(content)
         return review.case_id, review.reference_rows(), approval

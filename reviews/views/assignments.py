@@ -22,29 +22,40 @@ def _int(value, default=None):
 def assignments(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     project = access.project
-    raters = get_user_model().objects.filter(
-        memberships__project=project, memberships__role=Role.RATER
-    ).order_by("username")
+    raters = (
+        get_user_model()
+        .objects.filter(memberships__project=project, memberships__role=Role.RATER)
+        .order_by("username")
+    )
     if request.method == "POST":
         chosen = list(raters.filter(pk__in=request.POST.getlist("raters")))
         try:
             batch = batch_create(
-                actor=request.user, project=project, name=request.POST.get("name", ""),
-                raters=chosen, selection=request.POST.get("selection", ""),
-                slice_name=request.POST.get("slice", ""), count=_int(request.POST.get("count"), 0),
-                seed=_int(request.POST.get("seed")), overlap=_int(request.POST.get("overlap")),
+                actor=request.user,
+                project=project,
+                name=request.POST.get("name", ""),
+                raters=chosen,
+                selection=request.POST.get("selection", ""),
+                slice_name=request.POST.get("slice", ""),
+                count=_int(request.POST.get("count"), 0),
+                seed=_int(request.POST.get("seed")),
+                overlap=_int(request.POST.get("overlap")),
             )
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
         else:
             n = batch.assignments.count()
-            messages.success(request, f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created.")
+            messages.success(
+                request, f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created."
+            )
         return redirect("assignments", slug)
     return render(
         request,
         "reviews/assignments.html",
         {
-            "access": access, "project": project, "raters": raters,
+            "access": access,
+            "project": project,
+            "raters": raters,
             "slices": project.slices.order_by("name"),
             "progress": rater_progress(project),
             "batches": AssignmentBatch.objects.filter(project=project).order_by("-created_at")[:20],

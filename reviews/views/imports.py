@@ -28,7 +28,10 @@ def import_upload(request, slug):
             messages.error(request, f"{upload.name} is larger than 2 GB.")
         else:
             job = import_job_start(
-                actor=request.user, project=access.project, upload=upload, format=fmt,
+                actor=request.user,
+                project=access.project,
+                upload=upload,
+                format=fmt,
                 options=options,
             )
             return redirect("import_job", slug, job.pk)
@@ -44,8 +47,11 @@ def import_upload(request, slug):
 def import_job(request, slug, job_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     job = get_object_or_404(ImportJob, pk=job_pk, project=access.project)
-    template = "reviews/import_job.html#import-progress" if request.htmx else "reviews/import_job.html"
+    template = (
+        "reviews/import_job.html#import-progress" if request.htmx else "reviews/import_job.html"
+    )
     return render(
-        request, template,
+        request,
+        template,
         {"access": access, "project": access.project, "job": job, "done": records_done(job)},
     )

@@ -40,8 +40,13 @@ def item_list(request, slug):
         request,
         "reviews/item_list.html",
         {
-            "access": access, "project": access.project, "rows": rows, "total": total,
-            "status": status, "query": query, "statuses": ItemStatus.choices,
+            "access": access,
+            "project": access.project,
+            "rows": rows,
+            "total": total,
+            "status": status,
+            "query": query,
+            "statuses": ItemStatus.choices,
             "page_obj": paginator.get_page(page),
         },
     )
@@ -56,18 +61,26 @@ def _question_panels(item, show_names: bool) -> list[dict]:
     for question in questions:
         candidates = [
             CandidateView(
-                pk=c.pk, number=n, value=c.value, providers=c.provider_label,
-                confidence=c.confidence, page=c.page, quote=c.quote, bbox=c.bbox,
+                pk=c.pk,
+                number=n,
+                value=c.value,
+                providers=c.provider_label,
+                confidence=c.confidence,
+                page=c.page,
+                quote=c.quote,
+                bbox=c.bbox,
                 document_sha=c.source.document.sha256 if c.source else None,
             )
             for n, c in enumerate(question.candidates.all(), start=1)
         ]
-        panels.append({
-            "question": question,
-            "candidates": candidates,
-            "answers": answers.get(question.pk, []),
-            "resolution": current_resolution(question),
-        })
+        panels.append(
+            {
+                "question": question,
+                "candidates": candidates,
+                "answers": answers.get(question.pk, []),
+                "resolution": current_resolution(question),
+            }
+        )
     return panels
 
 
@@ -79,7 +92,10 @@ def item_detail(request, slug, item_pk):
         request,
         "reviews/item_detail.html",
         {
-            "access": access, "project": access.project, "item": item, "panels": panels,
+            "access": access,
+            "project": access.project,
+            "item": item,
+            "panels": panels,
             "can_adjudicate": access.is_adjudicator,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
@@ -95,8 +111,13 @@ def question_adjudicate(request, slug, item_pk, question_pk):
     choice = request.POST.get("choice", "")
     decision, value = _decision_from(question, choice, request.POST.get("value", "").strip())
     try:
-        adjudicate(actor=request.user, question=question, decision=decision, value=value,
-                   reason=request.POST.get("reason", ""))
+        adjudicate(
+            actor=request.user,
+            question=question,
+            decision=decision,
+            value=value,
+            reason=request.POST.get("reason", ""),
+        )
     except ResolutionError as error:
         messages.error(request, f"{question.key}: {error}")
     else:
@@ -123,7 +144,9 @@ def item_approve(request, slug, item_pk):
     if request.method == "POST":
         try:
             approval = approve(
-                actor=request.user, item=item, password=request.POST.get("password", ""),
+                actor=request.user,
+                item=item,
+                password=request.POST.get("password", ""),
                 confirmed=request.POST.get("confirm") == "yes",
                 correction_reason=request.POST.get("reason", ""),
             )
@@ -131,7 +154,8 @@ def item_approve(request, slug, item_pk):
             messages.error(request, str(error))
         else:
             messages.success(
-                request, f"Approved {item}: ground truth v{approval.reference.version}, "
+                request,
+                f"Approved {item}: ground truth v{approval.reference.version}, "
                 f"signed with key {approval.key_id}.",
             )
             return redirect("item_detail", slug, item.pk)
@@ -139,9 +163,13 @@ def item_approve(request, slug, item_pk):
         request,
         "reviews/item_approve.html",
         {
-            "access": access, "project": access.project, "item": item,
-            "diff": approval_diff(item), "blockers": approval_blockers(item, request.user),
-            "statement": STATEMENT, "ground_truth": current_ground_truth(item),
+            "access": access,
+            "project": access.project,
+            "item": item,
+            "diff": approval_diff(item),
+            "blockers": approval_blockers(item, request.user),
+            "statement": STATEMENT,
+            "ground_truth": current_ground_truth(item),
         },
     )
 
@@ -154,8 +182,13 @@ def item_timeline(request, slug, item_pk):
     return render(
         request,
         "reviews/item_timeline.html",
-        {"access": access, "project": access.project, "item": item, "events": events,
-         "references": references},
+        {
+            "access": access,
+            "project": access.project,
+            "item": item,
+            "events": events,
+            "references": references,
+        },
     )
 
 

@@ -87,13 +87,22 @@ def answer_save(request, slug, item_pk, question_pk):
     assignment = active_assignment(rater=request.user, item=item)
     context = {"project": access.project, "item": item, "blind": access.project.blind}
     if assignment is None:
-        return _status(request, context, question, state="failed",
-                       message="This item is no longer assigned to you.", status=409)
+        return _status(
+            request,
+            context,
+            question,
+            state="failed",
+            message="This item is no longer assigned to you.",
+            status=409,
+        )
     try:
         expected = int(request.POST.get("expected_seq", "0"))
         answer = answer_record(
-            actor=request.user, assignment=assignment, question=question,
-            given=_parse_answer(question, request.POST), expected_seq=expected,
+            actor=request.user,
+            assignment=assignment,
+            question=question,
+            given=_parse_answer(question, request.POST),
+            expected_seq=expected,
         )
     except StaleAnswer:
         return _stale(request, context, question, assignment)
@@ -114,13 +123,17 @@ def _status(request, context, question, *, state, status, message="", seq=None):
 def _stale(request, context, question, assignment):
     """The newer state of the whole question card, swapped in out-of-band, with a notice."""
     views = rater_workspace(
-        rater=request.user, item=context["item"], blind=context["blind"],
+        rater=request.user,
+        item=context["item"],
+        blind=context["blind"],
         pairwise_orders=assignment.pairwise_orders,
     )
     view = next((v for v in views if v.question.pk == question.pk), None)
     return render(
-        request, "reviews/review.html#stale-answer",
-        {**context, "q": view, "question": question}, status=409,
+        request,
+        "reviews/review.html#stale-answer",
+        {**context, "q": view, "question": question},
+        status=409,
     )
 
 

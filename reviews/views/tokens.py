@@ -14,9 +14,7 @@ def api_tokens(request):
     if request.method == "POST":
         _, new_secret = token_create(actor=request.user, name=request.POST.get("name", ""))
     tokens = ApiToken.objects.filter(user=request.user)
-    return render(
-        request, "reviews/api_tokens.html", {"tokens": tokens, "new_secret": new_secret}
-    )
+    return render(request, "reviews/api_tokens.html", {"tokens": tokens, "new_secret": new_secret})
 
 
 @require_POST

@@ -14,8 +14,13 @@ def viewer_context(item, questions_with_candidates) -> dict:
         ],
         "viewer_highlights": {
             str(question.pk): [
-                {"candidate": c.pk, "doc": c.document_sha, "page": c.page, "bbox": c.bbox,
-                 "quote": c.quote}
+                {
+                    "candidate": c.pk,
+                    "doc": c.document_sha,
+                    "page": c.page,
+                    "bbox": c.bbox,
+                    "quote": c.quote,
+                }
                 for c in candidates
                 if c.document_sha and c.page
             ]

@@ -77,7 +77,9 @@ def test_disagreement_to_signed_verified_export(
     expect(page.get_by_text("Approved statement-0001: ground truth v2")).to_be_visible()
 
     out = tmp_path / "out"
-    call_command("export_ground_truth", "--project", project.slug, "--format", "review", "--out", str(out))
+    call_command(
+        "export_ground_truth", "--project", project.slug, "--format", "review", "--out", str(out)
+    )
     exported = out / "statement-0001.review.json"
     call_command("verify_approval", str(exported))
 

@@ -88,8 +88,12 @@ def test_keyboard_only_review_of_a_pdf_item(page, live_server, login, screenshot
 def test_mouse_review_of_an_image_item(page, live_server, login, screenshot, review_project):
     rater = member(review_project, Role.RATER, username="mouse")
     statement = review_project.items.get(external_id="statement-0001")
-    Assignment.objects.create(item=statement, rater=rater, status=AssignmentStatus.SKIPPED,
-                              skip_reason="testing the image item")
+    Assignment.objects.create(
+        item=statement,
+        rater=rater,
+        status=AssignmentStatus.SKIPPED,
+        skip_reason="testing the image item",
+    )
     page.set_viewport_size({"width": 1280, "height": 800})
     login("mouse", PASSWORD)
     page.goto(f"{live_server.url}/queue/")
@@ -106,6 +110,8 @@ def test_mouse_review_of_an_image_item(page, live_server, login, screenshot, rev
     screenshot("review-image", full_page=False)
     page.get_by_role("button", name="Submit & next").click()
     expect(page.get_by_text("Nothing else is waiting for you")).to_be_visible()
-    answers = {a.question.key: a for a in Answer.objects.filter(rater=rater).select_related("question")}
+    answers = {
+        a.question.key: a for a in Answer.objects.filter(rater=rater).select_related("question")
+    }
     assert answers["$.total"].value == "23.40"
     assert answers["$.date"].decision == "omit"

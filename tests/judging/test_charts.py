@@ -29,7 +29,10 @@ def test_interval_describes_value_ci_and_threshold():
 
 
 def test_reliability_and_bars():
-    bins = [{"low": 0.5, "high": 0.6, "count": 10, "accuracy": 0.4}, {"low": 0.9, "high": 1.0, "count": 0, "accuracy": None}]
+    bins = [
+        {"low": 0.5, "high": 0.6, "count": 10, "accuracy": 0.4},
+        {"low": 0.9, "high": 1.0, "count": 0, "accuracy": None},
+    ]
     _, _, desc = parse(reliability_svg(bins))
     assert desc == "confidence 0.5-0.6: accuracy 0.40 (n=10)"
     _, _, bars = parse(bars_svg([("task ambiguity", 3), ("judge error", 1)]))

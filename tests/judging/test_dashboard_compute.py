@@ -77,8 +77,16 @@ def records() -> list[dict]:
             out.append(human_record(item_id, "ben", ben, criterion=criterion))
             samples = [flip(truth), flip(truth), truth] if wrong else [truth] * 3
             for sample, label in enumerate(samples):
-                out.append(verdict_record(item_id, label, criterion=criterion, judge=GPT,
-                                          sample=sample, confidence=0.9 if label == truth else 0.6))
+                out.append(
+                    verdict_record(
+                        item_id,
+                        label,
+                        criterion=criterion,
+                        judge=GPT,
+                        sample=sample,
+                        confidence=0.9 if label == truth else 0.6,
+                    )
+                )
             out.append(verdict_record(item_id, truth, criterion=criterion, judge=CLAUDE))
     return out
 
@@ -89,8 +97,11 @@ def build(project, folder):
     Slice.objects.filter(project=project, name="safety").update(critical=True)
     draw = SplitDraw.objects.create(project=project, seed=1, held_out_fraction=0.5)
     ItemSplit.objects.bulk_create(
-        ItemSplit(item=item, draw=draw,
-                  split="held_out" if item.external_id.startswith("h") else "calibration")
+        ItemSplit(
+            item=item,
+            draw=draw,
+            split="held_out" if item.external_id.startswith("h") else "calibration",
+        )
         for item in Item.objects.filter(project=project)
     )
 
@@ -133,7 +144,11 @@ def test_held_out_rows_match_the_hand_counts(payload):
     assert set(rows) == {"openai/gpt-4o", "anthropic/claude", PANEL}
     gpt, claude, panel = rows["openai/gpt-4o"], rows["anthropic/claude"], rows[PANEL]
     assert (gpt["n"], gpt["n_judged"], gpt["n_human"], gpt["human_ties_excluded"]) == (
-        196, 200, 196, 4)
+        196,
+        200,
+        196,
+        4,
+    )
     assert gpt["confusion_matrix"]["counts"] == [[92, 6], [6, 92]]
     assert gpt["observed_agreement"]["value"] == pytest.approx(184 / 196)
     assert gpt["cohen_kappa"]["value"] == pytest.approx(2 * 184 / 196 - 1)
@@ -178,8 +193,12 @@ def test_a_critical_criterion_failing_on_a_critical_slice_holds_the_judge(payloa
     low = safety["openai/gpt-4o"]["cohen_kappa"]["ci"][0]
     assert gate["reasons"] == [f"slice safety: cohen kappa lower 95% bound {low:.2f} < 0.60"]
     held = decisions(payload)["openai/gpt-4o"]
-    assert held == {"judge": "openai/gpt-4o", "decision": HOLD, "failing_criteria": ["faithful"],
-                    "failing_slices": ["safety"]}
+    assert held == {
+        "judge": "openai/gpt-4o",
+        "decision": HOLD,
+        "failing_criteria": ["faithful"],
+        "failing_slices": ["safety"],
+    }
 
 
 def test_the_same_numbers_on_a_non_critical_criterion_pass(payload):
@@ -204,15 +223,23 @@ def test_release_decisions_per_judge_and_panel(payload):
     # 38 < 50 held-out items on the critical slice.
     panel = rows_by_judge(criterion(payload, "faithful")["rows"])[PANEL]["gate"]
     assert panel["reasons"] == ["slice safety: held-out n = 38 < 50"]
-    assert found[PANEL] == {"judge": PANEL, "decision": HOLD, "failing_criteria": ["faithful"],
-                            "failing_slices": ["safety"]}
+    assert found[PANEL] == {
+        "judge": PANEL,
+        "decision": HOLD,
+        "failing_criteria": ["faithful"],
+        "failing_slices": ["safety"],
+    }
 
 
 def test_gate_settings_override_min_n_and_min_lower(computed):
     payload = computed["overridden"]
     faithful = criterion(payload, "faithful")
-    assert faithful["gate"] == {"statistic": "cohen_kappa", "min_lower": 0.6, "min_n": 30,
-                                "max_ci_width": 0.3}
+    assert faithful["gate"] == {
+        "statistic": "cohen_kappa",
+        "min_lower": 0.6,
+        "min_n": 30,
+        "max_ci_width": 0.3,
+    }
     rows = rows_by_judge(faithful["rows"])
     assert rows[PANEL]["gate"]["decision"] == GO  # 38 >= 30 now
     assert rows["openai/gpt-4o"]["gate"]["decision"] == HOLD  # kappa still fails on safety

@@ -50,12 +50,14 @@ def snapshots(project) -> int:
 
 
 def import_records(project, folder, records, name="more.jsonl"):
-    import_file(actor=None, project=project, path=write_jsonl(folder / name, records),
-                format="jsonl")
+    import_file(
+        actor=None, project=project, path=write_jsonl(folder / name, records), format="jsonl"
+    )
 
 
-def test_the_first_view_computes_and_the_next_one_reuses_the_snapshot(client, project, admin,
-                                                                       tmp_path):
+def test_the_first_view_computes_and_the_next_one_reuses_the_snapshot(
+    client, project, admin, tmp_path
+):
     small_project(project, tmp_path)
     client.force_login(admin)
     assert snapshots(project) == 0
@@ -76,8 +78,9 @@ def raters(snapshot) -> set[str]:
     return {r["rater"] for r in snapshot.payload["criteria"][0]["rater_quality"]}
 
 
-def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(client, project,
-                                                                          admin, tmp_path):
+def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(
+    client, project, admin, tmp_path
+):
     small_project(project, tmp_path)
     client.force_login(admin)
     dashboard(client, project)
@@ -93,19 +96,30 @@ def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(clien
     assert "cy" not in raters(old) and "cy" in raters(new)
 
 
-def test_an_item_imported_after_the_draw_joins_the_split_and_counts(client, project, admin,
-                                                                    tmp_path):
+def test_an_item_imported_after_the_draw_joins_the_split_and_counts(
+    client, project, admin, tmp_path
+):
     small_project(project, tmp_path)
     client.force_login(admin)
     dashboard(client, project)
     old = latest_snapshot(project).payload["criteria"][0]
 
     def judged(entry):
-        return sum(r["n_judged"] for r in entry["rows"] + entry["calibration_rows"]
-                   if r["judge"] == "openai/gpt-4o")
+        return sum(
+            r["n_judged"]
+            for r in entry["rows"] + entry["calibration_rows"]
+            if r["judge"] == "openai/gpt-4o"
+        )
 
-    import_records(project, tmp_path, [item_record("late-1"), human_record("late-1", "ana", "pass"),
-                                       verdict_record("late-1", "pass")])
+    import_records(
+        project,
+        tmp_path,
+        [
+            item_record("late-1"),
+            human_record("late-1", "ana", "pass"),
+            verdict_record("late-1", "pass"),
+        ],
+    )
     dashboard(client, project)
     assert ItemSplit.objects.get(item__external_id="late-1", item__project=project).late
     assert judged(latest_snapshot(project).payload["criteria"][0]) == judged(old) + 1
@@ -120,8 +134,15 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
     small_project(project, tmp_path)
     client.force_login(admin)
     dashboard(client, project)
-    import_records(project, tmp_path, [item_record("late-1"), human_record("late-1", "ana", "pass"),
-                                       verdict_record("late-1", "pass")])
+    import_records(
+        project,
+        tmp_path,
+        [
+            item_record("late-1"),
+            human_record("late-1", "ana", "pass"),
+            verdict_record("late-1", "pass"),
+        ],
+    )
     cache.add(pending_key(project.pk), True)  # a worker has not picked the recompute up yet
     html = dashboard(client, project)
     assert STALE in html and "Recomputing in the background" in html
@@ -147,14 +168,15 @@ def test_gate_settings_and_critical_flags_are_inputs(client, project, admin, tmp
     assert latest_snapshot(project).payload["criteria"][0]["gate"]["max_ci_width"] == 0.9
     Criterion.objects.filter(project=project).update(critical=False)  # edited in the admin
     html = dashboard(client, project)
-    assert snapshots(project) == 4 and "badge-warn\">critical" not in html
+    assert snapshots(project) == 4 and 'badge-warn">critical' not in html
     assert latest_snapshot(project).payload["criteria"][0]["critical"] is False
     dashboard(client, project)
     assert snapshots(project) == 4
 
 
-def test_an_import_recomputes_through_the_signal(project, tmp_path,
-                                                 django_capture_on_commit_callbacks):
+def test_an_import_recomputes_through_the_signal(
+    project, tmp_path, django_capture_on_commit_callbacks
+):
     small_project(project, tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         import_records(project, tmp_path, [human_record("s01", "cy", "fail")])
@@ -170,12 +192,13 @@ def test_viewing_held_out_figures_is_logged(client, project, admin, tmp_path):
     client.get(reverse("dashboard_report", args=[project.slug, "json"]))
     logged = list(HeldOutAccess.objects.filter(project=project).order_by("pk"))
     assert [(a.user, a.what) for a in logged] == [
-        (admin, "dashboard"), (admin, "criterion faithful"), (admin, "report download (json)"),
+        (admin, "dashboard"),
+        (admin, "criterion faithful"),
+        (admin, "report download (json)"),
     ]
 
 
-def test_calibration_figures_are_labelled_as_development_figures(client, project, admin,
-                                                                 tmp_path):
+def test_calibration_figures_are_labelled_as_development_figures(client, project, admin, tmp_path):
     small_project(project, tmp_path)
     client.force_login(admin)
     html = dashboard(client, project)

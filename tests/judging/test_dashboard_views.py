@@ -59,10 +59,16 @@ def small_records(n_items: int = ITEMS) -> list[dict]:
         other = "fail" if truth == "pass" else "pass"
         records.append(item_record(item_id, slices=["safety"] if n % 4 in (0, 1) else []))
         records += [human_record(item_id, "ana", truth), human_record(item_id, "ben", truth)]
-        records.append(verdict_record(item_id, other if n in GPT_WRONG else truth, judge=GPT,
-                                      confidence=0.7, explanation=f"Checked {item_id}."))
-        records.append(verdict_record(item_id, other if n in CLAUDE_WRONG else truth,
-                                      judge=CLAUDE))
+        records.append(
+            verdict_record(
+                item_id,
+                other if n in GPT_WRONG else truth,
+                judge=GPT,
+                confidence=0.7,
+                explanation=f"Checked {item_id}.",
+            )
+        )
+        records.append(verdict_record(item_id, other if n in CLAUDE_WRONG else truth, judge=CLAUDE))
     return records
 
 
@@ -122,29 +128,42 @@ def _status_of_every_view(client, world, user) -> dict[str, int]:
     client.force_login(user)
     found = {name: client.get(url).status_code for name, url in _get_urls(world).items()}
     tag = reverse("dashboard_tag", args=[world.project.slug, world.item.pk])
-    found["tag POST"] = client.post(tag, {"criterion": "faithful", "judge": "openai/gpt-4o",
-                                          "bucket": "", "note": "n"}).status_code
+    found["tag POST"] = client.post(
+        tag, {"criterion": "faithful", "judge": "openai/gpt-4o", "bucket": "", "note": "n"}
+    ).status_code
     slug = world.project.slug
     found["recompute POST"] = client.post(reverse("dashboard_recompute", args=[slug])).status_code
-    found["split POST"] = client.post(reverse("dashboard_split", args=[slug]),
-                                      {"seed": 8, "held_out_fraction": 0.5}).status_code
-    found["send POST"] = client.post(reverse("dashboard_send", args=[slug]),
-                                     {"criterion": "faithful", "selection": "calibration_sample",
-                                      "n": 2, "seed": 1}).status_code
+    found["split POST"] = client.post(
+        reverse("dashboard_split", args=[slug]), {"seed": 8, "held_out_fraction": 0.5}
+    ).status_code
+    found["send POST"] = client.post(
+        reverse("dashboard_send", args=[slug]),
+        {"criterion": "faithful", "selection": "calibration_sample", "n": 2, "seed": 1},
+    ).status_code
     return found
 
 
 ADMIN_POSTS = ("recompute POST", "split POST", "send POST")
 ALL = [
-    "dashboard", "criterion", "disagreements", "failures", "report.md", "report.json", "item",
+    "dashboard",
+    "criterion",
+    "disagreements",
+    "failures",
+    "report.md",
+    "report.json",
+    "item",
     *(f"{k}.{f}" for k in ("confusion", "reliability") for f in ("svg", "png", "csv")),
-    "tag POST", *ADMIN_POSTS,
+    "tag POST",
+    *ADMIN_POSTS,
 ]
 
 
 def _writes(project) -> tuple:
-    return (FailureTag.objects.count(), SplitDraw.objects.filter(project=project).count(),
-            Question.objects.filter(item__project=project).count())
+    return (
+        FailureTag.objects.count(),
+        SplitDraw.objects.filter(project=project).count(),
+        Question.objects.filter(item__project=project).count(),
+    )
 
 
 def test_readers_get_every_view(client, world):
@@ -219,20 +238,36 @@ def test_json_report_has_the_agreement_report_keys(client, world):
     assert response["Content-Type"] == "application/json"
     assert f'filename="{world.project.slug}-agreement.json"' in response["Content-Disposition"]
     report = json.loads(response.content)
-    assert {"project", "split", "computed_at", "results", "human_human", "gates",
-            "decisions"} <= set(report)
+    assert {
+        "project",
+        "split",
+        "computed_at",
+        "results",
+        "human_human",
+        "gates",
+        "decisions",
+    } <= set(report)
     assert report["project"] == world.project.slug
     assert report["split"] == "held_out" and report["development_figures"] is False
     judges = {row["judge"] for row in report["results"]}
     assert judges == {"openai/gpt-4o", "anthropic/claude", "panel:majority"}
     for row in report["results"]:
-        assert {"criterion", "judge", "n", "cohen_kappa", "observed_agreement", "gwet_ac1",
-                "confusion_matrix", "gate"} <= set(row)
+        assert {
+            "criterion",
+            "judge",
+            "n",
+            "cohen_kappa",
+            "observed_agreement",
+            "gwet_ac1",
+            "confusion_matrix",
+            "gate",
+        } <= set(row)
         assert set(row["cohen_kappa"]) >= {"value", "ci", "undefined_reason"}
         assert "kappa_svg" not in row  # the page's chart never leaks into the download
         assert row["criterion"] == "faithful"
-    assert report["human_human"] and all(h["criterion"] == "faithful"
-                                          for h in report["human_human"])
+    assert report["human_human"] and all(
+        h["criterion"] == "faithful" for h in report["human_human"]
+    )
     assert report["gates"]["faithful"]["min_n"] == 50
     assert {d["judge"] for d in report["decisions"]} == judges
     assert all(d["decision"] in ("GO", "HOLD") for d in report["decisions"])
@@ -248,8 +283,9 @@ def test_markdown_report_and_chart_downloads(client, world):
     assert "**panel:majority: HOLD**" in text  # 40 items: held-out n < 50
 
     def chart(kind, fmt, judge="openai/gpt-4o"):
-        url = reverse("dashboard_chart", kwargs={"slug": slug, "kind": kind, "name": "faithful",
-                                                 "fmt": fmt})
+        url = reverse(
+            "dashboard_chart", kwargs={"slug": slug, "kind": kind, "name": "faithful", "fmt": fmt}
+        )
         return client.get(url, {"judge": judge})
 
     svg = chart("confusion", "svg")
@@ -261,8 +297,10 @@ def test_markdown_report_and_chart_downloads(client, world):
     assert [r.split(",")[0] for r in rows[1:]] == ["pass", "fail"]
     reliability = chart("reliability", "csv").content.decode().splitlines()
     assert reliability[0] == "low,high,count,mean_confidence,accuracy"
-    assert 'filename="' + f"{slug}-faithful-reliability-openai_gpt-4o.csv" in (
-        chart("reliability", "csv")["Content-Disposition"])
+    assert (
+        'filename="' + f"{slug}-faithful-reliability-openai_gpt-4o.csv"
+        in (chart("reliability", "csv")["Content-Disposition"])
+    )
 
 
 def test_criterion_page_shows_figures_slices_raters_and_reliability(client, world):
@@ -293,13 +331,24 @@ def test_tag_post_saves_and_answers_with_the_form(client, world):
     item = Item.objects.get(project=world.project, external_id=row["item"])
     bucket = buckets_for(world.project)[0]
     client.force_login(world.users[Role.ADJUDICATOR])
-    response = client.post(reverse("dashboard_tag", args=[world.project.slug, item.pk]),
-                           {"criterion": "faithful", "judge": row["judge"], "bucket": bucket.pk,
-                            "note": "  vague rubric  "})
+    response = client.post(
+        reverse("dashboard_tag", args=[world.project.slug, item.pk]),
+        {
+            "criterion": "faithful",
+            "judge": row["judge"],
+            "bucket": bucket.pk,
+            "note": "  vague rubric  ",
+        },
+    )
     assert response.status_code == 200 and b"Saved" in response.content
     tag = FailureTag.objects.get()
     assert (tag.item, tag.criterion, tag.judge, tag.bucket, tag.note) == (
-        item, "faithful", row["judge"], bucket, "vague rubric")
+        item,
+        "faithful",
+        row["judge"],
+        bucket,
+        "vague rubric",
+    )
     assert tag.tagged_by == world.users[Role.ADJUDICATOR]
 
 
@@ -316,30 +365,44 @@ def test_recompute_post_queues_a_new_snapshot(client, world):
 def _hostile_project(project, folder, criterion: str, judge: dict):
     records = [criterion_record(name=criterion, text="<script>alert(1)</script>")]
     for n in range(6):
-        records += [item_record(f"h{n}"),
-                    human_record(f"h{n}", "<i>ana</i>", "pass", criterion=criterion),
-                    verdict_record(f"h{n}", "pass" if n % 2 else "fail", criterion=criterion,
-                                   judge=judge, explanation="<img src=x onerror=alert(1)>")]
-    import_file(actor=None, project=project, path=write_jsonl(folder / "h.jsonl", records),
-                format="jsonl")
+        records += [
+            item_record(f"h{n}"),
+            human_record(f"h{n}", "<i>ana</i>", "pass", criterion=criterion),
+            verdict_record(
+                f"h{n}",
+                "pass" if n % 2 else "fail",
+                criterion=criterion,
+                judge=judge,
+                explanation="<img src=x onerror=alert(1)>",
+            ),
+        ]
+    import_file(
+        actor=None, project=project, path=write_jsonl(folder / "h.jsonl", records), format="jsonl"
+    )
 
 
-def test_names_from_imported_files_are_escaped_and_never_break_a_header(client, project,
-                                                                        tmp_path):
+def test_names_from_imported_files_are_escaped_and_never_break_a_header(client, project, tmp_path):
     judge = {"provider": 'evil"co\r\nX-Injected: 1', "model": "<b>m"}
     _hostile_project(project, tmp_path, "<b>bold", judge)
     client.force_login(member(project, Role.ADMIN, Role.ADJUDICATOR))
     slug = project.slug
-    for url in (reverse("project_dashboard", args=[slug]),
-                reverse("dashboard_criterion", args=[slug, "<b>bold"]),
-                reverse("dashboard_disagreements", args=[slug]),
-                reverse("dashboard_failures", args=[slug])):
+    for url in (
+        reverse("project_dashboard", args=[slug]),
+        reverse("dashboard_criterion", args=[slug, "<b>bold"]),
+        reverse("dashboard_disagreements", args=[slug]),
+        reverse("dashboard_failures", args=[slug]),
+    ):
         body = client.get(url).content.decode()
         assert "<b>" not in body and "<script>alert" not in body and "<i>ana" not in body, url
         assert "&lt;b&gt;bold" in body, url
     name = f"{judge['provider']}/{judge['model']}"
-    response = client.get(reverse("dashboard_chart", kwargs={
-        "slug": slug, "kind": "confusion", "name": "<b>bold", "fmt": "csv"}), {"judge": name})
+    response = client.get(
+        reverse(
+            "dashboard_chart",
+            kwargs={"slug": slug, "kind": "confusion", "name": "<b>bold", "fmt": "csv"},
+        ),
+        {"judge": name},
+    )
     assert response.status_code == 200
     assert response["Content-Disposition"] == (
         f'attachment; filename="{slug}-_b_bold-confusion-evil_co_X-Injected_1_b_m.csv"'

@@ -18,15 +18,34 @@ def test_round_trip_keeps_the_shape_and_adds_human_labels(tmp_path):
     original = json.loads(EXAMPLE.read_text())
     first = original["0"]
     labels = tmp_path / "labels.jsonl"
-    labels.write_text(json.dumps({"type": "human_label", "item_id": f"{first['key']}/{first['question_id']}",
-                                  "criterion": "correctness", "rater": "ana", "label": "Incorrect"}))
+    labels.write_text(
+        json.dumps(
+            {
+                "type": "human_label",
+                "item_id": f"{first['key']}/{first['question_id']}",
+                "criterion": "correctness",
+                "rater": "ana",
+                "label": "Incorrect",
+            }
+        )
+    )
     call_command("import_items", "--project", "tf", str(labels))
     out = tmp_path / "out.json"
     call_command("export_textflow", "--project", project.slug, "--out", str(out))
     exported = json.loads(out.read_text())
     assert list(exported) == [str(i) for i in range(len(original))]
     for key, record in original.items():
-        for field in ("key", "question_id", "question", "response", "answer", "decision1", "decision2", "decision3", "final_decision"):
+        for field in (
+            "key",
+            "question_id",
+            "question",
+            "response",
+            "answer",
+            "decision1",
+            "decision2",
+            "decision3",
+            "final_decision",
+        ):
             assert exported[key].get(field) == record.get(field), (key, field)
     assert exported["0"]["human_label"] == "Incorrect"
     assert exported["0"]["human_raters"] == {"ana": "Incorrect"}

@@ -38,16 +38,30 @@ def bucket(project, name) -> FailureBucket:
 
 
 def tag(project, actor, item, name, *, judge=GPT, note="", criterion="faithful"):
-    return failure_tag(actor=actor, project=project, item=item, criterion=criterion, judge=judge,
-                       bucket_pk=bucket(project, name).pk if name else None, note=note)
+    return failure_tag(
+        actor=actor,
+        project=project,
+        item=item,
+        criterion=criterion,
+        judge=judge,
+        bucket_pk=bucket(project, name).pk if name else None,
+        note=note,
+    )
 
 
 def test_a_project_starts_with_the_five_usual_buckets(project):
     names = [b.name for b in buckets_for(project)]
-    assert names == list(DEFAULT_FAILURE_BUCKETS) == [
-        "task ambiguity", "context omission", "model reasoning", "grader/judge error",
-        "slice regression",
-    ]
+    assert (
+        names
+        == list(DEFAULT_FAILURE_BUCKETS)
+        == [
+            "task ambiguity",
+            "context omission",
+            "model reasoning",
+            "grader/judge error",
+            "slice regression",
+        ]
+    )
     assert [b.name for b in buckets_for(project)] == names  # no second set
     assert FailureBucket.objects.filter(project=project).count() == 5
 
@@ -85,11 +99,25 @@ def test_a_bucket_or_item_of_another_project_is_refused(project):
     foreign_bucket = buckets_for(other)[0]
     item = ItemFactory(project=project)
     with pytest.raises(ValidationError, match="Unknown failure bucket"):
-        failure_tag(actor=actor, project=project, item=item, criterion="faithful", judge=GPT,
-                    bucket_pk=foreign_bucket.pk, note="")
+        failure_tag(
+            actor=actor,
+            project=project,
+            item=item,
+            criterion="faithful",
+            judge=GPT,
+            bucket_pk=foreign_bucket.pk,
+            note="",
+        )
     with pytest.raises(ValidationError, match="another project"):
-        failure_tag(actor=actor, project=project, item=ItemFactory(project=other),
-                    criterion="faithful", judge=GPT, bucket_pk=None, note="")
+        failure_tag(
+            actor=actor,
+            project=project,
+            item=ItemFactory(project=other),
+            criterion="faithful",
+            judge=GPT,
+            bucket_pk=None,
+            note="",
+        )
     assert not FailureTag.objects.exists()
 
 
@@ -99,8 +127,9 @@ def test_the_tag_view_refuses_a_foreign_bucket_and_a_foreign_item(client, projec
     other = ProjectFactory()
     client.force_login(actor)
     url = reverse("dashboard_tag", args=[project.slug, item.pk])
-    response = client.post(url, {"criterion": "faithful", "judge": GPT,
-                                 "bucket": buckets_for(other)[0].pk})
+    response = client.post(
+        url, {"criterion": "faithful", "judge": GPT, "bucket": buckets_for(other)[0].pk}
+    )
     assert response.status_code == 200 and b"Unknown failure bucket." in response.content
     foreign = reverse("dashboard_tag", args=[project.slug, ItemFactory(project=other).pk])
     assert client.post(foreign, {"criterion": "faithful", "judge": GPT}).status_code == 404
@@ -108,8 +137,14 @@ def test_the_tag_view_refuses_a_foreign_bucket_and_a_foreign_item(client, projec
 
 
 def _row(item, judge=GPT):
-    return {"item_pk": item.pk, "item": item.external_id, "criterion": "faithful",
-            "judge": judge, "human": "pass", "judged": "fail"}
+    return {
+        "item_pk": item.pk,
+        "item": item.external_id,
+        "criterion": "faithful",
+        "judge": judge,
+        "human": "pass",
+        "judged": "fail",
+    }
 
 
 def test_failure_summary_counts_per_bucket_and_slice_with_three_examples(project):
@@ -127,8 +162,11 @@ def test_failure_summary_counts_per_bucket_and_slice_with_three_examples(project
     rows = [_row(i) for i in items] + [_row(items[0], "anthropic/claude")]
     slices_of = {i.pk: sorted(s.name for s in i.slices.all()) for i in items}
     summary = failure_summary(rows, current_tags(project), slices_of)
-    assert summary["per_bucket"] == [("grader/judge error", 5), ("task ambiguity", 2),
-                                     ("untagged", 1)]
+    assert summary["per_bucket"] == [
+        ("grader/judge error", 5),
+        ("task ambiguity", 2),
+        ("untagged", 1),
+    ]
     assert summary["per_slice"] == {
         "grader/judge error": {"safety": 3, "long": 1, "(no slice)": 2},
         "task ambiguity": {"safety": 1, "long": 1, "(no slice)": 1},
@@ -136,7 +174,10 @@ def test_failure_summary_counts_per_bucket_and_slice_with_three_examples(project
     }
     examples = summary["examples"]
     assert [len(examples[b]) for b in ("grader/judge error", "task ambiguity", "untagged")] == [
-        3, 2, 1]
+        3,
+        2,
+        1,
+    ]
     assert [e["item"] for e in examples["grader/judge error"]] == ["i0", "i1", "i2"]
     assert examples["grader/judge error"][0]["note"] == "note i0"
     assert examples["untagged"][0]["item"] == "i6" and examples["untagged"][0]["note"] == ""
@@ -151,8 +192,9 @@ def test_retagging_moves_a_disagreement_between_buckets(project):
     assert summary["per_bucket"] == [("context omission", 1)]
 
 
-def test_failure_page_and_markdown_report_show_representative_items(client, project,
-                                                                     adjudicator, tmp_path):
+def test_failure_page_and_markdown_report_show_representative_items(
+    client, project, adjudicator, tmp_path
+):
     small_project(project, tmp_path)
     snapshot = dashboard_refresh(project=project)
     rows, _ = _rows(project, snapshot.payload)
@@ -161,8 +203,13 @@ def test_failure_page_and_markdown_report_show_representative_items(client, proj
     tagged = gpt_rows[:3]  # at least one stays untagged
     for n, row in enumerate(tagged):
         item = Item.objects.get(pk=row["item_pk"])
-        tag(project, adjudicator, item, "context omission" if n < 2 else "slice regression",
-            note=f"why {n}")
+        tag(
+            project,
+            adjudicator,
+            item,
+            "context omission" if n < 2 else "slice regression",
+            note=f"why {n}",
+        )
     client.force_login(adjudicator)
 
     page = client.get(reverse("dashboard_failures", args=[project.slug])).content.decode()
@@ -178,11 +225,16 @@ def test_failure_page_and_markdown_report_show_representative_items(client, proj
     untagged = len(rows) - 3
     assert f"### untagged ({untagged})" in text
     for n, row in enumerate(tagged):
-        assert (f"- {row['item']} · faithful · {GPT}: human {row['human']}, "
-                f"judge {row['judged']}: why {n}") in text
+        assert (
+            f"- {row['item']} · faithful · {GPT}: human {row['human']}, "
+            f"judge {row['judged']}: why {n}"
+        ) in text
     report = client.get(reverse("dashboard_report", args=[project.slug, "json"])).json()
     assert report["failure_buckets"]["per_bucket"] == {
-        "context omission": 2, "slice regression": 1, "untagged": untagged}
+        "context omission": 2,
+        "slice regression": 1,
+        "untagged": untagged,
+    }
     assert len(report["failure_buckets"]["examples"]["untagged"]) == min(3, untagged)
 
 

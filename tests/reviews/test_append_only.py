@@ -179,3 +179,21 @@ def test_no_review_url_accepts_delete_put_or_patch(client, approved, method):
         answered[pattern.name] = client.generic(method, url).status_code
     assert answered == dict.fromkeys(answered, 405)
     assert [m.objects.count() for m in HISTORY] == before
+
+
+def test_a_resolutions_source_answers_cannot_be_rewritten(project, review_item, rate):
+    """The links from a resolution to its answers are history too."""
+    from reviews.models import AppendOnlyError, Resolution, Role
+    from tests.factories import member
+
+    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    for name in ("r1", "r2"):
+        rate(member(project, Role.RATER, username=name), item, {"$.total": "1200"})
+    resolution = Resolution.objects.filter(source_answers__isnull=False).first()
+    assert resolution is not None
+    from django.db import transaction
+
+    for rewrite in (resolution.source_answers.clear, lambda: resolution.source_answers.set([])):
+        with pytest.raises(AppendOnlyError), transaction.atomic():
+            rewrite()
+    assert resolution.source_answers.count() == 2

@@ -23,22 +23,30 @@ def _upload(client, project, content, name="items.jsonl", **extra):
     )
 
 
-def test_admin_upload_runs_the_import_and_reports(client, project, django_capture_on_commit_callbacks):
+def test_admin_upload_runs_the_import_and_reports(
+    client, project, django_capture_on_commit_callbacks
+):
     client.force_login(member(project, Role.ADMIN))
     content = _jsonl(*({"type": "item", "item_id": f"i{n}", "input": "q"} for n in range(3)))
     with django_capture_on_commit_callbacks(execute=True):
         response = _upload(client, project, content)
     job = ImportJob.objects.get()
-    assert response.status_code == 302 and response.url == reverse("import_job", args=[project.slug, job.pk])
+    assert response.status_code == 302 and response.url == reverse(
+        "import_job", args=[project.slug, job.pk]
+    )
     assert job.status == ImportJob.Status.SUCCEEDED and job.records_total == 3
     assert Item.objects.filter(project=project).count() == 3
     page = client.get(response.url).content.decode()
     assert "imported 3 items, 0 questions, 0 errors" in page
 
 
-def test_failed_import_says_why_and_writes_nothing(client, project, django_capture_on_commit_callbacks):
+def test_failed_import_says_why_and_writes_nothing(
+    client, project, django_capture_on_commit_callbacks
+):
     client.force_login(member(project, Role.ADMIN))
-    content = _jsonl({"type": "item", "item_id": "ok"}, {"type": "item", "item_id": "bad", "slices": "x"})
+    content = _jsonl(
+        {"type": "item", "item_id": "ok"}, {"type": "item", "item_id": "bad", "slices": "x"}
+    )
     with django_capture_on_commit_callbacks(execute=True):
         _upload(client, project, content)
     job = ImportJob.objects.get()
@@ -49,8 +57,13 @@ def test_failed_import_says_why_and_writes_nothing(client, project, django_captu
 
 def test_progress_partial_for_htmx_polling(client, project):
     client.force_login(member(project, Role.ADMIN))
-    job = ImportJob.objects.create(project=project, original_name="big.jsonl", records_total=10,
-                                   status=ImportJob.Status.RUNNING, file="imports/big.jsonl")
+    job = ImportJob.objects.create(
+        project=project,
+        original_name="big.jsonl",
+        records_total=10,
+        status=ImportJob.Status.RUNNING,
+        file="imports/big.jsonl",
+    )
     partial = client.get(reverse("import_job", args=[project.slug, job.pk]), HTTP_HX_REQUEST="true")
     body = partial.content.decode()
     assert 'id="import-progress"' in body and 'hx-trigger="every 1s"' in body

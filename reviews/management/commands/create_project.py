@@ -37,6 +37,5 @@ class Command(BaseCommand):
         project = result.project
         verb = "created" if result.created else "exists"
         self.stdout.write(
-            f"{verb} project {project.slug} (overlap {project.overlap}, "
-            f"{project.resolution_rule})"
+            f"{verb} project {project.slug} (overlap {project.overlap}, {project.resolution_rule})"
         )

@@ -13,14 +13,22 @@ class Command(BaseCommand):
         parser.add_argument("path", type=Path)
         parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--format", choices=FORMATS, help="default: detected from the content")
-        parser.add_argument("--kind", help="CSV records: the record kind when there is no type column")
-        parser.add_argument("--judge", help="TextFlow: the judge as provider/model (default openai/gpt-4o)")
         parser.add_argument(
-            "--map", action="append", default=[], metavar="FROM=TO",
+            "--kind", help="CSV records: the record kind when there is no type column"
+        )
+        parser.add_argument(
+            "--judge", help="TextFlow: the judge as provider/model (default openai/gpt-4o)"
+        )
+        parser.add_argument(
+            "--map",
+            action="append",
+            default=[],
+            metavar="FROM=TO",
             help="rename a label before checking it against the criterion (repeatable)",
         )
         parser.add_argument(
-            "--clip", action="store_true",
+            "--clip",
+            action="store_true",
             help="drop verdicts/labels outside the criterion's label set instead of failing",
         )
 
@@ -40,7 +48,11 @@ class Command(BaseCommand):
         opts = {"kind": kind, "judge": judge, "label_map": label_map, "clip": clip}
         try:
             report = import_file(
-                actor=None, project=target, path=path, name=path.name, format=format,
+                actor=None,
+                project=target,
+                path=path,
+                name=path.name,
+                format=format,
                 options={k: v for k, v in opts.items() if v},
             )
         except ImportFailed as failure:

@@ -12,7 +12,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path)
         parser.add_argument(
-            "--public-key", type=Path, metavar="PEM",
+            "--public-key",
+            type=Path,
+            metavar="PEM",
             help="the signer's Ed25519 public key (default: this site's key)",
         )
 
