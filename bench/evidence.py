@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from reviews import demo_evidence
-    from reviews.services import evidence, renderer
+    from reviews.services import evidence, evidence_render, renderer
 
     work = Path(tempfile.mkdtemp(prefix="bench-evidence-"))
     try:
@@ -51,14 +51,14 @@ def main(argv: list[str] | None = None) -> int:
 
         def first_render() -> Path:
             # A fresh cache folder each time: always a miss, never a leftover temp file.
-            return evidence.render_page(
+            return evidence_render.render_page(
                 source, sha, args.page, dpi=args.dpi, cache_dir=cache / str(next(counter))
             )
 
-        warm = evidence.render_page(source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit")
+        warm = evidence_render.render_page(source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit")
 
         def cached_render() -> Path:
-            return evidence.render_page(
+            return evidence_render.render_page(
                 source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit"
             )
 

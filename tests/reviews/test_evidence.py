@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from reviews import demo_evidence
-from reviews.services import evidence, renderer
+from reviews.services import evidence, evidence_render, evidence_text, renderer
 from reviews.services.evidence import EvidenceError
 
 MB = 1024 * 1024
@@ -329,32 +329,32 @@ def test_pixel_limit_applies_to_every_format_before_decoding(fmt, monkeypatch):
 
 def test_render_pdf_page_dimensions_match_dpi(statement_file, tmp_path):
     path, sha = statement_file
-    out = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path / "cache")
+    out = evidence_render.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path / "cache")
     assert out == tmp_path / "cache" / sha[:2] / sha / "p1-150.png"
     with Image.open(out) as image:
         assert image.format == "PNG" and image.mode == "RGB"
         assert image.size == (1275, 1650)  # 612 x 792 pt * 150 / 72
-    out72 = evidence.render_page(path, sha, 3, dpi=72, cache_dir=tmp_path / "cache")
+    out72 = evidence_render.render_page(path, sha, 3, dpi=72, cache_dir=tmp_path / "cache")
     assert Image.open(out72).size == (612, 792)
 
 
 def test_dpi_is_clamped_and_rounded(statement_file, tmp_path):
     path, sha = statement_file
-    assert evidence.clamp_dpi(10) == 36 and evidence.clamp_dpi(1000) == 400
-    assert evidence.clamp_dpi(149.6) == 150 and evidence.clamp_dpi("nan") == 150
-    low = evidence.render_page(path, sha, 2, dpi=5, cache_dir=tmp_path)
+    assert evidence_render.clamp_dpi(10) == 36 and evidence_render.clamp_dpi(1000) == 400
+    assert evidence_render.clamp_dpi(149.6) == 150 and evidence_render.clamp_dpi("nan") == 150
+    low = evidence_render.render_page(path, sha, 2, dpi=5, cache_dir=tmp_path)
     assert low.name == "p2-36.png" and Image.open(low).size == (306, 396)
 
 
 def test_cache_hit_does_not_touch_the_renderer_or_the_source(statement_file, tmp_path, monkeypatch):
     path, sha = statement_file
-    first = evidence.render_page(path, sha, 1, dpi=100, cache_dir=tmp_path / "c")
+    first = evidence_render.render_page(path, sha, 1, dpi=100, cache_dir=tmp_path / "c")
     stamp = first.stat().st_mtime_ns
     for fn in ("render_pixels", "render_page", "pdf_info", "page_size", "_open"):
         monkeypatch.setattr(renderer, fn, _boom)
     monkeypatch.setattr(renderer.pymupdf, "open", _boom)
     path.unlink()  # the source is not even read on a hit
-    again = evidence.render_page(path, sha, 1, dpi=100.2, cache_dir=tmp_path / "c")
+    again = evidence_render.render_page(path, sha, 1, dpi=100.2, cache_dir=tmp_path / "c")
     assert again == first and again.stat().st_mtime_ns == stamp
 
 
@@ -364,14 +364,14 @@ def test_cache_miss_renders_each_key_once(statement_file, tmp_path, monkeypatch)
     real = renderer.render_pixels
     monkeypatch.setattr(renderer, "render_pixels", lambda *a, **k: calls.append(a) or real(*a, **k))
     for _ in range(3):
-        evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
-        evidence.render_page(path, sha, 1, dpi=72, fmt="webp", cache_dir=tmp_path)
+        evidence_render.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
+        evidence_render.render_page(path, sha, 1, dpi=72, fmt="webp", cache_dir=tmp_path)
     assert len(calls) == 2
 
 
 def test_webp_render(statement_file, tmp_path):
     path, sha = statement_file
-    out = evidence.render_page(path, sha, 2, dpi=72, fmt="WebP", cache_dir=tmp_path)
+    out = evidence_render.render_page(path, sha, 2, dpi=72, fmt="WebP", cache_dir=tmp_path)
     assert out.name == "p2-72.webp"
     assert out.read_bytes()[8:12] == b"WEBP"
     assert Image.open(out).size == (612, 792)
@@ -383,7 +383,7 @@ def test_writes_are_atomic_and_concurrent_renders_agree(statement_file, tmp_path
 
     def work():
         try:
-            results.append(evidence.render_page(path, sha, 3, dpi=60, cache_dir=tmp_path))
+            results.append(evidence_render.render_page(path, sha, 3, dpi=60, cache_dir=tmp_path))
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -400,28 +400,30 @@ def test_writes_are_atomic_and_concurrent_renders_agree(statement_file, tmp_path
 
 def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     target = tmp_path / "ab" / "x.png"
-    monkeypatch.setattr(evidence.os, "replace", _boom)
+    monkeypatch.setattr(evidence_render.os, "replace", _boom)
     with pytest.raises(AssertionError):
-        evidence._write_atomic(target, b"data")
+        evidence_render._write_atomic(target, b"data")
     assert list(target.parent.iterdir()) == []
 
 
 def test_render_refuses_bad_keys_and_pages(statement_file, tmp_path):
     path, sha = statement_file
     with pytest.raises(ValueError, match="sha256"):
-        evidence.render_page(path, "../../etc/passwd", 1, cache_dir=tmp_path)
+        evidence_render.render_page(path, "../../etc/passwd", 1, cache_dir=tmp_path)
     with pytest.raises(ValueError, match="fmt"):
-        evidence.render_page(path, sha, 1, fmt="gif", cache_dir=tmp_path)
+        evidence_render.render_page(path, sha, 1, fmt="gif", cache_dir=tmp_path)
     with pytest.raises(ValueError, match="page"):
-        evidence.render_page(path, sha, 0, cache_dir=tmp_path)
-    err = _refusal(lambda: evidence.render_page(path, sha, 4, cache_dir=tmp_path, name="s.pdf"))
+        evidence_render.render_page(path, sha, 0, cache_dir=tmp_path)
+    err = _refusal(
+        lambda: evidence_render.render_page(path, sha, 4, cache_dir=tmp_path, name="s.pdf")
+    )
     assert err.code == "no_such_page" and str(err) == '"s.pdf" has no page 4 (it has 3)'
 
 
 def test_image_render_never_upscales_and_downscales_thumbnails(receipt_file, tmp_path):
     path, sha = receipt_file
-    full = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path)
-    thumb = evidence.render_page(path, sha, 1, dpi=36, cache_dir=tmp_path)
+    full = evidence_render.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path)
+    thumb = evidence_render.render_page(path, sha, 1, dpi=36, cache_dir=tmp_path)
     assert Image.open(full).size == (480, 760)
     assert Image.open(thumb).size == (240, 380)
     original = Image.open(path).convert("RGB")
@@ -434,14 +436,14 @@ def test_image_render_applies_exif_orientation_and_flattens_alpha(tmp_path):
     jpeg = tmp_path / "phone.jpg"
     Image.new("RGB", (400, 200), "navy").save(jpeg, "JPEG", exif=exif)
     sha = hashlib.sha256(jpeg.read_bytes()).hexdigest()
-    out = evidence.render_page(jpeg, sha, 1, dpi=36, cache_dir=tmp_path)
+    out = evidence_render.render_page(jpeg, sha, 1, dpi=36, cache_dir=tmp_path)
     assert Image.open(out).size == (100, 200)
-    assert evidence.page_size(jpeg, 1) == (200.0, 400.0)
+    assert evidence_text.page_size(jpeg, 1) == (200.0, 400.0)
 
     clear = tmp_path / "clear.png"
     Image.new("RGBA", (10, 10), (0, 0, 0, 0)).save(clear)
     sha = hashlib.sha256(clear.read_bytes()).hexdigest()
-    out = evidence.render_page(clear, sha, 1, dpi=72, cache_dir=tmp_path)
+    out = evidence_render.render_page(clear, sha, 1, dpi=72, cache_dir=tmp_path)
     assert Image.open(out).getpixel((5, 5)) == (255, 255, 255)
 
 
@@ -451,10 +453,10 @@ def test_tiff_pages_render(tmp_path):
         tif, "TIFF", save_all=True, append_images=[Image.new("L", (20, 50), 0)]
     )
     sha = hashlib.sha256(tif.read_bytes()).hexdigest()
-    second = evidence.render_page(tif, sha, 2, dpi=72, cache_dir=tmp_path)
+    second = evidence_render.render_page(tif, sha, 2, dpi=72, cache_dir=tmp_path)
     assert Image.open(second).size == (20, 50)
     assert Image.open(second).getpixel((1, 1)) == (0, 0, 0)
-    err = _refusal(lambda: evidence.render_page(tif, sha, 3, cache_dir=tmp_path))
+    err = _refusal(lambda: evidence_render.render_page(tif, sha, 3, cache_dir=tmp_path))
     assert err.code == "no_such_page"
 
 
@@ -464,13 +466,13 @@ def test_tiff_pages_render(tmp_path):
 
 def test_words_on_page_one_include_the_account_number(statement_file):
     path, _ = statement_file
-    words = evidence.page_words(path, 1)
+    words = evidence_text.page_words(path, 1)
     texts = [w.text for w in words]
     assert "NW-004512" in texts and "Northwind" in texts and "USD" in texts
     word = words[texts.index("NW-004512")]
     expected = demo_evidence.citation("statement", "account_number").bbox
     assert word.bbox == pytest.approx(list(expected), abs=0.5)
-    width, height = evidence.page_size(path, 1)
+    width, height = evidence_text.page_size(path, 1)
     assert (width, height) == (612.0, 792.0)
     assert all(0 <= w.x0 < w.x1 <= width and 0 <= w.y0 < w.y1 <= height for w in words)
     assert word.as_dict() == {"text": "NW-004512", "bbox": [round(v, 2) for v in word.bbox]}
@@ -478,21 +480,21 @@ def test_words_on_page_one_include_the_account_number(statement_file):
 
 def test_locate_total_due_on_page_three(statement_file):
     path, _ = statement_file
-    boxes = evidence.locate_quote(path, 3, "Total due 1,200.00")
+    boxes = evidence_text.locate_quote(path, 3, "Total due 1,200.00")
     assert boxes
     union = [min(b[0] for b in boxes), min(b[1] for b in boxes),
              max(b[2] for b in boxes), max(b[3] for b in boxes)]  # fmt: skip
     expected = demo_evidence.citation("statement", "total_due").bbox
     assert union == pytest.approx(list(expected), abs=0.5)
-    assert evidence.locate_quote(path, 3, "  Total\n due\u00a0 1,200.00 ") == boxes
-    assert evidence.locate_quote(path, 2, "Total due 1,200.00") == []
-    assert evidence.locate_quote(path, 3, "   ") == []
+    assert evidence_text.locate_quote(path, 3, "  Total\n due\u00a0 1,200.00 ") == boxes
+    assert evidence_text.locate_quote(path, 2, "Total due 1,200.00") == []
+    assert evidence_text.locate_quote(path, 3, "   ") == []
 
 
 @pytest.mark.parametrize("citation", demo_evidence.statement_citations(), ids=lambda c: c.field)
 def test_every_statement_citation_is_found_where_the_layout_put_it(statement_file, citation):
     path, _ = statement_file
-    boxes = evidence.locate_quote(path, citation.page, citation.quote)
+    boxes = evidence_text.locate_quote(path, citation.page, citation.quote)
     assert any(
         box[0] >= citation.bbox[0] - 0.5
         and box[2] <= citation.bbox[2] + 0.5
@@ -504,7 +506,7 @@ def test_every_statement_citation_is_found_where_the_layout_put_it(statement_fil
 def test_word_fallback_tolerates_typographic_variants(statement_file, monkeypatch):
     path, _ = statement_file
     monkeypatch.setattr(renderer, "search_quote", lambda *a: [])  # force the fallback
-    boxes = evidence.locate_quote(path, 2, "incoming transfer \u2013 margie\u2019s travel")
+    boxes = evidence_text.locate_quote(path, 2, "incoming transfer \u2013 margie\u2019s travel")
     assert len(boxes) == 1
     x0, y0, x1, y1 = boxes[0]
     assert x1 - x0 > 100 and y1 - y0 < 15
@@ -512,15 +514,15 @@ def test_word_fallback_tolerates_typographic_variants(statement_file, monkeypatc
 
 def test_images_have_no_words(receipt_file):
     path, _ = receipt_file
-    assert evidence.page_words(path, 1) == []
-    assert evidence.locate_quote(path, 1, "TOTAL 23.40") == []
-    assert evidence.page_size(path, 1) == (480.0, 760.0)
+    assert evidence_text.page_words(path, 1) == []
+    assert evidence_text.locate_quote(path, 1, "TOTAL 23.40") == []
+    assert evidence_text.page_size(path, 1) == (480.0, 760.0)
 
 
 def test_words_on_missing_page(statement_file):
     path, _ = statement_file
-    assert _refusal(lambda: evidence.page_words(path, 9)).code == "no_such_page"
-    assert _refusal(lambda: evidence.locate_quote(path, 0, "x")).code == "no_such_page"
+    assert _refusal(lambda: evidence_text.page_words(path, 9)).code == "no_such_page"
+    assert _refusal(lambda: evidence_text.locate_quote(path, 0, "x")).code == "no_such_page"
 
 
 def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
@@ -528,11 +530,13 @@ def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
     data = renderer.build_pdf([[op]], page_size=(300, 400), rotation=90)
     path = tmp_path / "rotated.pdf"
     path.write_bytes(data)
-    assert evidence.page_size(path, 1) == (400.0, 300.0)
-    (x0, y0, x1, y1), = evidence.locate_quote(path, 1, "ROTATED")  # fmt: skip
+    assert evidence_text.page_size(path, 1) == (400.0, 300.0)
+    (x0, y0, x1, y1), = evidence_text.locate_quote(path, 1, "ROTATED")  # fmt: skip
     assert y1 - y0 > x1 - x0  # the word now runs downwards
     sha = hashlib.sha256(data).hexdigest()
-    image = Image.open(evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)).convert("L")
+    image = Image.open(
+        evidence_render.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
+    ).convert("L")
     assert image.size == (400, 300)
     ink = image.point(lambda v: 255 if v < 128 else 0).getbbox()
     assert ink is not None

@@ -1,0 +1,141 @@
+"""Words on an evidence page and where a cited quote is, for highlights and click-to-copy."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+
+from reviews.services import renderer
+from reviews.services.evidence import (
+    BBox,
+    EvidenceError,
+    Word,
+    _open_image,
+    _oriented,
+    _pdf_error,
+    _sniff_file,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Words and quotes
+
+
+def _kind_of(source_path: str | os.PathLike, name: object) -> str:
+    fmt = _sniff_file(Path(source_path))
+    if fmt is None:
+        raise EvidenceError(name, "is not a PDF or a supported image", code="unknown_type")
+    return fmt
+
+
+def page_size(
+    source_path: str | os.PathLike, page: int, *, name: str | None = None
+) -> tuple[float, float]:
+    """(width, height) of ``page`` in points (images: pixels after EXIF orientation)."""
+    label = name or Path(source_path).name
+    fmt = _kind_of(source_path, label)
+    if fmt == "PDF":
+        try:
+            return renderer.page_size(source_path, page)
+        except renderer.RendererError as exc:
+            raise _pdf_error(label, exc) from exc
+    with _open_image(source_path, label, fmt) as image:
+        frames = int(getattr(image, "n_frames", 1) or 1) if fmt == "TIFF" else 1
+        if not 1 <= page <= frames:
+            raise EvidenceError(label, f"has no page {page} (it has {frames})", code="no_such_page")
+        if page > 1:
+            image.seek(page - 1)
+        w, h = _oriented(image, *image.size)
+        return float(w), float(h)
+
+
+def page_words(source_path: str | os.PathLike, page: int, *, name: str | None = None) -> list[Word]:
+    """Words on ``page`` in content order with boxes in points; [] for images (no OCR here)."""
+    label = name or Path(source_path).name
+    if _kind_of(source_path, label) != "PDF":
+        return []
+    try:
+        words = renderer.page_words(source_path, page)
+    except renderer.RendererError as exc:
+        raise _pdf_error(label, exc) from exc
+    return [Word(x0, y0, x1, y1, text) for x0, y0, x1, y1, text in words]
+
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+_LOOKALIKES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u00a0": " ",
+    }
+)
+MAX_QUOTE_CHARS = 2000
+
+
+def normalize_quote(quote: str) -> str:
+    """Whitespace runs (incl. newlines, NBSP) -> one space; invisible characters dropped."""
+    text = unicodedata.normalize("NFKC", str(quote or "")).translate(_INVISIBLE)
+    return " ".join(text.split())
+
+
+def _token_key(text: str) -> str:
+    return text.translate(_LOOKALIKES).casefold()
+
+
+def locate_quote(
+    source_path: str | os.PathLike, page: int, quote: str, *, name: str | None = None
+) -> list[BBox]:
+    """Boxes ``[x0, y0, x1, y1]`` (points) where ``quote`` appears on ``page``; [] if absent.
+
+    Whitespace in the quote is normalised. MuPDF's search runs first (case-insensitive; a hit
+    spanning lines or separated spans gives several boxes); if it finds nothing, the quote is
+    matched word by word against the page's words (tolerating curly quotes, dashes and
+    layout gaps), one box per line of the match. Images have no text layer: []. Quotes longer
+    than MAX_QUOTE_CHARS are not searched ([]).
+    """
+    label = name or Path(source_path).name
+    text = normalize_quote(quote)
+    if not text or len(text) > MAX_QUOTE_CHARS:
+        return []
+    if _kind_of(source_path, label) != "PDF":
+        return []
+    try:
+        hits = renderer.search_quote(source_path, page, text)
+    except renderer.RendererError as exc:
+        raise _pdf_error(label, exc) from exc
+    if not hits:
+        hits = _match_words(page_words(source_path, page, name=label), text)
+    return [[round(v, 2) for v in box] for box in hits]
+
+
+def _match_words(words: list[Word], quote: str) -> list[tuple[float, float, float, float]]:
+    """Every run of consecutive words equal to the quote's tokens, merged per line."""
+    tokens = [_token_key(t) for t in quote.split()]
+    keys = [_token_key(w.text) for w in words]
+    n = len(tokens)
+    boxes: list[tuple[float, float, float, float]] = []
+    for start in range(len(words) - n + 1):
+        if keys[start : start + n] == tokens:
+            boxes.extend(_merge_lines(words[start : start + n]))
+    return boxes
+
+
+def _merge_lines(words: Iterable[Word]) -> list[tuple[float, float, float, float]]:
+    lines: list[list[float]] = []
+    for w in words:
+        if lines:
+            x0, y0, x1, y1 = lines[-1]
+            mid = (w.y0 + w.y1) / 2
+            if y0 <= mid <= y1 and w.x0 >= x0:
+                lines[-1] = [x0, min(y0, w.y0), max(x1, w.x1), max(y1, w.y1)]
+                continue
+        lines.append([w.x0, w.y0, w.x1, w.y1])
+    return [tuple(line) for line in lines]
