@@ -244,13 +244,19 @@ def ensure_pairwise_orders(assignment: Assignment) -> dict:
 
 
 def active_assignment(*, rater, item) -> Assignment | None:
-    """The rater's live claim on `item` (its lease renewed), or None if they hold none."""
+    """The rater's live claim on `item`, or None if they hold none.
+
+    The lease is renewed once less than half of it is left, not on every request: an autosave
+    every few seconds then costs no extra write.
+    """
     now = timezone.now()
     assignment = Assignment.objects.filter(
         rater=rater, item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now
     ).first()
     if assignment is not None:
         assignment.item = item  # the caller's item (with its project): no second fetch
-        assignment.lease_expires_at = _lease_until(item.project, now)
-        assignment.save(update_fields=["lease_expires_at"])
+        half = timedelta(minutes=item.project.lease_minutes) / 2
+        if assignment.lease_expires_at - now < half:
+            assignment.lease_expires_at = _lease_until(item.project, now)
+            assignment.save(update_fields=["lease_expires_at"])
     return assignment

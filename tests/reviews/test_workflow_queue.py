@@ -145,6 +145,12 @@ def test_an_open_page_renews_the_lease(project, items, raters):
     assert renewed.lease_expires_at > timezone.now() + timedelta(minutes=project.lease_minutes - 1)
 
 
+def test_a_fresh_lease_is_not_rewritten_on_every_request(project, items, raters):
+    held = claim_next(rater=raters[0], project=project)
+    again = active_assignment(rater=raters[0], item=held.item)
+    assert again.lease_expires_at == held.lease_expires_at  # autosaves cost no extra write
+
+
 def test_pre_assigned_items_come_before_the_pool(project, items, raters):
     batch_create(
         actor=None,
