@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from reviews import demo_evidence
+from reviews import bad_evidence, demo_evidence
 from reviews.services import evidence, evidence_render, evidence_text, renderer
 from reviews.services.evidence import EvidenceError
 
@@ -168,10 +168,10 @@ REFUSALS = [
     ("notes.pdf", lambda: b"just some text", "unknown_type", "not a PDF"),
     ("broken.pdf", lambda: b"%PDF-1.7\n%\xe2\xe3\nxref\n", "corrupt_pdf", "damaged or incomplete"),
     ("mangled.pdf", lambda: b"%PDF-1.7\n1 0 obj garbage", "corrupt_pdf", "no readable pages"),
-    ("locked.pdf", demo_evidence.encrypted_pdf, "encrypted", "is password-protected"),
-    ("hollow.pdf", demo_evidence.zero_page_pdf, "no_pages", "is a PDF with no pages"),
-    ("half.png", demo_evidence.truncated_png, "corrupt_image", "truncated or damaged PNG"),
-    ("bomb.png", demo_evidence.bomb_png, "too_many_pixels", "20000 x 20000 pixels"),
+    ("locked.pdf", bad_evidence.encrypted_pdf, "encrypted", "is password-protected"),
+    ("hollow.pdf", bad_evidence.zero_page_pdf, "no_pages", "is a PDF with no pages"),
+    ("half.png", bad_evidence.truncated_png, "corrupt_image", "truncated or damaged PNG"),
+    ("bomb.png", bad_evidence.bomb_png, "too_many_pixels", "20000 x 20000 pixels"),
 ]
 
 
@@ -290,7 +290,7 @@ def test_stream_position_is_restored(statement):
 
 def test_20k_bomb_refused_quickly_without_decoding(monkeypatch):
     start = time.perf_counter()
-    bomb = demo_evidence.bomb_png(20000, 20000)
+    bomb = bad_evidence.bomb_png(20000, 20000)
     made = time.perf_counter() - start
     assert made < 0.5 and len(bomb) < 200_000
     monkeypatch.setattr(Image.Image, "load", _boom)
@@ -305,7 +305,7 @@ def test_20k_bomb_refused_quickly_without_decoding(monkeypatch):
 def test_own_pixel_limit_below_pillows(monkeypatch):
     # 8000 x 8000 = 64 MP: under Pillow's 89.5 MP guard, over our 50 MP default.
     monkeypatch.setattr(Image.Image, "load", _boom)
-    err = _refusal(lambda: inspect(demo_evidence.bomb_png(8000, 8000), name="big.png"))
+    err = _refusal(lambda: inspect(bad_evidence.bomb_png(8000, 8000), name="big.png"))
     assert err.code == "too_many_pixels" and "8000 x 8000" in str(err)
 
 

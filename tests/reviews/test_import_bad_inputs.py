@@ -22,7 +22,7 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 
-from reviews import demo_evidence
+from reviews import bad_evidence, demo_evidence
 from reviews.services.imports import ImportFailed, import_file
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -182,12 +182,12 @@ def _writer(data: Callable[[], bytes]) -> Callable[[Path], None]:
 
 
 BAD_EVIDENCE = {
-    "zero-page-pdf": ("zero-pages.pdf", _writer(demo_evidence.zero_page_pdf), "no pages"),
-    "encrypted-pdf": ("locked.pdf", _writer(demo_evidence.encrypted_pdf), "password"),
-    "truncated-png": ("cut.png", _writer(demo_evidence.truncated_png), "truncated or damaged"),
+    "zero-page-pdf": ("zero-pages.pdf", _writer(bad_evidence.zero_page_pdf), "no pages"),
+    "encrypted-pdf": ("locked.pdf", _writer(bad_evidence.encrypted_pdf), "password"),
+    "truncated-png": ("cut.png", _writer(bad_evidence.truncated_png), "truncated or damaged"),
     "png-bomb-20k": (
         "bomb.png",
-        _writer(lambda: demo_evidence.bomb_png(20000, 20000)),
+        _writer(lambda: bad_evidence.bomb_png(20000, 20000)),
         "20000 x 20000",
     ),
     "60mb-file": ("huge.pdf", _write_huge, "too large"),
@@ -362,7 +362,7 @@ def _missing_evidence_column_value(folder: Path):
 def _last_review_bad(folder: Path):
     (folder / GOOD_PDF).write_bytes(demo_evidence.statement_pdf())
     (folder / GOOD_PNG).write_bytes(demo_evidence.receipt_png())
-    (folder / "zero.pdf").write_bytes(demo_evidence.zero_page_pdf())
+    (folder / "zero.pdf").write_bytes(bad_evidence.zero_page_pdf())
     cases = [
         _review("last-1", [GOOD_PDF]),
         _review("last-2", [GOOD_PNG]),

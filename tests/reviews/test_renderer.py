@@ -9,7 +9,7 @@ import zlib
 import pytest
 from PIL import Image
 
-from reviews import demo_evidence
+from reviews import bad_evidence, demo_evidence
 from reviews.services import renderer
 
 
@@ -28,10 +28,10 @@ def test_pdf_info(statement, tmp_path):
 
 
 def test_locked_and_broken_pdfs():
-    locked = renderer.pdf_info(demo_evidence.encrypted_pdf("pw"))
+    locked = renderer.pdf_info(bad_evidence.encrypted_pdf("pw"))
     assert locked.needs_password and locked.encrypted and locked.page_sizes == ()
     with pytest.raises(renderer.PdfPasswordError):
-        renderer.page_words(demo_evidence.encrypted_pdf("pw"), 1)
+        renderer.page_words(bad_evidence.encrypted_pdf("pw"), 1)
     with pytest.raises(renderer.PdfOpenError):
         renderer.pdf_info(b"%PDF-1.4 nonsense")
     with pytest.raises(renderer.PdfOpenError):
@@ -39,7 +39,7 @@ def test_locked_and_broken_pdfs():
 
 
 def test_zero_page_pdf_opens_with_no_pages():
-    info = renderer.pdf_info(demo_evidence.zero_page_pdf())
+    info = renderer.pdf_info(bad_evidence.zero_page_pdf())
     assert info.page_count == 0 and not info.repaired
     assert renderer.pdf_info(b"%PDF-1.7\n1 0 obj garbage").repaired
 
@@ -143,7 +143,7 @@ def test_receipt_is_deterministic_and_cited():
 
 
 def test_bomb_png_is_a_complete_valid_png():
-    data = demo_evidence.bomb_png(3000, 2000)
+    data = bad_evidence.bomb_png(3000, 2000)
     width, height, depth, colour = struct.unpack(">IIBB", data[16:26])
     assert (width, height, depth, colour) == (3000, 2000, 1, 0)
     image = Image.open(io.BytesIO(data))
@@ -152,7 +152,7 @@ def test_bomb_png_is_a_complete_valid_png():
 
 
 def test_bomb_png_20k_stream_is_valid_with_bounded_memory():
-    data = demo_evidence.bomb_png()
+    data = bad_evidence.bomb_png()
     assert struct.unpack(">II", data[16:24]) == (20000, 20000)
     length = struct.unpack(">I", data[33:37])[0]
     assert data[37:41] == b"IDAT"
