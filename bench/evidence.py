@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
                 source, sha, args.page, dpi=args.dpi, cache_dir=cache / str(next(counter))
             )
 
-        warm = evidence_render.render_page(source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit")
+        warm = evidence_render.render_page(
+            source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit"
+        )
 
         def cached_render() -> Path:
             return evidence_render.render_page(
