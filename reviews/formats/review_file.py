@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, Annotated, Any, Literal
 
@@ -37,9 +34,6 @@ from .canonical import (
     rows_sha256,
 )
 from .errors import FormatError, PathValueError, error_from_validation, iter_json_lines, loads_json
-
-_JUNK_NAMES = (".DS_Store",)  # plus __MACOSX/ and ._* : macOS metadata zipped along
-
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -237,7 +231,8 @@ def parse_review_json(data: bytes, *, file: str) -> ReviewFile:
     return validate_review(loads_json(data, file=file), file=file)
 
 
-def _iter_review_lines(stream: IO[bytes], *, file: str) -> Iterator[tuple[int, ReviewFile]]:
+def iter_numbered_reviews(stream: IO[bytes], *, file: str) -> Iterator[tuple[int, ReviewFile]]:
+    """(line number, review) for each review of a JSONL stream; a repeated case_id is an error."""
     seen: dict[str, int] = {}  # case ids only: memory stays small
     for lineno, obj in iter_json_lines(stream, file=file):
         review = validate_review(obj, file=file, record=f"line {lineno}")
@@ -254,7 +249,7 @@ def _iter_review_lines(stream: IO[bytes], *, file: str) -> Iterator[tuple[int, R
 
 def iter_review_jsonl(stream: IO[bytes], *, file: str) -> Iterator[ReviewFile]:
     """One review object per line, read lazily; blank lines skipped; errors name the line."""
-    for _, review in _iter_review_lines(stream, file=file):
+    for _, review in iter_numbered_reviews(stream, file=file):
         yield review
 
 
@@ -284,145 +279,3 @@ def check_evidence_dir(
         if reason:
             record = record or f'case "{review.case_id}"'
             raise FormatError(reason, file=file, record=record, path=f"$.sources[{i}].path")
-
-
-@dataclass(frozen=True)
-class BundleCase:
-    review: ReviewFile
-    member: str  # bundle-relative name of the .json/.jsonl holding it
-    line: int | None = None  # for a .jsonl member
-
-    @property
-    def record(self) -> str:
-        case = f'case "{self.review.case_id}"'
-        return f"line {self.line}, {case}" if self.line else case
-
-
-@dataclass
-class ReviewBundle:
-    """An opened .zip bundle. Use as a context manager; evidence is read, never extracted."""
-
-    file: str
-    cases: list[BundleCase]
-    _zf: zipfile.ZipFile
-    _members: dict[str, zipfile.ZipInfo]  # bundle-root relative name -> member
-    _owns: bool  # opened from a path: ours to close
-
-    def _info(self, path: str) -> zipfile.ZipInfo:
-        try:
-            name = normalise_relative_path(path)
-        except ValueError as exc:
-            raise FormatError(str(exc), file=self.file, path=path) from None
-        if name not in self._members:
-            raise FormatError(f"evidence file {path!r} is not in the bundle", file=self.file)
-        return self._members[name]
-
-    def open_evidence(self, path: str) -> IO[bytes]:
-        """Open a ``sources[].path`` (bundle-root relative) as a binary stream."""
-        return self._zf.open(self._info(path))
-
-    def evidence_size(self, path: str) -> int:
-        return self._info(path).file_size
-
-    def close(self) -> None:
-        if self._owns:
-            self._zf.close()
-
-    def __enter__(self) -> ReviewBundle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _bundle_members(zf: zipfile.ZipFile, file: str, max_total: int, max_members: int) -> dict:
-    infos = zf.infolist()
-    if len(infos) > max_members:
-        raise FormatError(f"bundle has {len(infos)} members (limit {max_members})", file=file)
-    members: dict[str, zipfile.ZipInfo] = {}
-    total = 0
-    for info in infos:
-        name = info.filename
-        base = name.split("/")[-1]
-        if info.is_dir() or name.startswith("__MACOSX/") or base in _JUNK_NAMES or base[:2] == "._":
-            continue
-        try:
-            reason, logical = None, normalise_relative_path(name)
-        except ValueError as exc:
-            reason = f"unsafe member name: {exc}"
-        total += info.file_size  # zipfile stops reading at the declared size: a real cap
-        if not reason and stat.S_ISLNK(info.external_attr >> 16):
-            reason = "symbolic links are not allowed"
-        elif not reason and info.flag_bits & 0x1:
-            reason = "encrypted members are not supported"
-        elif not reason and logical in members:
-            reason = "duplicate member name"
-        elif not reason and total > max_total:
-            reason = f"bundle uncompressed size exceeds {max_total} bytes"
-        if reason:
-            raise FormatError(reason, file=file, record=f'member "{name}"')
-        members[logical] = info
-    # A zipped folder puts everything under one directory: treat it as the root.
-    tops = {n.split("/", 1)[0] for n in members}
-    if len(tops) == 1 and all("/" in n for n in members):
-        cut = len(tops.pop()) + 1
-        members = {n[cut:]: i for n, i in members.items()}
-    return members
-
-
-def _bundle_cases(zf: zipfile.ZipFile, file: str, members: dict) -> list[BundleCase]:
-    jsonl = [n for n in members if n.lower().endswith(".jsonl")]
-    if len(jsonl) > 1:
-        raise FormatError(f"a bundle holds at most one .jsonl, found {sorted(jsonl)}", file=file)
-    cases: list[BundleCase] = []
-    for name, info in members.items():
-        if name.lower().endswith(".json"):
-            cases.append(BundleCase(parse_review_json(zf.read(info), file=f"{file}/{name}"), name))
-        elif name in jsonl:
-            with zf.open(info) as stream:
-                lines = _iter_review_lines(stream, file=f"{file}/{name}")
-                cases += [BundleCase(review, name, n) for n, review in lines]
-    if not cases:
-        raise FormatError("bundle contains no review .json or .jsonl file", file=file)
-    owner: dict[str, str] = {}
-    for case in cases:
-        where = {"file": f"{file}/{case.member}", "record": case.record}
-        if case.review.case_id in owner:
-            also = owner[case.review.case_id]
-            raise FormatError(f"duplicate case_id (also in {also})", path="$.case_id", **where)
-        owner[case.review.case_id] = case.member
-        for i, src in enumerate(case.review.sources):
-            if src.normalised_path not in members:
-                reason = f"evidence file {src.path!r} is not in the bundle"
-                raise FormatError(reason, path=f"$.sources[{i}].path", **where)
-    return cases
-
-
-def read_review_bundle(
-    src: str | os.PathLike[str] | IO[bytes],
-    *,
-    file: str | None = None,
-    max_total_bytes: int = 500 * 1024 * 1024,
-    max_members: int = 10_000,
-) -> ReviewBundle:
-    """Open a .zip of review ``.json`` files and/or one ``.jsonl`` plus their evidence.
-
-    Every ``sources[].path`` must name a member (relative to the bundle root, or to the single
-    top-level folder of a zipped folder); the first missing one raises FormatError naming the
-    case and the path. Use as a context manager (a path is closed; a file object is not).
-    """
-    owns = isinstance(src, str | os.PathLike)
-    file = file or (os.fspath(src) if owns else "bundle.zip")
-    try:
-        zf = zipfile.ZipFile(src)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise FormatError(f"not a readable zip file ({exc})", file=file) from None
-    try:
-        members = _bundle_members(zf, file, max_total_bytes, max_members)
-        return ReviewBundle(file, _bundle_cases(zf, file, members), zf, members, owns)
-    except BaseException as exc:
-        if owns:
-            zf.close()
-        if isinstance(exc, zipfile.BadZipFile):
-            raise FormatError(f"corrupt zip member ({exc})", file=file) from None
-        raise

@@ -17,16 +17,15 @@ from reviews.services.evidence import (
     MAX_DPI,
     MAX_RENDER_PIXELS,
     MIN_DPI,
-    EvidenceError,
     _check_pixels,
     _label,
     _open_image,
     _oriented,
-    _pdf_error,
     _setting,
     _sniff_file,
     default_cache_dir,
 )
+from reviews.services.evidence_types import EvidenceError, _pdf_error
 
 # ---------------------------------------------------------------------------------------------
 # Rendering with an on-disk cache

@@ -8,15 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reviews.services import renderer
-from reviews.services.evidence import (
-    BBox,
-    EvidenceError,
-    Word,
-    _open_image,
-    _oriented,
-    _pdf_error,
-    _sniff_file,
-)
+from reviews.services.evidence import _open_image, _oriented, _sniff_file
+from reviews.services.evidence_types import BBox, EvidenceError, Word, _pdf_error
 
 # ---------------------------------------------------------------------------------------------
 # Words and quotes

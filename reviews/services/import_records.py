@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connections, router
 from django.utils import timezone
 
 from reviews.formats import records as rec
@@ -24,6 +23,7 @@ from reviews.formats.detect import csv_flavour
 from reviews.formats.errors import FormatError, iter_json_lines
 from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
 from reviews.models import Authority, Event, Item, ItemSource, ItemStatus, Reference, Slice
+from reviews.services.bulk_insert import PkSet, insert_rows
 from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext, register_importer
@@ -44,7 +44,7 @@ class ItemBatch:
     """Item records waiting to be written together.
 
     New items, their slice links and their `imported` events are written with one
-    `executemany` of a plain INSERT per table and batch (`_insert_rows`): building a model
+    `executemany` of a plain INSERT per table and batch (`insert_rows`): building a model
     instance per row, as `bulk_create` does, was most of an import's time (bench/README.md).
     Items already in the project are compared and updated one by one (a re-import is mostly
     "unchanged"). A file naming one item twice is refused, wherever the two lines are.
@@ -56,7 +56,7 @@ class ItemBatch:
         self.slices: dict[str, Slice] = {
             s.name: s for s in Slice.objects.filter(project=context.project)
         }
-        self.seen = _PkSet()  # items this file already named: a second mention is an error
+        self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
 
     def add(self, record: rec.Item, where: str) -> None:
@@ -127,7 +127,7 @@ class ItemBatch:
     def _create(self, new: list[tuple[rec.Item, str]]) -> None:
         context, project = self.context, self.context.project
         now = timezone.now()
-        _insert_rows(
+        insert_rows(
             Item,
             ("external_id", "title", "input", "output", "expected", "metadata"),
             (_item_values(record) for record, _ in new),
@@ -141,7 +141,7 @@ class ItemBatch:
         pks = dict(created.order_by().values_list("external_id", "pk"))
         for pk in pks.values():
             self.seen.add(pk)
-        _insert_rows(
+        insert_rows(
             Item.slices.through,
             ("item_id", "slice_id"),
             (
@@ -150,7 +150,7 @@ class ItemBatch:
                 for name in dict.fromkeys(record.slices)
             ),
         )
-        _insert_rows(
+        insert_rows(
             Event,
             ("item_id", "data"),
             (
@@ -225,28 +225,6 @@ class ItemBatch:
             have.add(relative)
 
 
-class _PkSet:
-    """A set of primary keys kept as a sparse bitmap (8 KB per 65,536 ids).
-
-    Memory stays flat in the size of the file (one bit per id, not an object per id), so a
-    100k-item import can tell a repeated item from a new one anywhere in the file.
-    """
-
-    def __init__(self) -> None:
-        self.chunks: dict[int, bytearray] = {}
-
-    def add(self, pk: int) -> bool:
-        """Add `pk`; False if it was there already."""
-        chunk = self.chunks.get(pk >> 16)
-        if chunk is None:
-            chunk = self.chunks[pk >> 16] = bytearray(8192)
-        byte, mask = (pk & 0xFFFF) >> 3, 1 << (pk & 7)
-        if chunk[byte] & mask:
-            return False
-        chunk[byte] |= mask
-        return True
-
-
 def _first_mention(item: Item, file: str) -> str:
     """Where this file first named `item` (from its event), for the "appears twice" error."""
     events = Event.objects.filter(item=item, kind__in=("imported", "updated")).order_by("-pk")
@@ -254,48 +232,6 @@ def _first_mention(item: Item, file: str) -> str:
         if isinstance(data, dict) and data.get("file") == file and data.get("record"):
             return data["record"]
     return "an earlier line"
-
-
-def _insert_rows(model, columns, rows, **constants) -> None:
-    """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table.
-
-    One `executemany` of a plain INSERT: values are prepared by the model's own fields
-    (`get_db_prep_save`: JSON, datetimes, foreign keys), so it stores what `bulk_create`
-    stores, without a model instance per row. No signals, no `save()`: for insert-only rows.
-    """
-    meta = model._meta
-    conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
-    fields = [meta.get_field(name) for name in columns]
-    fixed = [meta.get_field(name) for name in constants]
-    fixed_values = tuple(
-        f.get_db_prep_save(value, conn) for f, value in zip(fixed, constants.values(), strict=True)
-    )
-    quote = conn.ops.quote_name
-    names = ", ".join(quote(f.column) for f in (*fields, *fixed))
-    marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-    # Only quoted table/column names from the model are interpolated; values are parameters.
-    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
-    preps = [_preparer(f, conn) for f in fields]
-    params = [
-        (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
-        for row in rows
-    ]
-    if params:
-        with conn.cursor() as cursor:
-            cursor.executemany(sql, params)
-
-
-def _preparer(field, conn) -> Callable[[Any], Any]:
-    """What `field.get_db_prep_save(value, conn)` does, short-cut for the plain values an
-    import holds: JSON straight to the backend's adapter (None is SQL NULL, as in the ORM),
-    ids and text as given; anything else takes the field's own path."""
-    prepare = field.get_db_prep_save
-    if field.get_internal_type() == "JSONField":
-        adapt, encoder = conn.ops.adapt_json_value, field.encoder
-        return lambda value: None if value is None else adapt(value, encoder)
-    return lambda value: (
-        value if value is None or type(value) in (int, str) else prepare(value, conn)
-    )
 
 
 def _document(base: Path, relative: str, context: ImportContext, where: str, path: str):
@@ -326,7 +262,7 @@ def _item_fields(record: rec.Item) -> dict[str, Any]:
 
 
 def _item_values(record: rec.Item) -> tuple:
-    """A new item's row for `_insert_rows` (same values as `_item_fields`)."""
+    """A new item's row for `insert_rows` (same values as `_item_fields`)."""
     metadata = {**record.metadata, **record.model_extra} if record.model_extra else record.metadata
     return (
         record.item_id,

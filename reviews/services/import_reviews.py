@@ -15,13 +15,13 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from reviews.formats.bundle import read_review_bundle
 from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
 from reviews.formats.errors import FormatError
 from reviews.formats.review_file import (
     ReviewFile,
     iter_review_jsonl,
     parse_review_json,
-    read_review_bundle,
     resolve_evidence_path,
 )
 from reviews.models import (

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from reviews.formats.bundle import read_review_bundle
 from reviews.formats.canonical import rows_sha256
 from reviews.formats.errors import FormatError, FormatErrors
 from reviews.formats.review_file import (
@@ -19,7 +20,6 @@ from reviews.formats.review_file import (
     dump_review_file,
     iter_review_jsonl,
     parse_review_json,
-    read_review_bundle,
     resolve_evidence_path,
 )
 
