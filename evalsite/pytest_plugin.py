@@ -15,3 +15,20 @@ os.environ.setdefault("EVALSITE_VAR_DIR", _run_dir)
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's live server thread
 os.makedirs(os.path.join(os.environ["EVALSITE_VAR_DIR"], "static"), exist_ok=True)
+
+
+def pytest_configure(config):
+    """Transactional tests end with a flush: `TRUNCATE` on PostgreSQL (no row trigger fires),
+    but `DELETE FROM` on SQLite, which the append-only triggers refuse. Unlock history for that
+    wipe only (reviews/history_triggers.py); every other delete in a test is still refused."""
+    from django.db.backends.sqlite3.base import DatabaseOperations  # base first: import cycle
+
+    flush = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        from reviews.history_triggers import history_unlocked
+
+        with history_unlocked(self.connection):
+            flush(self, sql_list)
+
+    DatabaseOperations.execute_sql_flush = execute_sql_flush

@@ -1,0 +1,138 @@
+"""Append-only history enforced by the database itself, not only by the models.
+
+The models and querysets already refuse to change history (reviews.models.append_only), but
+`_base_manager.update()`, `bulk_create(update_conflicts=True)`, `Model.save(obj)` and raw SQL
+go around them. These triggers (created by each app's migration) refuse every UPDATE and DELETE
+on the history tables, whoever sends it:
+
+* PostgreSQL: one plpgsql function raising SQLSTATE 23001 (restrict_violation, an
+  `IntegrityError` in Django), called by a BEFORE UPDATE OR DELETE row trigger per table.
+  `TRUNCATE` fires no row trigger: it empties whole tables (Django's `flush`, the test suite's
+  reset between transactional tests) and is the only way to remove history.
+* SQLite: a BEFORE UPDATE and a BEFORE DELETE trigger per table that `RAISE(ABORT)` (an
+  `IntegrityError`) unless `evalsite_history_unlocked()` returns 1. That SQL function is
+  registered on each of Django's connections and reads a flag only Python can set, through
+  `history_unlocked(connection)`: SQLite has no TRUNCATE, so the test suite's flush (which is
+  `DELETE FROM` every table) runs inside it (evalsite/pytest_plugin.py). Outside Django (the
+  `sqlite3` shell) the function does not exist, so the change fails too.
+
+SQLite drops a table's triggers when a migration rebuilds the table (`ALTER` by copy), so
+`ensure_triggers` also runs after every `migrate` (reviews.apps) and puts missing ones back.
+Deleting a project or item with history is refused as well: history outlives its project.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+# app label -> the tables whose rows are history (model names, lower case)
+HISTORY_TABLES = {
+    "reviews": (
+        "reviews_answer",
+        "reviews_resolution",
+        "reviews_resolutionsource",
+        "reviews_approval",
+        "reviews_reference",
+        "reviews_event",
+    ),
+    "judging": (
+        "judging_humanlabel",
+        "judging_heldoutaccess",
+        "judging_dashboardsnapshot",
+        "judging_failuretag",
+    ),
+}
+
+PG_FUNCTION = "evalsite_refuse_history_change"
+SQLITE_FUNCTION = "evalsite_history_unlocked"
+_FLAG = "_evalsite_history_unlocked"
+
+
+def _pg_create(table: str) -> list[str]:
+    return [
+        f"""CREATE OR REPLACE FUNCTION {PG_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% rows are append-only: % refused', TG_TABLE_NAME, TG_OP
+    USING ERRCODE = '23001';
+END $$""",
+        f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}",
+        f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+        f"FOR EACH ROW EXECUTE FUNCTION {PG_FUNCTION}()",
+    ]
+
+
+def _sqlite_create(table: str) -> list[str]:
+    return [
+        f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+        f"WHEN NOT {SQLITE_FUNCTION}() "
+        f"BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: {op} refused'); END"
+        for op in ("UPDATE", "DELETE")
+    ]
+
+
+def create_statements(vendor: str, tables) -> list[str]:
+    build = {"postgresql": _pg_create, "sqlite": _sqlite_create}.get(vendor)
+    if build is None:
+        return []  # another backend: the models' own guard still applies
+    return [sql for table in tables for sql in build(table)]
+
+
+def drop_statements(vendor: str, tables) -> list[str]:
+    if vendor == "postgresql":
+        return [f"DROP TRIGGER IF EXISTS {t}_append_only ON {t}" for t in tables]
+    if vendor == "sqlite":
+        return [
+            f"DROP TRIGGER IF EXISTS {t}_no_{op}" for t in tables for op in ("update", "delete")
+        ]
+    return []
+
+
+def migration_operations(app_label: str, tables=None):
+    """RunPython create/drop for `tables` (default: the app's history tables)."""
+    from django.db import migrations
+
+    tables = tuple(tables or HISTORY_TABLES[app_label])
+
+    def forward(apps, schema_editor):
+        for sql in create_statements(schema_editor.connection.vendor, tables):
+            schema_editor.execute(sql, params=None)  # the function body holds a literal %
+
+    def backward(apps, schema_editor):
+        for sql in drop_statements(schema_editor.connection.vendor, tables):
+            schema_editor.execute(sql, params=None)  # the function body holds a literal %
+
+    return migrations.RunPython(forward, backward)
+
+
+def ensure_triggers(connection: BaseDatabaseWrapper) -> None:
+    """Re-create missing SQLite triggers (a table rebuild drops them); no-op elsewhere."""
+    if connection.vendor != "sqlite":
+        return
+    existing = set(connection.introspection.table_names())
+    tables = [t for ts in HISTORY_TABLES.values() for t in ts if t in existing]
+    with connection.cursor() as cursor:
+        for sql in create_statements("sqlite", tables):
+            cursor.execute(sql)
+
+
+def register_sqlite_function(sender, connection: BaseDatabaseWrapper, **kwargs) -> None:
+    """`connection_created` receiver: give SQLite the flag the triggers read."""
+    if connection.vendor == "sqlite":
+        connection.connection.create_function(
+            SQLITE_FUNCTION, 0, lambda: int(getattr(connection, _FLAG, False))
+        )
+
+
+@contextmanager
+def history_unlocked(connection: BaseDatabaseWrapper):
+    """Let this connection delete history rows while inside (SQLite only; see module doc).
+
+    For wiping a whole test database, never for editing: on PostgreSQL it changes nothing.
+    """
+    setattr(connection, _FLAG, True)
+    try:
+        yield
+    finally:
+        setattr(connection, _FLAG, False)
