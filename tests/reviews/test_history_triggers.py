@@ -53,9 +53,12 @@ def history(project, review_item, rate):
 
 
 def _refused(sql, params=()):
-    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+    with (
+        pytest.raises(IntegrityError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(sql, params)
 
 
 def test_every_history_model_is_covered():
