@@ -33,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=int, default=1)
     args = parser.parse_args(argv)
 
-    from reviews import demo_evidence
-    from reviews.services import evidence, evidence_render, renderer
+    from reviews import evidence
+    from reviews.demo import documents as demo_evidence
+    from reviews.evidence import pdf
 
     work = Path(tempfile.mkdtemp(prefix="bench-evidence-"))
     try:
@@ -45,22 +46,20 @@ def main(argv: list[str] | None = None) -> int:
         cache = work / "cache"
 
         def pymupdf_own() -> bytes:
-            return renderer.mupdf_png(source, args.page, dpi=args.dpi)
+            return pdf.mupdf_png(source, args.page, dpi=args.dpi)
 
         counter = iter(range(10**9))
 
         def first_render() -> Path:
             # A fresh cache folder each time: always a miss, never a leftover temp file.
-            return evidence_render.render_page(
+            return evidence.render_page(
                 source, sha, args.page, dpi=args.dpi, cache_dir=cache / str(next(counter))
             )
 
-        warm = evidence_render.render_page(
-            source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit"
-        )
+        warm = evidence.render_page(source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit")
 
         def cached_render() -> Path:
-            return evidence_render.render_page(
+            return evidence.render_page(
                 source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit"
             )
 

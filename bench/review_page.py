@@ -36,7 +36,7 @@ CHUNK = 5_000
 
 
 def _pdf_bytes() -> bytes:
-    from reviews.services.renderer import DrawText, build_pdf
+    from reviews.evidence import DrawText, build_pdf
 
     return build_pdf(
         [

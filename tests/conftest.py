@@ -197,9 +197,9 @@ def rate(db):
 @pytest.fixture
 def attach_evidence(db):
     """attach_evidence(item) → a one-page PDF Document cited by the item and all its claims."""
+    from reviews.evidence import DrawText, build_pdf
     from reviews.models import ItemSource
     from reviews.services.documents import StoredFiles, document_for_bytes
-    from reviews.services.renderer import DrawText, build_pdf
 
     def attach(item, text="Statement of account. Total due 1,200.00 EUR"):
         pdf = build_pdf([[DrawText(20, 60, text, size=11)]], page_size=(300.0, 200.0))

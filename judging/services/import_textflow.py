@@ -36,11 +36,11 @@ from judging.services.criteria import (
     latest_criterion,
 )
 from judging.services.import_batches import BATCH, ItemLookup, PendingVerdict, VerdictBatch
+from reviews.evidence import EvidenceError
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError
 from reviews.models import Event, Item, ItemSource, ItemStatus
 from reviews.services.documents import document_for_bytes
-from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext
 
 CORRECTNESS = CriterionDefinition(

@@ -15,7 +15,7 @@ from judging.services.agreement_markdown import render_markdown
 from judging.services.failures import current_tags, failure_summary
 from judging.views.dashboard import _criterion, snapshot_context
 from judging.views.disagreements import _rows
-from reviews.services.renderer import svg_to_png
+from reviews.evidence import svg_to_png
 
 
 def _attachment(name: str) -> str:

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from reviews.evidence import DEFAULT_MAX_BYTES, EvidenceError, inspect_evidence
 from reviews.models import Document
-from reviews.services.evidence import DEFAULT_MAX_BYTES, EvidenceError, inspect_evidence
 
 _CHUNK = 1 << 20
 

@@ -17,6 +17,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from reviews.evidence import EvidenceError
 from reviews.formats import records as rec
 from reviews.formats.canonical import canonical_rows, rows_sha256
 from reviews.formats.detect import csv_flavour
@@ -25,7 +26,6 @@ from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
 from reviews.models import Authority, Event, Item, ItemSource, ItemStatus, Reference, Slice
 from reviews.services.bulk_insert import PkSet, insert_rows
 from reviews.services.documents import document_for_bytes, read_evidence
-from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.references import latest_reference, next_version
 

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from reviews.evidence import EvidenceError
 from reviews.formats.bundle import read_review_bundle
 from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
 from reviews.formats.errors import FormatError
@@ -41,7 +42,6 @@ from reviews.models import (
 )
 from reviews.services import signing
 from reviews.services.documents import document_for_bytes, read_evidence
-from reviews.services.evidence import EvidenceError
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.references import latest_reference, next_version
 from reviews.services.resolution import item_status_refresh

@@ -18,11 +18,11 @@ from typing import Any
 
 from django.db import transaction
 
+from reviews.evidence import EvidenceError
 from reviews.formats.detect import detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.documents import StoredFiles
-from reviews.services.evidence import EvidenceError
 from reviews.signals import project_data_changed
 
 FORMATS = ("review", "jsonl", "csv", "textflow")

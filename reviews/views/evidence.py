@@ -7,9 +7,9 @@ content-addressed (sha256, page, dpi), so browsers may cache them for good.
 from django.http import FileResponse, Http404, JsonResponse
 from django.views.decorators.http import require_GET
 
+from reviews import evidence
 from reviews.access import project_for_user
 from reviews.models import Document
-from reviews.services import evidence_render, evidence_text
 
 
 def _document(request, slug: str, sha256: str, page: int) -> Document:
@@ -25,10 +25,10 @@ def page_image(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
     fmt = "webp" if request.GET.get("format") == "webp" else "png"
     try:
-        dpi = evidence_render.clamp_dpi(request.GET.get("dpi", 110))
+        dpi = evidence.clamp_dpi(request.GET.get("dpi", 110))
     except ValueError:
         raise Http404("Bad dpi.") from None
-    path = evidence_render.render_page(
+    path = evidence.render_page(
         document.file.path, document.sha256, page, dpi=dpi, fmt=fmt, name=document.original_name
     )
     response = FileResponse(path.open("rb"), content_type=f"image/{fmt}")
@@ -40,7 +40,7 @@ def page_image(request, slug, sha256, page):
 def page_words(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
     width, height = document.page_sizes[page - 1] if document.page_sizes else (0, 0)
-    words = evidence_text.page_words(document.file.path, page, name=document.original_name)
+    words = evidence.page_words(document.file.path, page, name=document.original_name)
     response = JsonResponse(
         {"page": page, "width": width, "height": height, "words": [w.as_dict() for w in words]}
     )
@@ -52,5 +52,5 @@ def page_words(request, slug, sha256, page):
 def page_locate(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
     quote = request.GET.get("q", "")[:500]
-    boxes = evidence_text.locate_quote(document.file.path, page, quote, name=document.original_name)
+    boxes = evidence.locate_quote(document.file.path, page, quote, name=document.original_name)
     return JsonResponse({"page": page, "quote": quote, "boxes": [list(b) for b in boxes]})

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from playwright.sync_api import expect
 
-from reviews import demo_files
+from reviews.demo import files as demo_files
 from reviews.models import Authority, ItemStatus, Project, Role
 from reviews.services.imports import import_file
 from tests.factories import PASSWORD, member

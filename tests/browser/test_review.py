@@ -5,7 +5,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from reviews import demo_files
+from reviews.demo import files as demo_files
 from reviews.models import Answer, Assignment, AssignmentStatus, Project, Role
 from reviews.services.imports import import_file
 from tests.factories import PASSWORD, member

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -15,9 +16,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from reviews import bad_evidence, demo_evidence
-from reviews.services import evidence, evidence_render, evidence_text, renderer
-from reviews.services.evidence import EvidenceError
+from reviews import evidence
+from reviews.demo import documents as demo_evidence
+from reviews.evidence import EvidenceError, identify, images, limits, pdf, render
+from tests import bad_evidence
 
 MB = 1024 * 1024
 LIMITS = {"max_bytes": 50 * MB, "max_pages": 500, "max_pixels": 50_000_000}
@@ -120,8 +122,8 @@ def test_exif_orientation_is_applied_to_sizes():
 
 
 def test_pdf_with_only_an_owner_password_is_accepted():
-    plain = renderer.build_pdf([[renderer.DrawText(72, 72, "readable")]])
-    data = renderer.encrypt_pdf(plain, user_password="", owner_password="owner-only")
+    plain = pdf.build_pdf([[pdf.DrawText(72, 72, "readable")]])
+    data = pdf.encrypt_pdf(plain, user_password="", owner_password="owner-only")
     info = inspect(data, name="restricted.pdf")
     assert info.encrypted and info.page_count == 1
 
@@ -139,8 +141,8 @@ def test_pdf_with_only_an_owner_password_is_accepted():
 )
 def test_header_dimensions_without_decoding(fmt, save):
     data = _image_bytes(fmt, **save)
-    assert evidence._header_dimensions(data, fmt) == (480, 760)
-    assert evidence._header_dimensions(data[:20], fmt) is None
+    assert images.header_dimensions(data, fmt) == (480, 760)
+    assert images.header_dimensions(data[:20], fmt) is None
 
 
 def test_text_file_named_pdf_is_refused():
@@ -228,9 +230,9 @@ def test_file_names_are_sanitised_in_messages():
 
 def test_60mb_input_refused_by_size_without_processing(monkeypatch):
     big = b"%PDF-1.7\n" + bytes(60 * MB)
-    monkeypatch.setattr(renderer, "pdf_info", _boom)
+    monkeypatch.setattr(pdf, "pdf_info", _boom)
     monkeypatch.setattr(Image, "open", _boom)
-    monkeypatch.setattr(evidence.hashlib, "sha256", _boom)
+    monkeypatch.setattr(identify.hashlib, "sha256", _boom)
     start = time.perf_counter()
     err = _refusal(lambda: evidence.inspect_evidence(big, name="huge.pdf", max_bytes=50 * MB))
     assert time.perf_counter() - start < 0.5
@@ -256,7 +258,7 @@ def test_path_is_refused_by_stat_before_reading(tmp_path, monkeypatch):
     sparse = tmp_path / "sparse.pdf"
     with open(sparse, "wb") as f:
         f.truncate(60 * MB)  # sparse: no 60 MB written to disk
-    monkeypatch.setattr(evidence, "_read_stream", _boom)
+    monkeypatch.setattr(identify, "_read_stream", _boom)
     err = _refusal(lambda: inspect(sparse, name="sparse.pdf"))
     assert err.code == "too_large"
 
@@ -329,49 +331,49 @@ def test_pixel_limit_applies_to_every_format_before_decoding(fmt, monkeypatch):
 
 def test_render_pdf_page_dimensions_match_dpi(statement_file, tmp_path):
     path, sha = statement_file
-    out = evidence_render.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path / "cache")
+    out = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path / "cache")
     assert out == tmp_path / "cache" / sha[:2] / sha / "p1-150.png"
     with Image.open(out) as image:
         assert image.format == "PNG" and image.mode == "RGB"
         assert image.size == (1275, 1650)  # 612 x 792 pt * 150 / 72
-    out72 = evidence_render.render_page(path, sha, 3, dpi=72, cache_dir=tmp_path / "cache")
+    out72 = evidence.render_page(path, sha, 3, dpi=72, cache_dir=tmp_path / "cache")
     assert Image.open(out72).size == (612, 792)
 
 
 def test_dpi_is_clamped_and_rounded(statement_file, tmp_path):
     path, sha = statement_file
-    assert evidence_render.clamp_dpi(10) == 36 and evidence_render.clamp_dpi(1000) == 400
-    assert evidence_render.clamp_dpi(149.6) == 150 and evidence_render.clamp_dpi("nan") == 150
-    low = evidence_render.render_page(path, sha, 2, dpi=5, cache_dir=tmp_path)
+    assert evidence.clamp_dpi(10) == 36 and evidence.clamp_dpi(1000) == 400
+    assert evidence.clamp_dpi(149.6) == 150 and evidence.clamp_dpi("nan") == 150
+    low = evidence.render_page(path, sha, 2, dpi=5, cache_dir=tmp_path)
     assert low.name == "p2-36.png" and Image.open(low).size == (306, 396)
 
 
 def test_cache_hit_does_not_touch_the_renderer_or_the_source(statement_file, tmp_path, monkeypatch):
     path, sha = statement_file
-    first = evidence_render.render_page(path, sha, 1, dpi=100, cache_dir=tmp_path / "c")
+    first = evidence.render_page(path, sha, 1, dpi=100, cache_dir=tmp_path / "c")
     stamp = first.stat().st_mtime_ns
-    for fn in ("render_pixels", "render_page", "pdf_info", "page_size", "_open"):
-        monkeypatch.setattr(renderer, fn, _boom)
-    monkeypatch.setattr(renderer.pymupdf, "open", _boom)
+    for fn in ("render_pixels", "pdf_info", "page_size", "_open"):
+        monkeypatch.setattr(pdf, fn, _boom)
+    monkeypatch.setattr(pdf.pymupdf, "open", _boom)
     path.unlink()  # the source is not even read on a hit
-    again = evidence_render.render_page(path, sha, 1, dpi=100.2, cache_dir=tmp_path / "c")
+    again = evidence.render_page(path, sha, 1, dpi=100.2, cache_dir=tmp_path / "c")
     assert again == first and again.stat().st_mtime_ns == stamp
 
 
 def test_cache_miss_renders_each_key_once(statement_file, tmp_path, monkeypatch):
     path, sha = statement_file
     calls = []
-    real = renderer.render_pixels
-    monkeypatch.setattr(renderer, "render_pixels", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = pdf.render_pixels
+    monkeypatch.setattr(pdf, "render_pixels", lambda *a, **k: calls.append(a) or real(*a, **k))
     for _ in range(3):
-        evidence_render.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
-        evidence_render.render_page(path, sha, 1, dpi=72, fmt="webp", cache_dir=tmp_path)
+        evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
+        evidence.render_page(path, sha, 1, dpi=72, fmt="webp", cache_dir=tmp_path)
     assert len(calls) == 2
 
 
 def test_webp_render(statement_file, tmp_path):
     path, sha = statement_file
-    out = evidence_render.render_page(path, sha, 2, dpi=72, fmt="WebP", cache_dir=tmp_path)
+    out = evidence.render_page(path, sha, 2, dpi=72, fmt="WebP", cache_dir=tmp_path)
     assert out.name == "p2-72.webp"
     assert out.read_bytes()[8:12] == b"WEBP"
     assert Image.open(out).size == (612, 792)
@@ -383,7 +385,7 @@ def test_writes_are_atomic_and_concurrent_renders_agree(statement_file, tmp_path
 
     def work():
         try:
-            results.append(evidence_render.render_page(path, sha, 3, dpi=60, cache_dir=tmp_path))
+            results.append(evidence.render_page(path, sha, 3, dpi=60, cache_dir=tmp_path))
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -400,30 +402,28 @@ def test_writes_are_atomic_and_concurrent_renders_agree(statement_file, tmp_path
 
 def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     target = tmp_path / "ab" / "x.png"
-    monkeypatch.setattr(evidence_render.os, "replace", _boom)
+    monkeypatch.setattr(render.os, "replace", _boom)
     with pytest.raises(AssertionError):
-        evidence_render._write_atomic(target, b"data")
+        render._write_atomic(target, b"data")
     assert list(target.parent.iterdir()) == []
 
 
 def test_render_refuses_bad_keys_and_pages(statement_file, tmp_path):
     path, sha = statement_file
     with pytest.raises(ValueError, match="sha256"):
-        evidence_render.render_page(path, "../../etc/passwd", 1, cache_dir=tmp_path)
+        evidence.render_page(path, "../../etc/passwd", 1, cache_dir=tmp_path)
     with pytest.raises(ValueError, match="fmt"):
-        evidence_render.render_page(path, sha, 1, fmt="gif", cache_dir=tmp_path)
+        evidence.render_page(path, sha, 1, fmt="gif", cache_dir=tmp_path)
     with pytest.raises(ValueError, match="page"):
-        evidence_render.render_page(path, sha, 0, cache_dir=tmp_path)
-    err = _refusal(
-        lambda: evidence_render.render_page(path, sha, 4, cache_dir=tmp_path, name="s.pdf")
-    )
+        evidence.render_page(path, sha, 0, cache_dir=tmp_path)
+    err = _refusal(lambda: evidence.render_page(path, sha, 4, cache_dir=tmp_path, name="s.pdf"))
     assert err.code == "no_such_page" and str(err) == '"s.pdf" has no page 4 (it has 3)'
 
 
 def test_image_render_never_upscales_and_downscales_thumbnails(receipt_file, tmp_path):
     path, sha = receipt_file
-    full = evidence_render.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path)
-    thumb = evidence_render.render_page(path, sha, 1, dpi=36, cache_dir=tmp_path)
+    full = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path)
+    thumb = evidence.render_page(path, sha, 1, dpi=36, cache_dir=tmp_path)
     assert Image.open(full).size == (480, 760)
     assert Image.open(thumb).size == (240, 380)
     original = Image.open(path).convert("RGB")
@@ -436,14 +436,14 @@ def test_image_render_applies_exif_orientation_and_flattens_alpha(tmp_path):
     jpeg = tmp_path / "phone.jpg"
     Image.new("RGB", (400, 200), "navy").save(jpeg, "JPEG", exif=exif)
     sha = hashlib.sha256(jpeg.read_bytes()).hexdigest()
-    out = evidence_render.render_page(jpeg, sha, 1, dpi=36, cache_dir=tmp_path)
+    out = evidence.render_page(jpeg, sha, 1, dpi=36, cache_dir=tmp_path)
     assert Image.open(out).size == (100, 200)
-    assert evidence_text.page_size(jpeg, 1) == (200.0, 400.0)
+    assert evidence.page_size(jpeg, 1) == (200.0, 400.0)
 
     clear = tmp_path / "clear.png"
     Image.new("RGBA", (10, 10), (0, 0, 0, 0)).save(clear)
     sha = hashlib.sha256(clear.read_bytes()).hexdigest()
-    out = evidence_render.render_page(clear, sha, 1, dpi=72, cache_dir=tmp_path)
+    out = evidence.render_page(clear, sha, 1, dpi=72, cache_dir=tmp_path)
     assert Image.open(out).getpixel((5, 5)) == (255, 255, 255)
 
 
@@ -453,10 +453,10 @@ def test_tiff_pages_render(tmp_path):
         tif, "TIFF", save_all=True, append_images=[Image.new("L", (20, 50), 0)]
     )
     sha = hashlib.sha256(tif.read_bytes()).hexdigest()
-    second = evidence_render.render_page(tif, sha, 2, dpi=72, cache_dir=tmp_path)
+    second = evidence.render_page(tif, sha, 2, dpi=72, cache_dir=tmp_path)
     assert Image.open(second).size == (20, 50)
     assert Image.open(second).getpixel((1, 1)) == (0, 0, 0)
-    err = _refusal(lambda: evidence_render.render_page(tif, sha, 3, cache_dir=tmp_path))
+    err = _refusal(lambda: evidence.render_page(tif, sha, 3, cache_dir=tmp_path))
     assert err.code == "no_such_page"
 
 
@@ -466,13 +466,13 @@ def test_tiff_pages_render(tmp_path):
 
 def test_words_on_page_one_include_the_account_number(statement_file):
     path, _ = statement_file
-    words = evidence_text.page_words(path, 1)
+    words = evidence.page_words(path, 1)
     texts = [w.text for w in words]
     assert "NW-004512" in texts and "Northwind" in texts and "USD" in texts
     word = words[texts.index("NW-004512")]
     expected = demo_evidence.citation("statement", "account_number").bbox
     assert word.bbox == pytest.approx(list(expected), abs=0.5)
-    width, height = evidence_text.page_size(path, 1)
+    width, height = evidence.page_size(path, 1)
     assert (width, height) == (612.0, 792.0)
     assert all(0 <= w.x0 < w.x1 <= width and 0 <= w.y0 < w.y1 <= height for w in words)
     assert word.as_dict() == {"text": "NW-004512", "bbox": [round(v, 2) for v in word.bbox]}
@@ -480,21 +480,21 @@ def test_words_on_page_one_include_the_account_number(statement_file):
 
 def test_locate_total_due_on_page_three(statement_file):
     path, _ = statement_file
-    boxes = evidence_text.locate_quote(path, 3, "Total due 1,200.00")
+    boxes = evidence.locate_quote(path, 3, "Total due 1,200.00")
     assert boxes
     union = [min(b[0] for b in boxes), min(b[1] for b in boxes),
              max(b[2] for b in boxes), max(b[3] for b in boxes)]  # fmt: skip
     expected = demo_evidence.citation("statement", "total_due").bbox
     assert union == pytest.approx(list(expected), abs=0.5)
-    assert evidence_text.locate_quote(path, 3, "  Total\n due\u00a0 1,200.00 ") == boxes
-    assert evidence_text.locate_quote(path, 2, "Total due 1,200.00") == []
-    assert evidence_text.locate_quote(path, 3, "   ") == []
+    assert evidence.locate_quote(path, 3, "  Total\n due\u00a0 1,200.00 ") == boxes
+    assert evidence.locate_quote(path, 2, "Total due 1,200.00") == []
+    assert evidence.locate_quote(path, 3, "   ") == []
 
 
 @pytest.mark.parametrize("citation", demo_evidence.statement_citations(), ids=lambda c: c.field)
 def test_every_statement_citation_is_found_where_the_layout_put_it(statement_file, citation):
     path, _ = statement_file
-    boxes = evidence_text.locate_quote(path, citation.page, citation.quote)
+    boxes = evidence.locate_quote(path, citation.page, citation.quote)
     assert any(
         box[0] >= citation.bbox[0] - 0.5
         and box[2] <= citation.bbox[2] + 0.5
@@ -505,8 +505,8 @@ def test_every_statement_citation_is_found_where_the_layout_put_it(statement_fil
 
 def test_word_fallback_tolerates_typographic_variants(statement_file, monkeypatch):
     path, _ = statement_file
-    monkeypatch.setattr(renderer, "search_quote", lambda *a: [])  # force the fallback
-    boxes = evidence_text.locate_quote(path, 2, "incoming transfer \u2013 margie\u2019s travel")
+    monkeypatch.setattr(pdf, "search_quote", lambda *a: [])  # force the fallback
+    boxes = evidence.locate_quote(path, 2, "incoming transfer \u2013 margie\u2019s travel")
     assert len(boxes) == 1
     x0, y0, x1, y1 = boxes[0]
     assert x1 - x0 > 100 and y1 - y0 < 15
@@ -514,29 +514,27 @@ def test_word_fallback_tolerates_typographic_variants(statement_file, monkeypatc
 
 def test_images_have_no_words(receipt_file):
     path, _ = receipt_file
-    assert evidence_text.page_words(path, 1) == []
-    assert evidence_text.locate_quote(path, 1, "TOTAL 23.40") == []
-    assert evidence_text.page_size(path, 1) == (480.0, 760.0)
+    assert evidence.page_words(path, 1) == []
+    assert evidence.locate_quote(path, 1, "TOTAL 23.40") == []
+    assert evidence.page_size(path, 1) == (480.0, 760.0)
 
 
 def test_words_on_missing_page(statement_file):
     path, _ = statement_file
-    assert _refusal(lambda: evidence_text.page_words(path, 9)).code == "no_such_page"
-    assert _refusal(lambda: evidence_text.locate_quote(path, 0, "x")).code == "no_such_page"
+    assert _refusal(lambda: evidence.page_words(path, 9)).code == "no_such_page"
+    assert _refusal(lambda: evidence.locate_quote(path, 0, "x")).code == "no_such_page"
 
 
 def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
-    op = renderer.DrawText(100, 150, "ROTATED", size=20)
-    data = renderer.build_pdf([[op]], page_size=(300, 400), rotation=90)
+    op = pdf.DrawText(100, 150, "ROTATED", size=20)
+    data = pdf.build_pdf([[op]], page_size=(300, 400), rotation=90)
     path = tmp_path / "rotated.pdf"
     path.write_bytes(data)
-    assert evidence_text.page_size(path, 1) == (400.0, 300.0)
-    (x0, y0, x1, y1), = evidence_text.locate_quote(path, 1, "ROTATED")  # fmt: skip
+    assert evidence.page_size(path, 1) == (400.0, 300.0)
+    (x0, y0, x1, y1), = evidence.locate_quote(path, 1, "ROTATED")  # fmt: skip
     assert y1 - y0 > x1 - x0  # the word now runs downwards
     sha = hashlib.sha256(data).hexdigest()
-    image = Image.open(
-        evidence_render.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
-    ).convert("L")
+    image = Image.open(evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)).convert("L")
     assert image.size == (400, 300)
     ink = image.point(lambda v: 255 if v < 128 else 0).getbbox()
     assert ink is not None
@@ -548,28 +546,56 @@ def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
 
 
 def test_defaults_without_django_settings(monkeypatch, statement):
-    monkeypatch.setattr(evidence, "_setting", lambda name, default: default)
+    monkeypatch.setattr(limits, "setting", lambda name, default: default)
     assert evidence.inspect_evidence(statement, name="s.pdf").page_count == 3
     with pytest.raises(RuntimeError, match="cache_dir"):
-        evidence.default_cache_dir()
+        limits.default_cache_dir()
 
 
 def test_cache_dir_from_settings(monkeypatch, tmp_path):
     values = {"EVIDENCE_CACHE_DIR": None, "MEDIA_ROOT": str(tmp_path)}
-    monkeypatch.setattr(evidence, "_setting", lambda name, default: values.get(name, default))
-    assert evidence.default_cache_dir() == tmp_path / "renders"
+    monkeypatch.setattr(limits, "setting", lambda name, default: values.get(name, default))
+    assert limits.default_cache_dir() == tmp_path / "renders"
     values["EVIDENCE_CACHE_DIR"] = tmp_path / "r"
-    assert evidence.default_cache_dir() == tmp_path / "r"
+    assert limits.default_cache_dir() == tmp_path / "r"
 
 
-def test_no_pymupdf_outside_the_renderer():
+_PYMUPDF_IMPORT = re.compile(r"^\s*(import|from)\s+(pymupdf|fitz)\b", re.MULTILINE)
+
+
+def test_only_the_pdf_backend_imports_pymupdf():
     root = Path(evidence.__file__).resolve().parents[2]
+    backend = Path(pdf.__file__).resolve()
     offenders = []
-    for folder in ("reviews", "judging", "evalsite", "bench"):
+    for folder in ("reviews", "judging", "evalsite", "bench", "tests"):
         for file in (root / folder).rglob("*.py"):
-            if file.name == "renderer.py" and file.parent.name == "services":
-                continue
             text = file.read_text(encoding="utf-8", errors="replace")
-            if "import pymupdf" in text or "import fitz" in text or "from fitz" in text:
+            if file.resolve() != backend and _PYMUPDF_IMPORT.search(text):
                 offenders.append(os.fspath(file.relative_to(root)))
     assert offenders == []
+    assert _PYMUPDF_IMPORT.search(backend.read_text(encoding="utf-8"))  # the check can fail
+
+
+_SUBMODULE_IMPORT = re.compile(
+    r"^\s*(from\s+reviews\.evidence\.\w+\s+import|import\s+reviews\.evidence\.)", re.MULTILINE
+)
+_PRIVATE_NAME_IMPORT = re.compile(
+    r"^from\s+reviews\.evidence\S*\s+import\s+(\([^)]*\b_\w+[^)]*\)|[^\n(]*\b_\w+)", re.MULTILINE
+)
+
+
+def test_the_package_is_used_through_its_public_interface():
+    """Production code outside reviews/evidence/ imports from ``reviews.evidence`` only, and no
+    module (inside the package either) imports another's private names."""
+    root = Path(evidence.__file__).resolve().parents[2]
+    package = Path(evidence.__file__).resolve().parent
+    outside, private = [], []
+    for folder in ("reviews", "judging", "evalsite"):
+        for file in (root / folder).rglob("*.py"):
+            text = file.read_text(encoding="utf-8", errors="replace")
+            if package not in file.resolve().parents and _SUBMODULE_IMPORT.search(text):
+                outside.append(os.fspath(file.relative_to(root)))
+            if _PRIVATE_NAME_IMPORT.search(text):
+                private.append(os.fspath(file.relative_to(root)))
+    assert outside == [] and private == []
+    assert _PRIVATE_NAME_IMPORT.search("from reviews.evidence.images import (\n    _oriented,\n)")

@@ -22,8 +22,9 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 
-from reviews import bad_evidence, demo_evidence
+from reviews.demo import documents as demo_evidence
 from reviews.services.imports import ImportFailed, import_file
+from tests import bad_evidence
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXAMPLES = DATA / "examples"

@@ -16,7 +16,7 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from reviews import demo_evidence
+from reviews.demo import documents as demo_evidence
 from reviews.models import (
     Authority,
     Document,

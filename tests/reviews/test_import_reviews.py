@@ -20,8 +20,8 @@ from django.apps import apps
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from reviews import demo_evidence
-from reviews.demo_files import demo_cases, write_demo_reviews
+from reviews.demo import documents as demo_evidence
+from reviews.demo.files import demo_cases, write_demo_reviews
 from reviews.models import (
     Authority,
     Claim,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from reviews import demo_evidence
-from reviews.demo_files import STATEMENT_FILE, statement_case
+from reviews.demo import documents as demo_evidence
+from reviews.demo.files import STATEMENT_FILE, statement_case
 from reviews.formats.canonical import rows_sha256
 from reviews.formats.reference import iter_reference_csv, parse_reference_json
 from reviews.formats.review_file import parse_review_json

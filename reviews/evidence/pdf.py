@@ -1,15 +1,16 @@
-"""The PDF backend: the only module in Evalsite that imports PyMuPDF.
+"""The PDF backend: the only module in Evalsite that imports PyMuPDF (a test enforces it).
 
-PyMuPDF is AGPL, so it stays behind this small interface; another renderer (pdfium, poppler)
+PyMuPDF is AGPL, so it stays behind this small interface; another backend (pdfium, poppler)
 could replace this file without touching callers. Everything here speaks plain Python types:
 
-* ``pdf_info(source)`` -> :class:`PdfInfo` (page count, encryption, page sizes in points)
-* ``render_pixels(source, page, dpi=...)`` -> :class:`Pixels` (raw 8-bit RGB)
-* ``render_page(source, page, dpi=..., fmt="png"|"webp")`` -> encoded bytes
-* ``page_size(source, page)`` / ``page_words(source, page)`` / ``search_quote(source, page, q)``
-* ``mupdf_png(source, page, dpi=...)``: PyMuPDF's own render + PNG (the benchmark reference)
-* ``build_pdf(pages)`` / ``text_bbox(op)`` / ``text_width(...)`` / ``encrypt_pdf(data, ...)``
-  for demo and test PDFs
+* reading: ``pdf_info(source)`` -> :class:`PdfInfo`, ``page_size``, ``page_words``,
+  ``search_quote``
+* rendering: ``render_pixels(source, page, dpi=...)`` -> :class:`~reviews.evidence.encode.Pixels`
+  (raw RGB; :mod:`reviews.evidence.encode` turns it into PNG/WebP), ``mupdf_png`` (PyMuPDF's own
+  render + PNG, the benchmark reference), ``svg_to_png`` (the dashboards' chart downloads)
+* writing: ``build_pdf(pages)`` from drawing operations, ``text_bbox``/``text_width`` (font
+  metrics) and ``encrypt_pdf``: the primitives the demo data and the tests draw their PDFs with
+  (the documents themselves are built in ``reviews/demo/`` and ``tests/``)
 
 Failures raise ``RendererError`` subclasses: PdfOpenError, PdfPasswordError, PdfPageError (a
 missing file raises the builtin FileNotFoundError).
@@ -17,10 +18,7 @@ missing file raises the builtin FileNotFoundError).
 ``source`` is PDF bytes or a filesystem path (opened as PDF whatever its extension). Pages are
 1-based. Coordinates are PDF points (1/72 inch) with the origin at the top-left of the page *as
 displayed*: the CropBox is the page, and /Rotate is applied, so a box lines up with the image
-that ``render_*`` produces (pixel = point * dpi / 72).
-
-``encode_rgb`` (PNG/WebP encoding of raw pixels) uses zlib/Pillow only, no PyMuPDF; it
-lives here because the pixels come from here, and evidence.py reuses it for raster images.
+that ``render_pixels`` produces (pixel = point * dpi / 72).
 
 MuPDF is not thread-safe, so every PyMuPDF call runs under one process-wide lock. Pixels are
 copied out of MuPDF before the lock is released, and encoding runs outside the lock.
@@ -30,14 +28,13 @@ from __future__ import annotations
 
 import math
 import os
-import struct
 import threading
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from io import BytesIO
 
 import pymupdf
+
+from reviews.evidence.encode import Pixels
 
 Source = bytes | bytearray | memoryview | str | os.PathLike
 BBox = tuple[float, float, float, float]
@@ -71,16 +68,6 @@ class PdfInfo:
     needs_password: bool  # ...and cannot be read without one
     repaired: bool  # MuPDF had to reconstruct a damaged file to open it
     page_sizes: tuple[tuple[float, float], ...]  # (width, height) in points; () if locked
-
-
-@dataclass(frozen=True, slots=True)
-class Pixels:
-    """Packed 8-bit RGB pixels, ``stride`` bytes per row (stride >= 3 * width)."""
-
-    width: int
-    height: int
-    stride: int
-    samples: bytes | memoryview
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,13 +220,6 @@ def render_pixels(
             doc.close()
 
 
-def render_page(
-    source: Source, page: int, *, dpi: float, fmt: str = "png", max_pixels: int | None = None
-) -> bytes:
-    """Render ``page`` at ``dpi`` and encode it as PNG or WebP (see :func:`encode_rgb`)."""
-    return encode_rgb(render_pixels(source, page, dpi=dpi, max_pixels=max_pixels), fmt)
-
-
 def mupdf_png(source: Source, page: int, *, dpi: float) -> bytes:
     """PyMuPDF's own ``get_pixmap(dpi=...)`` + ``tobytes("png")``: the benchmark reference."""
     with _LOCK:
@@ -250,76 +230,19 @@ def mupdf_png(source: Source, page: int, *, dpi: float) -> bytes:
             doc.close()
 
 
-# --------------------------------------------------------------------------------------------
-# Encoding (no PyMuPDF below this line until the generation helpers)
-#
-# Measured here on a 150-dpi statement page (1275 x 1650 RGB, 6.3 MB raw), median ms:
-#   get_pixmap .......................................  5-7
-#   MuPDF pix.tobytes("png") .........................  86   320 KB
-#   Pillow PNG compress_level=1 / 0 ..................  70 / 51   359 KB / 6.3 MB
-#   Pillow WebP lossy q80 method 0 / method 4 ........  61 / 207  241 KB / 189 KB
-#   Pillow WebP lossless method 0 ....................  70   334 KB
-#   zlib PNG, filter None, level 1 ...................  30   343 KB   <- chosen for "png"
-#   zlib PNG, filter Up/Sub (numpy), level 1 .........  32-34  383 KB
-#   zlib PNG, filter None, level 6 ...................  73   320 KB
-# So PNG encoding dominates and MuPDF's encoder (zlib's default level with per-row filtering)
-# is the slow part. Documents are mostly flat white runs that deflate well unfiltered, so
-# filter None + zlib level 1 is ~3x faster than MuPDF's PNG for ~7% more bytes: a first render
-# costs about half of PyMuPDF's own render+PNG. WebP (lossy, quality 90, method 0) is offered
-# for smaller transfers; it is not faster and blurs thin coloured text slightly.
-
-PNG_ZLIB_LEVEL = 1
-WEBP_QUALITY = 90
-WEBP_MAX_SIDE = 16383
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _png_chunk(tag: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-
-def encode_rgb(pixels: Pixels, fmt: str = "png") -> bytes:
-    """Encode packed RGB pixels as ``"png"`` (lossless, fast) or ``"webp"`` (lossy, smaller)."""
-    w, h, stride = pixels.width, pixels.height, pixels.stride
-    if w <= 0 or h <= 0:
-        raise ValueError("empty image")
-    if len(pixels.samples) < stride * h or stride < 3 * w:
-        raise ValueError("pixel buffer too small for its size")
-    if fmt == "png":
-        # Rows go to zlib in blocks of 64, each row prefixed by its filter byte 0 (None):
-        # no full-size temporary copy, and few enough calls that Python overhead is nil.
-        samples = memoryview(pixels.samples).cast("B")
-        deflate = zlib.compressobj(PNG_ZLIB_LEVEL)
-        parts, row_bytes, nul = [], 3 * w, b"\x00"
-        for first in range(0, h, 64):
-            rows = range(first, min(h, first + 64))
-            block = nul + nul.join(samples[y * stride : y * stride + row_bytes] for y in rows)
-            parts.append(deflate.compress(block))
-        parts.append(deflate.flush())
-        idat = b"".join(parts)
-        header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
-        return b"".join(
-            (
-                _PNG_SIGNATURE,
-                _png_chunk(b"IHDR", header),
-                _png_chunk(b"IDAT", idat),
-                _png_chunk(b"IEND", b""),
-            )
-        )
-    if fmt == "webp":
-        from PIL import Image
-
-        image = Image.frombuffer("RGB", (w, h), bytes(pixels.samples), "raw", "RGB", stride, 1)
-        if max(w, h) > WEBP_MAX_SIDE:  # the format's limit; boxes scale by image width anyway
-            image.thumbnail((WEBP_MAX_SIDE, WEBP_MAX_SIDE))
-        out = BytesIO()
-        image.save(out, "WEBP", quality=WEBP_QUALITY, method=0)
-        return out.getvalue()
-    raise ValueError(f"unsupported format {fmt!r} (png or webp)")
+def svg_to_png(svg: bytes, *, scale: float = 2.0) -> bytes:
+    """Rasterise an SVG chart (for the dashboards' PNG downloads)."""
+    with _LOCK:
+        doc = pymupdf.open(stream=svg, filetype="svg")
+        try:
+            pix = doc[0].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+            return pix.tobytes("png")
+        finally:
+            doc.close()
 
 
 # --------------------------------------------------------------------------------------------
-# Generation helpers (demo data and tests)
+# Writing (the primitives demo data and tests draw their PDFs with)
 
 FONTS = {"helv", "hebo", "heit", "cour", "cobo", "tiro", "tibo"}  # PDF base-14 fonts
 
@@ -454,16 +377,5 @@ def encrypt_pdf(data: bytes, *, user_password: str, owner_password: str | None =
                 owner_pw=owner_password or user_password + "-owner",
                 permissions=int(pymupdf.PDF_PERM_PRINT | pymupdf.PDF_PERM_COPY),
             )
-        finally:
-            doc.close()
-
-
-def svg_to_png(svg: bytes, *, scale: float = 2.0) -> bytes:
-    """Rasterise an SVG chart (for the dashboards' PNG downloads)."""
-    with _LOCK:
-        doc = pymupdf.open(stream=svg, filetype="svg")
-        try:
-            pix = doc[0].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
-            return pix.tobytes("png")
         finally:
             doc.close()

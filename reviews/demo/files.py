@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviews import demo_evidence as evidence
+from reviews.demo import documents
 
 STATEMENT_FILE = "statement-march.pdf"
 RECEIPT_FILE = "receipt-blue-heron.png"
 
 
 def _cite(document: str, field: str, value, provider: str, confidence: float, *, bbox=True):
-    citation = evidence.citation(document, field)
+    citation = documents.citation(document, field)
     artifact = f"{document}-p{citation.page}"
     candidate = {
         "provider": provider,
@@ -32,7 +32,7 @@ def _cite(document: str, field: str, value, provider: str, confidence: float, *,
 
 
 def _claim(document: str, field: str, path: str, value, providers=("openai", "claude")):
-    citation = evidence.citation(document, field)
+    citation = documents.citation(document, field)
     return {
         "path": path,
         "expected_value": value,
@@ -72,9 +72,9 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
         ],
         "sources": _statement_sources(),
         "claims": [
-            _claim("statement", "account_holder", "$.holder", evidence.HOLDER),
-            _claim("statement", "account_number", "$.account", evidence.ACCOUNT),
-            _claim("statement", "currency", "$.currency", evidence.CURRENCY),
+            _claim("statement", "account_holder", "$.holder", documents.HOLDER),
+            _claim("statement", "account_number", "$.account", documents.ACCOUNT),
+            _claim("statement", "currency", "$.currency", documents.CURRENCY),
         ],
         "review_items": [
             {
@@ -87,7 +87,7 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
                     _cite(
                         "statement",
                         "closing_balance",
-                        evidence.money(evidence.CLOSING),
+                        documents.money(documents.CLOSING),
                         "openai",
                         0.88,
                     ),
@@ -104,7 +104,11 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
                 "note": None,
                 "candidates": [
                     _cite(
-                        "statement", "total_due", evidence.money(evidence.TOTAL_DUE), "claude", 0.81
+                        "statement",
+                        "total_due",
+                        documents.money(documents.TOTAL_DUE),
+                        "claude",
+                        0.81,
                     ),
                     _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
                 ],
@@ -116,7 +120,7 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
                 "value": None,
                 "note": None,
                 "candidates": [
-                    _cite("statement", "statement_period", evidence.PERIOD, "openai", 0.72),
+                    _cite("statement", "statement_period", documents.PERIOD, "openai", 0.72),
                 ],
             },
         ],
@@ -147,7 +151,7 @@ def receipt_case(case_id: str) -> dict:
                 "note": None,
                 "candidates": [
                     _cite(
-                        "receipt", "total", evidence.money(evidence.RECEIPT_TOTAL), "openai", 0.9
+                        "receipt", "total", documents.money(documents.RECEIPT_TOTAL), "openai", 0.9
                     ),
                     _cite("receipt", "total", "28.40", "claude", 0.55),
                 ],
@@ -179,8 +183,8 @@ def demo_cases() -> list[dict]:
 def write_demo_reviews(folder: Path) -> Path:
     """Write evidence and `demo.reviews.jsonl` into `folder`; returns the JSONL path."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / STATEMENT_FILE).write_bytes(evidence.statement_pdf())
-    (folder / RECEIPT_FILE).write_bytes(evidence.receipt_png())
+    (folder / STATEMENT_FILE).write_bytes(documents.statement_pdf())
+    (folder / RECEIPT_FILE).write_bytes(documents.receipt_png())
     target = folder / "demo.reviews.jsonl"
     with target.open("w", encoding="utf-8") as handle:
         for case in demo_cases():

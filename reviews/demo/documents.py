@@ -1,13 +1,13 @@
 """Deterministic evidence files for the demo loader and the tests.
 
-* :func:`statement_pdf` - a 3-page bank statement (PDF, drawn with the renderer's helpers)
+* :func:`statement_pdf` - a 3-page bank statement (PDF, drawn with the evidence package's PDF primitives)
 * :func:`receipt_png` - a café receipt (PNG, drawn with Pillow's built-in font)
 * :func:`statement_citations` / :func:`receipt_citations` / :func:`citations` - where the key
   strings are (page, quote, bbox) so demo review files can cite them. Boxes come from the
   layout itself (font metrics), not from searching the output, so tests comparing them with
-  ``evidence_text.locate_quote`` check something real. Statement boxes are PDF points, receipt boxes
+  ``reviews.evidence.locate_quote`` check something real. Statement boxes are PDF points, receipt boxes
   are pixels; both have the origin at the top-left.
-* bad inputs for tests live beside it, in ``reviews/bad_evidence.py``.
+* bad inputs for tests live in ``tests/bad_evidence.py``.
 
 Same code + same library versions => same bytes (no clocks, no randomness).
 """
@@ -20,8 +20,7 @@ from decimal import Decimal
 from io import BytesIO
 from typing import Literal
 
-from reviews.services import renderer
-from reviews.services.renderer import DrawBox, DrawLine, DrawText
+from reviews.evidence import DrawBox, DrawLine, DrawText, build_pdf, text_bbox, text_width
 
 BBox = tuple[float, float, float, float]
 
@@ -73,7 +72,7 @@ def _union(*boxes: BBox) -> BBox:
 
 def _right(x_right: float, y: float, text: str, size: float = 9.0, font: str = "helv") -> DrawText:
     """Text right-aligned at ``x_right`` (amount columns)."""
-    w = renderer.text_width(text, size=size, font=font)
+    w = text_width(text, size=size, font=font)
     return DrawText(x_right - w, y, text, size=size, font=font)
 
 
@@ -135,9 +134,7 @@ def _statement_layout() -> tuple[tuple[tuple, ...], tuple[Citation, ...]]:
     size = (PAGE_W, PAGE_H)
 
     def cite(field: str, page: int, quote: str, *ops: DrawText) -> None:
-        cites.append(
-            Citation(field, page, quote, _union(*(renderer.text_bbox(o) for o in ops)), "pt", size)
-        )
+        cites.append(Citation(field, page, quote, _union(*(text_bbox(o) for o in ops)), "pt", size))
 
     # Page 1: who, which account, which period.
     p1 = _header(1)
@@ -271,7 +268,7 @@ def _statement_layout() -> tuple[tuple[tuple, ...], tuple[Citation, ...]]:
 def statement_pdf() -> bytes:
     """A 3-page business bank statement for Northwind Traders Ltd, account NW-004512."""
     pages, _ = _statement_layout()
-    return renderer.build_pdf(
+    return build_pdf(
         pages,
         page_size=(PAGE_W, PAGE_H),
         title="Statement NW-004512 March 2024",

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from reviews.demo_files import write_demo_reviews
+from reviews.demo.files import write_demo_reviews
 from reviews.models import Role
 from reviews.services.imports import import_file
 from reviews.services.projects import membership_add, project_create

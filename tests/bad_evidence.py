@@ -10,8 +10,8 @@ import math
 import struct
 import zlib
 
-from reviews import demo_evidence
-from reviews.services import renderer
+from reviews.demo import documents
+from reviews.evidence import DrawText, build_pdf, encrypt_pdf
 
 
 def zero_page_pdf() -> bytes:
@@ -40,13 +40,13 @@ def zero_page_pdf() -> bytes:
 
 def encrypted_pdf(password: str = "open-sesame") -> bytes:  # noqa: S107 - test data
     """A one-page PDF that needs ``password`` to open (AES-256)."""
-    plain = renderer.build_pdf([[renderer.DrawText(72, 72, "Confidential statement", size=12)]])
-    return renderer.encrypt_pdf(plain, user_password=password)
+    plain = build_pdf([[DrawText(72, 72, "Confidential statement", size=12)]])
+    return encrypt_pdf(plain, user_password=password)
 
 
 def truncated_png() -> bytes:
     """The receipt cut in half: a valid header, then the pixel data stops."""
-    data = demo_evidence.receipt_png()
+    data = documents.receipt_png()
     return data[: len(data) // 2]
 
 

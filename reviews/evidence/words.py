@@ -1,25 +1,40 @@
-"""Words on an evidence page and where a cited quote is, for highlights and click-to-copy."""
+"""Words on an evidence page and where a cited quote is, for highlights and click-a-word.
+
+Coordinates: points (1/72 inch), origin top-left of the page as displayed (CropBox, /Rotate
+applied), boxes ``[x0, y0, x1, y1]``. Image pages measure in pixels, so the browser's formula
+is the same for both: ``scale = rendered_image_width / page_width``.
+"""
 
 from __future__ import annotations
 
 import os
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from reviews.services import renderer
-from reviews.services.evidence import _open_image, _oriented, _sniff_file
-from reviews.services.evidence_types import BBox, EvidenceError, Word, _pdf_error
+from reviews.evidence import pdf
+from reviews.evidence.errors import from_pdf_error
+from reviews.evidence.identify import sniff_file
+from reviews.evidence.images import image_page_size
 
-# ---------------------------------------------------------------------------------------------
-# Words and quotes
+BBox = list[float]
 
 
-def _kind_of(source_path: str | os.PathLike, name: object) -> str:
-    fmt = _sniff_file(Path(source_path))
-    if fmt is None:
-        raise EvidenceError(name, "is not a PDF or a supported image", code="unknown_type")
-    return fmt
+@dataclass(frozen=True, slots=True)
+class Word:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+    @property
+    def bbox(self) -> BBox:
+        return [self.x0, self.y0, self.x1, self.y1]
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "bbox": [round(v, 2) for v in self.bbox]}
 
 
 def page_size(
@@ -27,31 +42,24 @@ def page_size(
 ) -> tuple[float, float]:
     """(width, height) of ``page`` in points (images: pixels after EXIF orientation)."""
     label = name or Path(source_path).name
-    fmt = _kind_of(source_path, label)
-    if fmt == "PDF":
-        try:
-            return renderer.page_size(source_path, page)
-        except renderer.RendererError as exc:
-            raise _pdf_error(label, exc) from exc
-    with _open_image(source_path, label, fmt) as image:
-        frames = int(getattr(image, "n_frames", 1) or 1) if fmt == "TIFF" else 1
-        if not 1 <= page <= frames:
-            raise EvidenceError(label, f"has no page {page} (it has {frames})", code="no_such_page")
-        if page > 1:
-            image.seek(page - 1)
-        w, h = _oriented(image, *image.size)
-        return float(w), float(h)
+    fmt = sniff_file(source_path, label)
+    if fmt != "PDF":
+        return image_page_size(source_path, label, fmt, page)
+    try:
+        return pdf.page_size(source_path, page)
+    except pdf.RendererError as exc:
+        raise from_pdf_error(label, exc) from exc
 
 
 def page_words(source_path: str | os.PathLike, page: int, *, name: str | None = None) -> list[Word]:
     """Words on ``page`` in content order with boxes in points; [] for images (no OCR here)."""
     label = name or Path(source_path).name
-    if _kind_of(source_path, label) != "PDF":
+    if sniff_file(source_path, label) != "PDF":
         return []
     try:
-        words = renderer.page_words(source_path, page)
-    except renderer.RendererError as exc:
-        raise _pdf_error(label, exc) from exc
+        words = pdf.page_words(source_path, page)
+    except pdf.RendererError as exc:
+        raise from_pdf_error(label, exc) from exc
     return [Word(x0, y0, x1, y1, text) for x0, y0, x1, y1, text in words]
 
 
@@ -98,12 +106,12 @@ def locate_quote(
     text = normalize_quote(quote)
     if not text or len(text) > MAX_QUOTE_CHARS:
         return []
-    if _kind_of(source_path, label) != "PDF":
+    if sniff_file(source_path, label) != "PDF":
         return []
     try:
-        hits = renderer.search_quote(source_path, page, text)
-    except renderer.RendererError as exc:
-        raise _pdf_error(label, exc) from exc
+        hits = pdf.search_quote(source_path, page, text)
+    except pdf.RendererError as exc:
+        raise from_pdf_error(label, exc) from exc
     if not hits:
         hits = _match_words(page_words(source_path, page, name=label), text)
     return [[round(v, 2) for v in box] for box in hits]
