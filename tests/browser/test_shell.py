@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from reviews.demo import DEMO_USERS
+from reviews.demo.load import DEMO_USERS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from reviews.demo import DEMO_USERS
+from reviews.demo.load import DEMO_USERS
 from reviews.models import Item, Membership, Project
 
 pytestmark = pytest.mark.django_db

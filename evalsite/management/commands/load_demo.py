@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from judging.demo import demo_judging_load
-from reviews.demo import DEMO_USERS, demo_load
+from reviews.demo.load import DEMO_USERS, demo_load
 from reviews.models import Project
 
 
