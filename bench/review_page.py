@@ -8,7 +8,7 @@ them). Only the item being reviewed has questions, candidates with citations and
 Per size, the median of ``--repeats`` (30) server-side runs through Django's test ``Client``
 (middleware, session, access checks, template, no network):
   * review page: GET of the rater's review page; and its SQL query count;
-  * next item: GET ``review/next/`` by a rater with nothing in progress (claims an item, 302),
+  * next item: POST ``review/next/`` by a rater with nothing in progress (claims an item, 302),
     and ``claim_next`` called directly;
   * save an answer: POST of one answer (htmx autosave; a new Answer row each time), and
     ``answer_record`` called directly;
@@ -243,7 +243,7 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
         next_clients.append(c)
 
     def next_view(i):
-        response = next_clients[i].get(next_url)
+        response = next_clients[i].post(next_url)
         assert response.status_code == 302 and "/review/" in response.url, response
 
     results["next_ms"] = _median_ms(next_view, repeats)

@@ -4,12 +4,15 @@ from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.views.decorators.http import require_safe
 
 
+@require_safe
 def home(request):
     return redirect("project_list")
 
 
+@require_safe
 @login_not_required
 def healthz(request):
     with connection.cursor() as cursor:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from judging import charts
 from judging.charts import trusted_svg
@@ -61,6 +61,7 @@ def _with_charts(criterion: dict) -> dict:
     return criterion
 
 
+@require_safe
 def project_dashboard(request, slug):
     context = snapshot_context(request, slug, what="dashboard")
     payload = context["payload"]
@@ -89,6 +90,7 @@ def _criterion(payload: dict, name: str, version: str | None) -> dict:
     return latest[-1]
 
 
+@require_safe
 def criterion_page(request, slug, name):
     context = snapshot_context(request, slug, what=f"criterion {name}")
     payload = context["payload"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from judging import charts
 from judging.charts import trusted_svg
@@ -28,6 +28,7 @@ def _rows(project, payload) -> tuple[list[dict], dict[int, list[str]]]:
     return [r for r in rows if r["item_pk"]], slices_of
 
 
+@require_safe
 def disagreement_list(request, slug):
     context = snapshot_context(request, slug, what="disagreements")
     payload = context["payload"]
@@ -107,6 +108,7 @@ def disagreement_tag(request, slug, item_pk):
     )
 
 
+@require_safe
 def failure_analysis(request, slug):
     context = snapshot_context(request, slug, what="failure analysis")
     payload = context["payload"]

@@ -9,6 +9,7 @@ import json
 import re
 
 from django.http import Http404, HttpResponse
+from django.views.decorators.http import require_safe
 
 from judging import charts
 from judging.services.agreement_markdown import render_markdown
@@ -67,6 +68,7 @@ def _markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+@require_safe
 def dashboard_report(request, slug, fmt):
     context = snapshot_context(request, slug, what=f"report download ({fmt})")
     payload = context["payload"]
@@ -111,6 +113,7 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
     raise Http404("No such chart.")
 
 
+@require_safe
 def dashboard_chart(request, slug, kind, name, fmt):
     context = snapshot_context(request, slug, what=f"chart {kind} {name}")
     if not context["payload"]:

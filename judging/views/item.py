@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from judging.models import Criterion, ItemSplit, Split, Verdict
 from judging.services.failures import buckets_for, current_tags
@@ -60,6 +61,7 @@ def _majority(samples) -> str | None:
     return ranked[0][0]
 
 
+@require_safe
 def dashboard_item(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=READERS)
     split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()

@@ -1,11 +1,13 @@
 """Dashboards across projects: each project's latest release decisions, at a glance."""
 
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from judging.services.dashboard import latest_snapshot
 from reviews.models import Membership, Role
 
 
+@require_safe
 def dashboards(request):
     memberships = (
         Membership.objects.filter(

@@ -1,8 +1,11 @@
-"""My queue: what waits for me in each project, and "Start" to claim the next item."""
+"""My queue: what waits for me in each project, and "Start" to claim the next item.
+
+Claiming is a POST: a crawler or a link preview following a URL must never reserve work.
+"""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
@@ -14,7 +17,7 @@ def my_queue(request):
     return render(request, "reviews/my_queue.html", {"queues": queue_summary(rater=request.user)})
 
 
-@require_safe
+@require_POST
 def review_next(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.RATER])
     assignment = claim_next(rater=request.user, project=access.project)

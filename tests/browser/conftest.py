@@ -34,3 +34,15 @@ def login(page, live_server):
         page.wait_for_load_state()
 
     return log_in
+
+
+@pytest.fixture
+def start_review(page, live_server):
+    """Open My queue and press the project's Start (claiming the next item is a POST)."""
+
+    def start(slug: str):
+        page.goto(f"{live_server.url}/queue/")
+        page.locator(f"tr[data-project='{slug}']").get_by_role("button").click()
+        page.wait_for_load_state()
+
+    return start

@@ -14,9 +14,9 @@ from tests.factories import PASSWORD, member
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _rate(page, live_server, login, username, first_key, slug):
+def _rate(page, start_review, login, username, first_key, slug):
     login(username, PASSWORD)
-    page.goto(f"{live_server.url}/p/{slug}/review/next/")
+    start_review(slug)
     questions = page.locator("#questions > li.question")
     for index, key in enumerate([first_key, "1", "1"]):
         if index:
@@ -29,7 +29,7 @@ def _rate(page, live_server, login, username, first_key, slug):
 
 
 def test_disagreement_to_signed_verified_export(
-    page, live_server, login, screenshot, tmp_path, capsys
+    page, live_server, login, screenshot, tmp_path, capsys, start_review
 ):
     project = Project.objects.create(slug="flow", name="Flow", overlap=2)
     folder = tmp_path / "in"
@@ -43,8 +43,8 @@ def test_disagreement_to_signed_verified_export(
     member(project, Role.APPROVER, username="appr")
     page.set_viewport_size({"width": 1280, "height": 800})
 
-    _rate(page, live_server, login, "r1", "1", project.slug)  # closing balance 12,480.55
-    _rate(page, live_server, login, "r2", "2", project.slug)  # closing balance 12,840.55
+    _rate(page, start_review, login, "r1", "1", project.slug)  # closing balance 12,480.55
+    _rate(page, start_review, login, "r2", "2", project.slug)  # closing balance 12,840.55
     item = project.items.get()
     assert item.status == ItemStatus.ADJUDICATION
 

@@ -30,11 +30,13 @@ def _saved(page, question_li):
     expect(question_li.locator(".save-state")).to_have_text("Saved", timeout=5000)
 
 
-def test_keyboard_only_review_of_a_pdf_item(page, live_server, login, screenshot, review_project):
+def test_keyboard_only_review_of_a_pdf_item(
+    page, live_server, login, screenshot, review_project, start_review
+):
     rater = member(review_project, Role.RATER, username="kbd")
     page.set_viewport_size({"width": 1280, "height": 800})
     login("kbd", PASSWORD)
-    page.goto(f"{live_server.url}/p/{review_project.slug}/review/next/")
+    start_review(review_project.slug)
     expect(page.get_by_role("heading", name="statement-0001")).to_be_visible()
     expect(page.locator("#page-label")).to_have_text("1 / 3")
     questions = page.locator("#questions > li.question")
@@ -97,7 +99,7 @@ def test_mouse_review_of_an_image_item(page, live_server, login, screenshot, rev
     page.set_viewport_size({"width": 1280, "height": 800})
     login("mouse", PASSWORD)
     page.goto(f"{live_server.url}/queue/")
-    page.get_by_role("link", name="Start").click()
+    page.get_by_role("button", name="Start").click()
     expect(page.get_by_role("heading", name="receipt-0001")).to_be_visible()
     expect(page.locator("#page-image")).to_have_js_property("naturalWidth", 480)
     total = page.locator("#questions > li.question").nth(0)
