@@ -55,7 +55,8 @@ def _holds_a_place(now) -> Q:
     )
 
 
-def _holding_count(now):
+def holding_count(now):
+    """Per item (as a subquery on OuterRef("pk")): the assignments holding one of its places."""
     return Coalesce(
         Subquery(
             Assignment.objects.filter(_holds_a_place(now), item=OuterRef("pk"))
@@ -75,7 +76,7 @@ def available_items(*, rater, project: Project, now=None):
     return (
         Item.objects.filter(project=project, status=ItemStatus.OPEN)
         .exclude(pk__in=mine.values("item_id"))
-        .alias(holding=_holding_count(now))  # filter only: not selected, so computed once per row
+        .alias(holding=holding_count(now))  # filter only: not selected, so computed once per row
         .filter(holding__lt=Coalesce("overlap", Value(project.overlap)))
     )
 

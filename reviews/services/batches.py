@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from reviews.models import (
     HOLDING_STATUSES,
@@ -25,12 +28,37 @@ from reviews.models import (
     Membership,
     Role,
 )
+from reviews.services.assignment import holding_count
 
 SELECTIONS = ("slice", "count", "sample")
 
 
-def _chosen_items(project, *, selection: str, slice_name: str, count: int, seed: int | None):
-    open_items = Item.objects.filter(project=project, status=ItemStatus.OPEN).order_by("id")
+def _placeable(project, raters):
+    """Open items where one of `raters` can take a free place: the item has fewer holders than
+    its overlap and at least one of them has never held, answered or skipped it. An item no batch
+    rater can take is left out (it stays in the pull queue), so no batch lists an item that
+    none of its raters will ever see."""
+    now = timezone.now()
+    taken_by_all = (
+        Assignment.objects.filter(item=OuterRef("pk"), rater__in=raters)
+        .exclude(status=AssignmentStatus.EXPIRED)
+        .values("item")
+        .annotate(n=Count("rater", distinct=True))
+        .values("n")[:1]
+    )
+    return (
+        Item.objects.filter(project=project, status=ItemStatus.OPEN)
+        .alias(
+            holding=holding_count(now),
+            taken=Coalesce(Subquery(taken_by_all, output_field=IntegerField()), Value(0)),
+        )
+        .filter(holding__lt=Coalesce("overlap", Value(project.overlap)), taken__lt=len(raters))
+        .order_by("id")
+    )
+
+
+def _chosen_items(project, raters, *, selection: str, slice_name: str, count: int, seed):
+    open_items = _placeable(project, raters)
     if selection == "slice":
         if not slice_name:
             raise ValidationError("Choose a slice.")
@@ -61,7 +89,13 @@ def batch_create(
     seed: int | None = None,
     overlap: int | None = None,
 ) -> AssignmentBatch:
-    """Assign the chosen open items to `raters`, each item to `overlap` of them, round robin."""
+    """Assign the chosen open items to `raters`, each item to `overlap` of them, round robin.
+
+    The overlap is the number of answers an item needs before it resolves, so it is set only on
+    items nobody was assigned yet: an item already claimed or answered keeps the overlap its
+    raters were assigned under (lowering it would strand the submitted answers, which were
+    counted against the old number and never re-checked), and the batch fills its free places.
+    """
     if selection not in SELECTIONS:
         raise ValidationError(f"Choose how to select items: {', '.join(SELECTIONS)}.")
     rater_ids = set(
@@ -73,10 +107,14 @@ def batch_create(
         raise ValidationError("Every chosen person must be a rater in this project.")
     if overlap is not None and overlap < 1:
         raise ValidationError("Overlap must be at least 1.")
+    if overlap is not None and overlap > len(raters):
+        raise ValidationError(
+            f"Overlap {overlap} needs at least {overlap} raters in the batch ({len(raters)} chosen)."
+        )
     if selection == "sample" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # recorded, so the draw can be repeated
     items = _chosen_items(
-        project, selection=selection, slice_name=slice_name, count=count, seed=seed
+        project, raters, selection=selection, slice_name=slice_name, count=count, seed=seed
     )
     # Lock the chosen items like a claim does, so a claim running now cannot take a place this
     # batch is about to fill (the holding count in `_assign` is read under the lock).
@@ -93,14 +131,21 @@ def batch_create(
         selection={"how": selection, "slice": slice_name, "count": count, "seed": seed},
     )
     ordered = sorted(raters, key=lambda r: r.pk)
+    started = set(
+        Assignment.objects.filter(item__in=items)
+        .exclude(status__in=(AssignmentStatus.EXPIRED, AssignmentStatus.SKIPPED))
+        .values_list("item_id", flat=True)
+    )
     created = []
     for index, item in enumerate(items):
-        if overlap is not None and item.overlap != overlap:
+        if overlap is not None and item.overlap != overlap and item.pk not in started:
             item.overlap = overlap
             item.save(update_fields=["overlap", "updated_at"])
-        created += _assign(
-            item, ordered, start=index, batch=batch, limit=item.overlap or project.overlap
-        )
+        created += _assign(item, ordered, start=index, batch=batch, limit=item.effective_overlap)
+    kept = [item.external_id for item in items if item.pk in started]
+    if kept and overlap is not None:
+        batch.selection = {**batch.selection, "kept_overlap": kept}
+        batch.save(update_fields=["selection"])
     Assignment.objects.bulk_create(created)
     Event.objects.bulk_create(
         Event(
@@ -115,14 +160,14 @@ def batch_create(
 
 
 def _assign(item, raters, *, start: int, batch, limit: int) -> list[Assignment]:
-    holding = set(
-        Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).values_list(
-            "rater_id", flat=True
-        )
-    )
-    free = limit - len(holding)
+    """Fill the item's free places from `raters` in rotation, passing over anyone who holds,
+    answered or skipped it (as the pull queue does)."""
+    present = Assignment.objects.filter(item=item).exclude(status=AssignmentStatus.EXPIRED)
+    holding = present.filter(status__in=HOLDING_STATUSES).count()
+    seen = set(present.values_list("rater_id", flat=True))
+    free = limit - holding
     rotation = raters[start % len(raters) :] + raters[: start % len(raters)]
-    chosen = [r for r in rotation if r.pk not in holding][: max(0, free)]
+    chosen = [r for r in rotation if r.pk not in seen][: max(0, free)]
     return [
         Assignment(item=item, rater=r, batch=batch, status=AssignmentStatus.ASSIGNED)
         for r in chosen

@@ -45,8 +45,15 @@ def assignments(request, slug):
             messages.error(request, " ".join(error.messages))
         else:
             n = batch.assignments.count()
+            kept = batch.selection.get("kept_overlap", [])
+            note = (
+                f" {len(kept)} item{'s' * (len(kept) != 1)} already in progress kept the overlap"
+                " their raters were assigned under."
+                if kept
+                else ""
+            )
             messages.success(
-                request, f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created."
+                request, f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created.{note}"
             )
         return redirect("assignments", slug)
     return render(

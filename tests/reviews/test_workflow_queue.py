@@ -270,6 +270,72 @@ def test_batch_by_slice_with_an_overlap_override(project, items, raters):
     assert items[0].overlap is None
 
 
+def test_a_batch_with_a_lower_overlap_strands_nothing(project, review_item, rate):
+    """#11: overlap 2; rita submits s0; a batch (count 2, overlap 1, raters [raj])."""
+    project.overlap = 2
+    project.save()
+    s0 = review_item(project, {"$.total": ["1", "2"]}, external_id="s0")
+    s1 = review_item(project, {"$.total": ["3", "4"]}, external_id="s1")
+    rita = member(project, Role.RATER, username="rita")
+    raj = member(project, Role.RATER, username="raj")
+    claimed = claim_next(rater=rita, project=project)
+    assert claimed.item_id == s0.pk
+    rate(rita, s0, {"$.total": "1"}, assignment=claimed)
+    batch = batch_create(
+        actor=None,
+        project=project,
+        name="b",
+        raters=[raj],
+        selection="count",
+        count=2,
+        overlap=1,
+    )
+    s0.refresh_from_db()
+    s1.refresh_from_db()
+    # s0 was assigned under overlap 2: it still needs two answers, and raj holds the second place.
+    assert s0.effective_overlap == 2 and s1.effective_overlap == 1
+    assert sorted(batch.assignments.values_list("item_id", flat=True)) == [s0.pk, s1.pk]
+    assert batch.selection["kept_overlap"] == ["s0"]
+    assert queue_summary(rater=raj)[0]["waiting"] == 2  # raj is told both are waiting
+    for expected in (s0, s1):
+        held = claim_next(rater=raj, project=project)
+        assert held.item_id == expected.pk
+        rate(raj, expected, {"$.total": "1"}, assignment=held)
+        expected.refresh_from_db()
+        assert expected.status != ItemStatus.OPEN  # resolved (or sent to adjudication)
+    assert claim_next(rater=raj, project=project) is None
+
+
+def test_a_batch_leaves_out_items_none_of_its_raters_can_take(project, items, raters):
+    project.overlap = 2
+    project.save()
+    first = claim_next(rater=raters[0], project=project)
+    skipped = claim_next(rater=raters[1], project=project)
+    skip(rater=raters[1], assignment=skipped, reason="blurred")
+    assert {first.item_id, skipped.item_id} == {items[0].pk}
+    batch = batch_create(
+        actor=None, project=project, name="b", raters=raters[:2], selection="count", count=2
+    )
+    # items[0] is held by one and skipped by the other: neither can take its free place.
+    chosen = set(batch.assignments.values_list("item_id", flat=True))
+    assert chosen == {items[1].pk, items[2].pk}
+    assert claim_next(rater=raters[2], project=project).item_id == items[0].pk
+
+
+def test_a_batch_overlap_needs_as_many_raters(project, items, raters):
+    with pytest.raises(ValidationError, match="needs at least 2 raters"):
+        batch_create(
+            actor=None,
+            project=project,
+            name="b",
+            raters=[raters[0]],
+            selection="count",
+            count=1,
+            overlap=2,
+        )
+    assert not Assignment.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
