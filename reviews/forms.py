@@ -1,6 +1,7 @@
 from django import forms
 
-from reviews.models import ResolutionRule
+from reviews.models import Decision, Question, ResolutionRule, decisions_for
+from reviews.services.answers import AnswerInput
 
 
 class ProjectCreateForm(forms.Form):
@@ -10,3 +11,66 @@ class ProjectCreateForm(forms.Form):
     resolution_rule = forms.ChoiceField(
         choices=ResolutionRule.choices, initial=ResolutionRule.UNANIMOUS
     )
+
+
+class AnswerChoiceForm(forms.Form):
+    """One question's answer, as the rater's card and the adjudicator's panel both post it.
+
+    `choice` is what the radio buttons send: `claim:<pk>` (a candidate), `value` (the typed
+    `value`), `label:<name>`, `omit`, `A` / `B` / `tie`, or `unclear` (raters only). Cleaned data
+    gains `decision`, `chosen_claim` and `answer_value`; the services still check the rest.
+    """
+
+    choice = forms.CharField(
+        max_length=400, strip=False, error_messages={"required": "Choose an answer first."}
+    )
+    value = forms.CharField(required=False, max_length=10_000)
+    note = forms.CharField(required=False, max_length=10_000)
+    reason = forms.CharField(required=False, max_length=10_000)
+    expected_seq = forms.IntegerField(required=False, min_value=0)
+
+    def __init__(self, data, *, question: Question, adjudicator: bool = False):
+        super().__init__(data)
+        self.question = question
+        self.adjudicator = adjudicator
+
+    def clean(self):
+        cleaned = super().clean()
+        choice = cleaned.get("choice")
+        if choice is None:
+            return cleaned
+        decision, claim, value = self._parse(choice, cleaned.get("value", ""))
+        if decision not in decisions_for(self.question.kind, adjudicator=self.adjudicator):
+            raise forms.ValidationError("Choose an answer first.")
+        cleaned.update(decision=decision, chosen_claim=claim, answer_value=value)
+        return cleaned
+
+    def _parse(self, choice: str, typed: str):
+        prefix, _, rest = choice.partition(":")
+        if prefix == "claim" and rest.isdigit():
+            claim = self.question.candidates.filter(pk=int(rest)).first()
+            if claim is None:
+                raise forms.ValidationError("That candidate does not belong to this question.")
+            return Decision.SET, claim, claim.value
+        if choice == "value":
+            return Decision.SET, None, typed
+        if prefix == "label" and rest:
+            return Decision.LABEL, None, rest
+        return choice, None, None
+
+    def answer_input(self) -> AnswerInput:
+        """The rater's answer for `answer_record` (a chosen candidate is sent by id)."""
+        data = self.cleaned_data
+        claim = data["chosen_claim"]
+        return AnswerInput(
+            data["decision"],
+            value=None if claim else data["answer_value"],
+            chosen_claim_id=claim.pk if claim else None,
+            flagged=data["decision"] == Decision.UNCLEAR,
+            note=data["note"],
+        )
+
+    def error_text(self) -> str:
+        """The first error, for a one-line status or message."""
+        errors = self.errors.get("__all__") or next(iter(self.errors.values()), [""])
+        return str(errors[0])

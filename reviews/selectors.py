@@ -106,7 +106,7 @@ def rater_workspace(*, rater, item, blind: bool, pairwise_orders: dict) -> list[
         QuestionView(
             question=q,
             candidates=[
-                _candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)
+                candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)
             ],
             my_answer=mine.get(q.pk),
             options=[
@@ -117,7 +117,9 @@ def rater_workspace(*, rater, item, blind: bool, pairwise_orders: dict) -> list[
     ]
 
 
-def _candidate_view(claim: Claim, number: int, blind: bool) -> CandidateView:
+def candidate_view(claim: Claim, number: int, blind: bool) -> CandidateView:
+    """The one place a CandidateView is built (review screen and adjudication panel alike);
+    `claim.source.document` should be selected with it."""
     document = claim.source.document if claim.source else None
     return CandidateView(
         pk=claim.pk,

@@ -25,6 +25,7 @@ from reviews.models.workflow import (
     ImportJob,
     Resolution,
     ResolutionSource,
+    decisions_for,
 )
 
 __all__ = [
@@ -58,4 +59,5 @@ __all__ = [
     "ResolutionRule",
     "Role",
     "Slice",
+    "decisions_for",
 ]

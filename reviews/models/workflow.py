@@ -97,6 +97,21 @@ class Decision(models.TextChoices):
     UNCLEAR = "unclear", "Unclear"
 
 
+# The one list of what each kind of question can be answered with. `unclear` is a rater's flag
+# that the evidence does not decide, never an adjudicator's decision.
+_DECISIONS_BY_KIND = {
+    "field": (Decision.SET, Decision.OMIT, Decision.UNCLEAR),
+    "criterion": (Decision.LABEL, Decision.UNCLEAR),
+    "pairwise": (Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR),
+}
+
+
+def decisions_for(kind: str, *, adjudicator: bool = False) -> tuple[str, ...]:
+    """The decisions a rater (or, without `unclear`, an adjudicator) may give a `kind` question."""
+    allowed = _DECISIONS_BY_KIND[kind]
+    return tuple(d for d in allowed if d != Decision.UNCLEAR) if adjudicator else allowed
+
+
 class Answer(AppendOnlyModel):
     """A rater's answer to a question; every change is a new row with the next `seq`."""
 

@@ -20,8 +20,8 @@ from reviews.models import (
     Decision,
     Event,
     Question,
-    QuestionKind,
     QuestionStatus,
+    decisions_for,
 )
 from reviews.services.resolution import resolve_submitted_item
 
@@ -47,19 +47,12 @@ class AnswerInput:
     note: str = ""
 
 
-_DECISIONS_BY_KIND = {
-    QuestionKind.FIELD: {Decision.SET, Decision.OMIT, Decision.UNCLEAR},
-    QuestionKind.CRITERION: {Decision.LABEL, Decision.UNCLEAR},
-    QuestionKind.PAIRWISE: {Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR},
-}
-
-
 def latest_answer(*, question: Question, rater) -> Answer | None:
     return Answer.objects.filter(question=question, rater=rater).order_by("-seq").first()
 
 
 def _validated(question: Question, given: AnswerInput) -> AnswerInput:
-    if given.decision not in _DECISIONS_BY_KIND[question.kind]:
+    if given.decision not in decisions_for(question.kind):
         raise AnswerError(f"{given.decision!r} is not an answer to a {question.kind} question.")
     if given.decision in {Decision.OMIT, Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR}:
         return AnswerInput(given.decision, None, None, given.flagged, given.note.strip())

@@ -24,10 +24,10 @@ from reviews.models import (
     Item,
     ItemStatus,
     Question,
-    QuestionKind,
     QuestionStatus,
     Resolution,
     ResolutionRule,
+    decisions_for,
 )
 from reviews.services.normalise import comparable
 from reviews.signals import project_data_changed
@@ -35,14 +35,6 @@ from reviews.signals import project_data_changed
 
 class ResolutionError(Exception):
     """A decision that cannot be applied (user-facing reason)."""
-
-
-# What a decision on each kind of question can say (`unclear` is a rater's flag, not a decision).
-_DECISIONS_BY_KIND = {
-    QuestionKind.FIELD: {Decision.SET, Decision.OMIT},
-    QuestionKind.CRITERION: {Decision.LABEL},
-    QuestionKind.PAIRWISE: {Decision.A, Decision.B, Decision.TIE},
-}
 
 
 def _answer_key(answer: Answer):
@@ -173,7 +165,7 @@ def adjudicate(*, actor, question: Question, decision: str, value=None, reason: 
         raise ResolutionError("Give a reason for the decision.")
     if question.status == QuestionStatus.OPEN:
         raise ResolutionError("Raters have not finished this question yet.")
-    if decision not in _DECISIONS_BY_KIND[question.kind]:
+    if decision not in decisions_for(question.kind, adjudicator=True):
         raise ResolutionError("Choose a decision for this question.")
     if decision == Decision.SET and (value is None or value == ""):
         raise ResolutionError("Give the value, or decide to omit the field.")

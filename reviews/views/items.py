@@ -9,8 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import item_for_user, project_for_user
-from reviews.models import Decision, ItemStatus, Question, Role
-from reviews.selectors import CandidateView, answers_for_adjudication, items_page
+from reviews.forms import AnswerChoiceForm
+from reviews.models import ItemStatus, Question, Role
+from reviews.selectors import answers_for_adjudication, candidate_view, items_page
 from reviews.services.approval import (
     STATEMENT,
     ApprovalRefused,
@@ -60,17 +61,7 @@ def _question_panels(item, show_names: bool) -> list[dict]:
     panels = []
     for question in questions:
         candidates = [
-            CandidateView(
-                pk=c.pk,
-                number=n,
-                value=c.value,
-                providers=c.provider_label,
-                confidence=c.confidence,
-                page=c.page,
-                quote=c.quote,
-                bbox=c.bbox,
-                document_sha=c.source.document.sha256 if c.source else None,
-            )
+            candidate_view(c, n, blind=False)
             for n, c in enumerate(question.candidates.all(), start=1)
         ]
         panels.append(
@@ -108,34 +99,22 @@ def item_detail(request, slug, item_pk):
 def question_adjudicate(request, slug, item_pk, question_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.ADJUDICATOR])
     question = get_object_or_404(Question, pk=question_pk, item=item)
-    choice = request.POST.get("choice", "")
-    decision, value = _decision_from(question, choice, request.POST.get("value", "").strip())
+    form = AnswerChoiceForm(request.POST, question=question, adjudicator=True)
     try:
+        if not form.is_valid():
+            raise ResolutionError(form.error_text())
         adjudicate(
             actor=request.user,
             question=question,
-            decision=decision,
-            value=value,
-            reason=request.POST.get("reason", ""),
+            decision=form.cleaned_data["decision"],
+            value=form.cleaned_data["answer_value"],
+            reason=form.cleaned_data["reason"],
         )
     except ResolutionError as error:
         messages.error(request, f"{question.key}: {error}")
     else:
         messages.success(request, f"Decided {question.key}.")
     return redirect("item_detail", slug, item.pk)
-
-
-def _decision_from(question: Question, choice: str, typed: str):
-    if choice.startswith("claim:") and choice[6:].isdigit():
-        claim = question.candidates.filter(pk=int(choice[6:])).first()
-        return Decision.SET, claim.value if claim else None
-    if choice == "value":
-        return Decision.SET, typed
-    if choice.startswith("label:"):
-        return Decision.LABEL, choice[6:]
-    if choice in (Decision.OMIT, Decision.A, Decision.B, Decision.TIE):
-        return choice, None
-    return "", None
 
 
 @require_http_methods(["GET", "POST"])

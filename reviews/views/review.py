@@ -8,11 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import item_for_user
-from reviews.models import Decision, Question, QuestionKind, Role
+from reviews.forms import AnswerChoiceForm
+from reviews.models import Question, Role
 from reviews.selectors import rater_workspace
 from reviews.services.answers import (
     AnswerError,
-    AnswerInput,
     StaleAnswer,
     answer_record,
     assignment_submit,
@@ -59,26 +59,6 @@ def review_item(request, slug, item_pk):
     )
 
 
-def _parse_answer(question: Question, data) -> AnswerInput:
-    """Map the question form's fields onto an answer; unknown choices are refused."""
-    choice = data.get("choice", "")
-    note = data.get("note", "")
-    if question.kind == QuestionKind.FIELD:
-        if choice.startswith("claim:") and choice[6:].isdigit():
-            return AnswerInput(Decision.SET, chosen_claim_id=int(choice[6:]), note=note)
-        if choice == "value":
-            return AnswerInput(Decision.SET, value=data.get("value", "").strip(), note=note)
-    elif question.kind == QuestionKind.CRITERION and choice.startswith("label:"):
-        return AnswerInput(Decision.LABEL, value=choice[6:], note=note)
-    elif question.kind == QuestionKind.PAIRWISE and choice in ("A", "B", "tie"):
-        return AnswerInput(choice, note=note)
-    if choice == "omit" and question.kind == QuestionKind.FIELD:
-        return AnswerInput(Decision.OMIT, note=note)
-    if choice == "unclear":
-        return AnswerInput(Decision.UNCLEAR, flagged=True, note=note)
-    raise AnswerError("Choose an answer first.")
-
-
 @require_POST
 def answer_save(request, slug, item_pk, question_pk):
     """Autosave one question's answer. 200: saved; 409: stale (newer state returned); 422: bad."""
@@ -95,18 +75,22 @@ def answer_save(request, slug, item_pk, question_pk):
             message="This item is no longer assigned to you.",
             status=409,
         )
+    form = AnswerChoiceForm(request.POST, question=question)
+    if not form.is_valid():
+        return _status(
+            request, context, question, state="failed", message=form.error_text(), status=422
+        )
     try:
-        expected = int(request.POST.get("expected_seq", "0"))
         answer = answer_record(
             actor=request.user,
             assignment=assignment,
             question=question,
-            given=_parse_answer(question, request.POST),
-            expected_seq=expected,
+            given=form.answer_input(),
+            expected_seq=form.cleaned_data["expected_seq"] or 0,
         )
     except StaleAnswer:
         return _stale(request, context, question, assignment)
-    except (AnswerError, ValueError) as error:
+    except AnswerError as error:
         return _status(request, context, question, state="failed", message=str(error), status=422)
     return _status(request, context, question, state="saved", seq=answer.seq, status=200)
 

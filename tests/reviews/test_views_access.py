@@ -101,7 +101,7 @@ VIEWS = [
     ("question_adjudicate", "post", Role.ADJUDICATOR, 302, Role.APPROVER),
     ("adjudication_queue", "get", Role.ADJUDICATOR, 200, Role.APPROVER),
     ("approval_queue", "get", Role.APPROVER, 200, Role.ADJUDICATOR),
-    ("review_next", "get", Role.RATER, 302, Role.ADMIN),
+    ("review_next", "post", Role.RATER, 302, Role.ADMIN),
     ("review_item", "get", Role.RATER, 200, Role.ADMIN),
     ("answer_save", "post", Role.RATER, 200, Role.ADJUDICATOR),
     ("review_submit", "post", Role.RATER, 302, Role.ADMIN),
