@@ -146,6 +146,9 @@ EVIDENCE_MAX_BYTES = env_int("EVIDENCE_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 EVIDENCE_MAX_PAGES = env_int("EVIDENCE_MAX_PAGES", 500, minimum=1)
 # Decoded pixels allowed per image page (decompression-bomb guard, checked from the header).
 EVIDENCE_MAX_PIXELS = env_int("EVIDENCE_MAX_PIXELS", 50_000_000, minimum=1)
+
+# Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
+RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
 EVIDENCE_CACHE_DIR = env_path("EVIDENCE_CACHE_DIR", MEDIA_ROOT / "renders")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

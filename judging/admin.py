@@ -70,3 +70,34 @@ class FailureBucketAdmin(admin.ModelAdmin):
 @admin.register(m.FailureTag)
 class FailureTagAdmin(ReadOnlyAdmin):
     list_display = ["item", "criterion", "judge", "bucket", "tagged_by", "created_at"]
+
+
+@admin.register(m.ModelPrice)
+class ModelPriceAdmin(admin.ModelAdmin):
+    """The per-model prices runs estimate their cost from (USD per million tokens)."""
+
+    list_display = ["provider", "model", "input_per_million", "output_per_million"]
+
+
+@admin.register(m.JudgeConfig)
+class JudgeConfigAdmin(ReadOnlyAdmin):
+    """Judges change through their page or `judge_config` (a new version), never here."""
+
+    list_display = ["name", "project", "base_url", "api_key_env"]
+
+
+@admin.register(m.JudgeVersion)
+class JudgeVersionAdmin(ReadOnlyAdmin):
+    list_display = ["config", "number", "provider", "model", "prompt_sha256", "created_at"]
+
+
+@admin.register(m.Run)
+class RunAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "version", "split", "status", "done", "unparsed", "failed"]
+    list_filter = ["status", "split"]
+
+
+@admin.register(m.Call)
+class CallAdmin(ReadOnlyAdmin):
+    list_display = ["run", "item", "sample", "display_order", "status", "attempts"]
+    list_filter = ["status"]

@@ -269,3 +269,15 @@ class FailureTag(AppendOnlyModel):
 
     class Meta:
         ordering = ["item", "criterion", "judge", "created_at"]
+
+
+# Judge configurations, runs and calls: their own module (see its docstring).
+from judging.models_runs import (  # noqa: E402, F401
+    Call,
+    CallStatus,
+    JudgeConfig,
+    JudgeVersion,
+    ModelPrice,
+    Run,
+    RunStatus,
+)

@@ -1,4 +1,4 @@
-"""Background work of the judging app: recomputing dashboard snapshots."""
+"""Background work of the judging app: recomputing dashboard snapshots, judge runs."""
 
 from django.core.cache import cache
 from django_tasks import task
@@ -32,3 +32,12 @@ def recompute_dashboard(project_pk: int) -> None:
         dashboard_refresh(project=Project.objects.get(pk=project_pk))
     finally:
         cache.delete(pending_key(project_pk))
+
+
+@task()
+def run_judge_task(run_pk: int) -> None:
+    """A queued run (the *Run* button, or *Resume*): makes the calls still missing."""
+    from judging.models import Run
+    from judging.services.runner import run_execute
+
+    run_execute(Run.objects.select_related("version__config", "version__criterion").get(pk=run_pk))

@@ -1,0 +1,58 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.providers import PROVIDERS
+from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a judge or save a new version of it (a changed prompt or setting is a new "
+        "version; the same settings again change nothing). Omit --criterion for a ground-truth "
+        "reader."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--provider", required=True, choices=sorted(PROVIDERS))
+        parser.add_argument("--model", required=True, metavar="M")
+        parser.add_argument("--base-url", default="", metavar="URL")
+        parser.add_argument("--temperature", type=float, default=0.0)
+        parser.add_argument("--samples", type=int, default=1)
+        parser.add_argument("--criterion", metavar="C")
+        parser.add_argument("--prompt-file", required=True, metavar="PATH")
+        parser.add_argument(
+            "--api-key-env", default="", metavar="VAR", help="the variable holding the key"
+        )
+
+    def handle(self, *args, **o):
+        try:
+            project = Project.objects.get(slug=o["project"])
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {o['project']!r}.") from None
+        try:
+            prompt = Path(o["prompt_file"]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{o['prompt_file']}: cannot read the prompt ({exc})") from None
+        settings = JudgeSettings(
+            provider=o["provider"],
+            model=o["model"],
+            prompt=prompt,
+            temperature=o["temperature"],
+            samples=o["samples"],
+            criterion=o["criterion"],
+            base_url=o["base_url"],
+            api_key_env=o["api_key_env"],
+        )
+        try:
+            result = judge_config_save(project=project, name=o["name"], settings=settings)
+        except JudgeConfigError as exc:
+            raise CommandError(f"judge {o['name']!r}: {exc}") from None
+        version = result.version
+        what = "saved new version" if result.created else "unchanged, still"
+        self.stdout.write(
+            f"{result.config.name}: {what} v{version.number} (prompt sha256 {version.prompt_sha256})"
+        )

@@ -1,0 +1,62 @@
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.models import JudgeConfig
+from judging.services.runner import run_execute
+from judging.services.runs import RunError, run_create, run_progress
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a judge version over a split in the foreground, with a progress line. Calls "
+        "finished by any earlier run are reused, so rerunning after a crash makes only the "
+        "missing ones. --split held_out is a recorded look at the held-out items."
+    )
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        # --version is the judge version here, not Django's own --version.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--judge", required=True, metavar="NAME")
+        parser.add_argument("--version", type=int, metavar="V", help="default: the latest")
+        parser.add_argument(
+            "--split", choices=["calibration", "held_out", "all"], default="calibration"
+        )
+        parser.add_argument("--limit", type=int, metavar="N")
+        parser.add_argument("--concurrency", type=int, default=4, metavar="K")
+
+    def handle(self, *args, project, judge, version, split, limit, concurrency, **options):
+        config = JudgeConfig.objects.filter(project__slug=project, name=judge).first()
+        if config is None:
+            raise CommandError(f"No judge {judge!r} in project {project!r}.")
+        try:
+            run = run_create(
+                config=config,
+                version=version,
+                split=split,
+                limit=limit,
+                concurrency=concurrency,
+                confirm_held_out=True,  # asking for it on the command line is the confirmation
+            )
+        except RunError as exc:
+            raise CommandError(str(exc)) from None
+        run = run_execute(run, on_progress=self._line)
+        self._line(run, end="\n")
+        if run.error:
+            raise CommandError(f"run {run.pk}: {run.error}")
+
+    def _line(self, run, end="\r"):
+        run.refresh_from_db()
+        p = run_progress(run)
+        cost = "" if p.cost is None else f", ~${p.cost:.4f}"
+        self.stdout.write(
+            f"run {run.pk} {run.version} on {run.split}: {p.finished}/{run.planned} "
+            f"({run.done} done, {run.unparsed} unparsed, {run.failed} failed, "
+            f"{run.reused} reused), tokens {run.input_tokens}+{run.output_tokens}{cost} "
+            f"[{run.status}]",
+            ending=end,
+        )
+        sys.stdout.flush()

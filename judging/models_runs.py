@@ -1,0 +1,171 @@
+"""Judges run from Evalsite: named configurations, their immutable versions, runs and calls.
+
+Imported at the end of judging/models.py (Django finds models there); kept apart so neither file
+grows past a page.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from reviews.models import AppendOnlyModel, Item, Project
+
+User = settings.AUTH_USER_MODEL
+
+
+class JudgeConfig(models.Model):
+    """A named judge of a project, and where to reach its model. What it judges with (provider,
+    model, temperature, samples, criterion, prompt) lives in its versions."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_configs")
+    name = models.SlugField(max_length=100)
+    base_url = models.URLField(max_length=500, blank=True, help_text="Empty: the API's default.")
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The environment variable holding the API key (the key itself is never stored).",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="judgeconfig_unique_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class JudgeVersion(AppendOnlyModel):
+    """One version of a judge: never edited; any change is a new version with its own SHA-256.
+    `judge` is the Judge row its verdicts are written under (as an import would write them)."""
+
+    config = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=200)
+    temperature = models.FloatField(null=True, blank=True)
+    samples = models.PositiveSmallIntegerField(default=1)
+    criterion = models.ForeignKey(
+        "judging.Criterion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty: a ground-truth reader (reads evidence, returns claims).",
+    )
+    prompt = models.TextField()
+    prompt_sha256 = models.CharField(max_length=64)
+    judge = models.ForeignKey(
+        "judging.Judge", null=True, on_delete=models.PROTECT, related_name="versions"
+    )
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["config", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["config", "number"], name="judgeversion_unique"),
+            models.CheckConstraint(condition=Q(samples__gte=1), name="judgeversion_samples"),
+        ]
+
+    def __str__(self):
+        return f"{self.config.name} v{self.number}"
+
+
+class ModelPrice(models.Model):
+    """What a model costs, for the runs' cost estimate (edited in the admin)."""
+
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=200)
+    input_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+    output_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+
+    class Meta:
+        ordering = ["provider", "model"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "model"], name="modelprice_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.provider}/{self.model}"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    CANCELLING = "cancelling"
+    CANCELLED = "cancelled"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Run(models.Model):
+    """One run of a judge version over a split. Counters move as calls finish."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    version = models.ForeignKey(JudgeVersion, on_delete=models.PROTECT, related_name="runs")
+    split = models.CharField(max_length=16, default="calibration")
+    limit = models.PositiveIntegerField(null=True, blank=True)
+    concurrency = models.PositiveSmallIntegerField(default=4)
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    planned = models.PositiveIntegerField(default=0, help_text="Calls this run needs in all.")
+    reused = models.PositiveIntegerField(default=0, help_text="Finished earlier: not repeated.")
+    done = models.PositiveIntegerField(default=0)
+    unparsed = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    confirmed_held_out = models.BooleanField(default=False)
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last progress write.")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"run {self.pk} of {self.version} on {self.split}"
+
+
+class CallStatus(models.TextChoices):
+    DONE = "done"
+    UNPARSED = "unparsed"
+    FAILED = "failed"
+
+
+class Call(models.Model):
+    """One model call. A finished call (done or unparsed) is unique by fingerprint: a rerun
+    reuses it and never pays for it twice; a failed one is kept for the record and retried."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="calls")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    fingerprint = models.CharField(max_length=64)
+    sample = models.PositiveSmallIntegerField(default=0)
+    display_order = models.CharField(max_length=2, blank=True)
+    status = models.CharField(max_length=16, choices=CallStatus.choices)
+    request = models.JSONField(help_text="What was sent (images by SHA-256 and page).")
+    reply = models.TextField(blank=True, help_text="The model's raw text.")
+    error = models.TextField(blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "item", "sample"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["fingerprint"],
+                condition=~Q(status="failed"),
+                name="call_finished_once",
+            ),
+        ]
+        indexes = [models.Index(fields=["fingerprint"])]
+
+    def __str__(self):
+        return f"call {self.fingerprint[:12]} ({self.status})"

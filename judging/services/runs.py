@@ -1,0 +1,137 @@
+"""Starting, cancelling and resuming runs, and reading their progress.
+
+Running on held-out items is a look at the figures that count: it needs an explicit
+confirmation, and the run records it (the dashboard counts the versions that looked)."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from judging.models import JudgeConfig, ModelPrice, Run, RunStatus, Split
+from judging.services.judge_configs import JudgeConfigError, version_get
+from judging.services.splits import SPLIT_CHOICES, current_draw
+from reviews.signals import project_data_changed
+
+ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
+
+
+class RunError(ValueError):
+    """A run that cannot be started, cancelled or resumed; the message says why."""
+
+
+def run_create(
+    *,
+    config: JudgeConfig,
+    version: int | None = None,
+    split: str = Split.CALIBRATION,
+    limit: int | None = None,
+    concurrency: int = 4,
+    confirm_held_out: bool = False,
+    actor=None,
+) -> Run:
+    try:
+        chosen = version_get(config, version)
+    except JudgeConfigError as exc:
+        raise RunError(str(exc)) from None
+    if chosen.criterion is None:
+        raise RunError(
+            f"judge {config.name!r} has no criterion: it is a ground-truth reader "
+            "(use generate_ground_truth)"
+        )
+    if split not in SPLIT_CHOICES:
+        raise RunError(f"split: {split!r} is not one of {', '.join(SPLIT_CHOICES)}")
+    if split != "all" and current_draw(config.project) is None:
+        raise RunError("no split has been drawn yet: draw it first, or run on --split all")
+    looks = split in (Split.HELD_OUT, "all")
+    if looks and not confirm_held_out:
+        raise RunError("running on held-out items needs an explicit confirmation")
+    if not 1 <= concurrency <= 64:
+        raise RunError("concurrency: between 1 and 64")
+    if limit is not None and limit < 1:
+        raise RunError("limit: at least 1")
+    return Run.objects.create(
+        project=config.project,
+        version=chosen,
+        split=split,
+        limit=limit,
+        concurrency=concurrency,
+        confirmed_held_out=looks,
+        created_by=actor if getattr(actor, "pk", None) else None,
+    )
+
+
+def run_cancel(run: Run) -> bool:
+    """Ask a queued or running run to stop (the runner finishes the calls in flight)."""
+    if run.status == RunStatus.QUEUED:
+        return bool(
+            Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+                status=RunStatus.CANCELLED, finished_at=timezone.now()
+            )
+        )
+    return bool(
+        Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(status=RunStatus.CANCELLING)
+    )
+
+
+def is_stale(run: Run) -> bool:
+    beat = run.heartbeat_at or run.started_at or run.created_at
+    return timezone.now() - beat > timedelta(seconds=settings.RUN_STALE_SECONDS)
+
+
+@transaction.atomic
+def run_resume(run: Run) -> Run:
+    """Queue a stopped run (or one that finished with failed calls) again: it makes only the
+    calls still missing. A run that looks
+    alive (a recent heartbeat) is refused, so two workers never run it at once."""
+    run = Run.objects.select_for_update().get(pk=run.pk)
+    if run.status == RunStatus.DONE and not run.failed:
+        raise RunError("the run is finished and none of its calls failed")
+    if run.status in ACTIVE and not is_stale(run):
+        raise RunError(
+            f"the run is {run.status} and its worker reported less than "
+            f"{settings.RUN_STALE_SECONDS} s ago"
+        )
+    run.status, run.finished_at = RunStatus.QUEUED, None
+    run.save(update_fields=["status", "finished_at"])
+    return run
+
+
+def run_finished(run: Run) -> None:
+    """New verdicts: the project's dashboard is recomputed (judging listens to this signal)."""
+    if run.status == RunStatus.DONE or run.done or run.unparsed:
+        transaction.on_commit(lambda: project_data_changed.send(Run, project=run.project))
+
+
+@dataclass(frozen=True)
+class Progress:
+    run: Run
+    finished: int
+    percent: int
+    cost: Decimal | None
+
+    @property
+    def active(self) -> bool:
+        return self.run.status in ACTIVE
+
+
+def run_progress(run: Run) -> Progress:
+    finished = run.done + run.unparsed + run.reused
+    percent = int(100 * finished / run.planned) if run.planned else 0
+    return Progress(run, finished, min(percent, 100), run_cost(run))
+
+
+def run_cost(run: Run) -> Decimal | None:
+    """Estimated from the admin's price table; None when the model has no price there."""
+    price = ModelPrice.objects.filter(
+        provider=run.version.provider, model=run.version.model
+    ).first()
+    if price is None:
+        return None
+    million = Decimal(1_000_000)
+    return (
+        run.input_tokens * price.input_per_million + run.output_tokens * price.output_per_million
+    ) / million
