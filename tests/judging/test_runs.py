@@ -104,10 +104,20 @@ def test_held_out_needs_confirmation_and_is_recorded(labelled, server):
     assert run.confirmed_held_out
 
 
-def test_cancel_stops_and_resume_finishes_without_repeats(labelled, server):
+def test_cancel_stops_and_resume_finishes_without_repeats(labelled, server, monkeypatch):
+    from judging.services import runner
+
+    monkeypatch.setattr(runner, "FLUSH_EVERY", 1)  # look for the cancel after every result
     config = judge(labelled, server.url, samples=4).config
     run = run_create(config=config, split="all", confirm_held_out=True, concurrency=1)
-    run = run_execute(run, on_progress=lambda r: run_cancel(Run.objects.get(pk=r.pk)))
+
+    def cancel_after_five(r):
+        for n, planned in enumerate(runner.plan_calls(r.version, runner.run_items(r).iterator())):
+            if n == 5:
+                run_cancel(Run.objects.get(pk=r.pk))
+            yield planned
+
+    run = run_execute(run, plan=cancel_after_five)
     assert run.status == RunStatus.CANCELLED and 0 < run.done < run.planned
     run = run_execute(run_resume(run))
     assert run.status == RunStatus.DONE and run.done == run.planned

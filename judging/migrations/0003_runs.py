@@ -4,11 +4,13 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from reviews.history_triggers import migration_operations
+
 
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0001_initial'),
+        ('judging', '0002_history_triggers'),
         ('reviews', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
@@ -134,4 +136,5 @@ class Migration(migrations.Migration):
             model_name='call',
             constraint=models.UniqueConstraint(condition=models.Q(('status', 'failed'), _negated=True), fields=('fingerprint',), name='call_finished_once'),
         ),
+        migration_operations('judging', ['judging_judgeversion']),
     ]
