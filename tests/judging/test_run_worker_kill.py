@@ -1,0 +1,126 @@
+"""A run's worker process killed half-way: resuming makes only the calls still missing.
+
+Real processes: `manage.py db_worker` on a SQLite file, the model server here counting every
+request. Calls recorded as finished before the kill must reach the server exactly once in all.
+"""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from judging.stub_model import answer
+from tests.judging.run_helpers import PROMPT
+from tests.judging.wire_server import Say, WireServer
+
+ROOT = Path(__file__).resolve().parents[2]
+N_ITEMS = 60
+ENQUEUE = """
+from judging.models import JudgeConfig, Run
+from judging.services.runs import run_create, run_resume
+from judging.tasks import run_judge_task
+run = Run.objects.first()
+if run is None:
+    run = run_create(config=JudgeConfig.objects.get(name="j"), split="all", confirm_held_out=True, concurrency=2)
+else:
+    run = run_resume(run)
+run_judge_task.enqueue(run.pk)
+"""
+
+
+def manage(env, *args, **kwargs):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
+        capture_output=True, text=True, timeout=120, **kwargs,
+    )  # fmt: skip
+
+
+def worker(env):
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay",
+         "--interval", "0.1"],
+        cwd=ROOT, env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def wait_for(condition, timeout=90):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def query(db, sql):
+    with sqlite3.connect(db) as connection:
+        return connection.execute(sql).fetchall()
+
+
+def test_killed_worker_resumes_without_repeating_finished_calls(tmp_path):
+    gate = threading.Semaphore(0)  # the server answers only as fast as the test lets it
+
+    def slow(request):
+        gate.acquire(timeout=30)
+        return Say(answer(request["json"]))
+
+    db = tmp_path / "db.sqlite3"
+
+    def calls():
+        return query(db, "select request from judging_call where status != 'failed'")
+
+    def status():
+        return query(db, "select status, done from judging_run")[0]
+
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "TASKS_BACKEND": "database",
+        "RUN_STALE_SECONDS": "1",
+        "EVALSITE_VAR_DIR": str(tmp_path),
+        "DEBUG": "true",
+    }
+    records = [{"type": "criterion", "name": "faithful", "labels": ["pass", "fail"]}] + [
+        {"type": "item", "item_id": f"i{i:03}", "input": "q", "output": f"a{i}"}
+        for i in range(N_ITEMS)
+    ]
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(r) + "\n" for r in records))
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text(PROMPT)
+    with WireServer("openai-compatible", answer=slow) as server:
+        manage(env, "migrate", "-v", "0")
+        manage(env, "create_project", "kill")
+        manage(env, "import_items", "--project", "kill", str(items))
+        manage(env, "judge_config", "--project", "kill", "--name", "j", "--provider",
+               "openai-compatible", "--base-url", server.url, "--model", "stub",
+               "--criterion", "faithful", "--prompt-file", str(prompt))  # fmt: skip
+        manage(env, "shell", "-c", ENQUEUE)
+        first = worker(env)
+        for _ in range(25):
+            gate.release()
+        wait_for(lambda: len(calls()) >= 20)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        finished = [json.loads(r)["parts"][0]["text"] for (r,) in calls()]
+        assert 20 <= len(finished) < N_ITEMS
+
+        for _ in range(N_ITEMS * 2):
+            gate.release()
+        time.sleep(1.2)  # the killed run's heartbeat goes stale
+        manage(env, "shell", "-c", ENQUEUE)
+        second = worker(env)
+        try:
+            wait_for(lambda: status()[0] == "done")
+        finally:
+            os.killpg(second.pid, signal.SIGKILL)
+            second.wait()
+        sent = Counter(r["json"]["messages"][1]["content"][0]["text"] for r in server.requests)
+    assert all(sent[text] == 1 for text in finished), "a finished call was made again"
+    assert status() == ("done", N_ITEMS)
+    assert query(db, "select count(*) from judging_verdict") == [(N_ITEMS,)]
