@@ -7,7 +7,15 @@ triggers differ per backend (reviews/history_triggers.py), the promise does not.
 import pytest
 from django.db import IntegrityError, connection, models, transaction
 
-from judging.models import Criterion, DashboardSnapshot, FailureTag, HeldOutAccess, HumanLabel
+from judging.models import (
+    Criterion,
+    DashboardSnapshot,
+    FailureTag,
+    HeldOutAccess,
+    HumanLabel,
+    JudgeConfig,
+    JudgeVersion,
+)
 from reviews.history_triggers import HISTORY_TABLES, ensure_triggers, history_unlocked
 from reviews.models import (
     Answer,
@@ -34,6 +42,7 @@ HISTORY = [
     HeldOutAccess,
     DashboardSnapshot,
     FailureTag,
+    JudgeVersion,
 ]
 
 
@@ -49,6 +58,8 @@ def history(project, review_item, rate):
     HeldOutAccess.objects.create(project=project, what="dashboard")
     DashboardSnapshot.objects.create(project=project, fingerprint="f", payload={})
     FailureTag.objects.create(item=item, criterion="faithful", judge="j")
+    config = JudgeConfig.objects.create(project=project, name="j")
+    JudgeVersion.objects.create(config=config, number=1, provider="openai", model="m", prompt="p")
     return item
 
 
