@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging.views import dashboard, disagreements, exports, item, lists, setup
+from judging.views import dashboard, disagreements, exports, item, judges, lists, setup
 
 
 def _choice(*words):
@@ -21,6 +21,13 @@ register_converter(_choice("svg", "png", "csv"), "chart_format")
 register_converter(_choice("confusion", "reliability"), "chart_kind")
 
 urlpatterns = [
+    path("p/<slug:slug>/judges/", judges.judge_list, name="judge_list"),
+    path("p/<slug:slug>/judges/save/", judges.judge_save, name="judge_save"),
+    path("p/<slug:slug>/judges/<slug:name>/", judges.judge_page, name="judge_page"),
+    path("p/<slug:slug>/judges/<slug:name>/run/", judges.run_start, name="run_start"),
+    path("p/<slug:slug>/runs/<int:pk>/", judges.run_status, name="run_status"),
+    path("p/<slug:slug>/runs/<int:pk>/cancel/", judges.run_stop, name="run_stop"),
+    path("p/<slug:slug>/runs/<int:pk>/resume/", judges.run_continue, name="run_continue"),
     path("dashboards/", lists.dashboards, name="dashboards"),
     path("p/<slug:slug>/dashboard/", dashboard.project_dashboard, name="project_dashboard"),
     path("p/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from judging.models import Criterion, JudgeConfig, JudgeVersion, Run, Split
+from judging.models import Criterion, JudgeConfig, JudgeVersion
 from judging.providers import PROVIDERS
 from judging.services.criteria import judge_ensure
 from judging.services.prompts import PromptError, check_template, prompt_sha256
@@ -130,17 +130,6 @@ def judge_config_save(
         created_by=actor if getattr(actor, "pk", None) else None,
     )
     return SaveResult(config, version, True)
-
-
-def held_out_versions(config: JudgeConfig) -> list[int]:
-    """Numbers of the versions that have run on held-out items (each one a look at them)."""
-    return sorted(
-        set(
-            Run.objects.filter(
-                version__config=config, split__in=[Split.HELD_OUT, "all"]
-            ).values_list("version__number", flat=True)
-        )
-    )
 
 
 def version_get(config: JudgeConfig, number: int | None) -> JudgeVersion:

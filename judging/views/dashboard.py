@@ -12,6 +12,7 @@ from judging import charts
 from judging.charts import trusted_svg
 from judging.models import Criterion
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
+from judging.services.judge_page import held_out_looks
 from judging.services.send_to_humans import SELECTIONS
 from judging.services.splits import current_draw, held_out_access_log
 from judging.tasks import recompute_pending, request_recompute
@@ -68,6 +69,7 @@ def project_dashboard(request, slug):
     if payload:
         for criterion in payload["criteria"]:
             _with_charts(criterion)
+    context["held_out_looks"] = held_out_looks(context["project"])
     if context["access"].is_admin:
         project = context["project"]
         context["setup"] = {

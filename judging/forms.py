@@ -1,0 +1,57 @@
+"""Forms of the judge and run pages (views parse with these, then call one service)."""
+
+from django import forms
+
+from judging.models import Criterion, Split
+from judging.providers import PROVIDERS
+
+
+class JudgeForm(forms.Form):
+    name = forms.SlugField(max_length=100, help_text="Letters, digits, - and _.")
+    provider = forms.ChoiceField(choices=[(p, p) for p in PROVIDERS])
+    model = forms.CharField(max_length=200)
+    base_url = forms.URLField(
+        assume_scheme="https",
+        required=False,
+        max_length=500,
+        label="Base URL",
+        help_text="Empty: the API's default.",
+    )
+    api_key_env = forms.CharField(
+        required=False,
+        max_length=100,
+        label="API key variable",
+        help_text="The NAME of the environment variable holding the key; the key is never stored.",
+    )
+    temperature = forms.FloatField(min_value=0, max_value=2, initial=0)
+    samples = forms.IntegerField(min_value=1, max_value=20, initial=1)
+    criterion = forms.ChoiceField(
+        required=False, help_text="Empty: a ground-truth reader (reads evidence, returns claims)."
+    )
+    prompt = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Instructions only. The item's input, output and reference are always sent "
+        "as delimited data. Placeholders: {{ criterion }}, {{ criterion_text }}, {{ labels }}.",
+    )
+
+    def __init__(self, *args, project, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = sorted(
+            set(Criterion.objects.filter(project=project).values_list("name", flat=True))
+        )
+        self.fields["criterion"].choices = [("", "— none (ground-truth reader) —")] + [
+            (n, n) for n in names
+        ]
+
+
+class RunForm(forms.Form):
+    split = forms.ChoiceField(
+        choices=[(Split.CALIBRATION, "Calibration"), (Split.HELD_OUT, "Held-out"), ("all", "All")]
+    )
+    version = forms.IntegerField(required=False, min_value=1)
+    limit = forms.IntegerField(required=False, min_value=1)
+    concurrency = forms.IntegerField(min_value=1, max_value=64, initial=4)
+    confirm_held_out = forms.BooleanField(
+        required=False,
+        label="I understand: this is a look at the held-out items, and it is recorded",
+    )

@@ -1,0 +1,165 @@
+"""Judges run from Evalsite: their page (versions side by side, edit, run) and live runs."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST, require_safe
+
+from judging.forms import JudgeForm, RunForm
+from judging.models import JudgeConfig, Run
+from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
+from judging.services.judge_page import version_rows
+from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
+from judging.tasks import run_judge_task
+from reviews.access import project_for_user
+from reviews.models import Role
+
+
+def _config(request, slug, name):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    config = JudgeConfig.objects.filter(project=access.project, name=name).first()
+    if config is None:
+        raise Http404("no such judge")
+    return access, config
+
+
+def _initial(config: JudgeConfig) -> dict:
+    latest = config.versions.order_by("-number").first()
+    initial = {"name": config.name, "base_url": config.base_url, "api_key_env": config.api_key_env}
+    if latest:
+        initial |= {
+            "provider": latest.provider,
+            "model": latest.model,
+            "temperature": latest.temperature,
+            "samples": latest.samples,
+            "criterion": latest.criterion.name if latest.criterion else "",
+            "prompt": latest.prompt,
+        }
+    return initial
+
+
+@require_safe
+def judge_list(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    judges = JudgeConfig.objects.filter(project=access.project).order_by("name")
+    form = JudgeForm(project=access.project)
+    return render(
+        request, "judging/judges.html", {"project": access.project, "judges": judges, "form": form}
+    )
+
+
+@require_safe
+def judge_page(request, slug, name):
+    access, config = _config(request, slug, name)
+    return render(
+        request,
+        "judging/judge.html",
+        {
+            "project": access.project,
+            "config": config,
+            "rows": version_rows(config),
+            "form": JudgeForm(initial=_initial(config), project=access.project),
+            "run_form": RunForm(),
+            "runs": [run_progress(r) for r in Run.objects.filter(version__config=config)[:10]],
+        },
+    )
+
+
+@require_POST
+def judge_save(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = JudgeForm(request.POST, project=access.project)
+    if form.is_valid():
+        data = form.cleaned_data
+        settings = JudgeSettings(
+            provider=data["provider"],
+            model=data["model"],
+            prompt=data["prompt"].replace("\r\n", "\n"),
+            temperature=data["temperature"],
+            samples=data["samples"],
+            criterion=data["criterion"] or None,
+            base_url=data["base_url"],
+            api_key_env=data["api_key_env"],
+        )
+        try:
+            result = judge_config_save(
+                project=access.project, name=data["name"], settings=settings, actor=request.user
+            )
+        except JudgeConfigError as exc:
+            form.add_error(None, str(exc))
+        else:
+            version = result.version
+            messages.success(
+                request,
+                f"Saved v{version.number} (prompt SHA-256 {version.prompt_sha256})"
+                if result.created
+                else f"Nothing changed: still v{version.number}.",
+            )
+            return redirect("judge_page", slug, result.config.name)
+    messages.error(request, "Not saved: " + "; ".join(_errors(form)))
+    name = request.POST.get("name", "")
+    if JudgeConfig.objects.filter(project=access.project, name=name).exists():
+        return redirect("judge_page", slug, name)
+    return redirect("judge_list", slug)
+
+
+def _errors(form) -> list[str]:
+    return [
+        f"{field}: {error}" if field != "__all__" else error
+        for field, errors in form.errors.items()
+        for error in errors
+    ]
+
+
+@require_POST
+def run_start(request, slug, name):
+    access, config = _config(request, slug, name)
+    form = RunForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not started: " + "; ".join(_errors(form)))
+        return redirect("judge_page", slug, name)
+    try:
+        run = run_create(config=config, actor=request.user, **form.cleaned_data)
+    except RunError as exc:
+        messages.error(request, f"Not started: {exc}.")
+        return redirect("judge_page", slug, name)
+    run_judge_task.enqueue(run.pk)
+    messages.success(request, f"Run {run.pk} of v{run.version.number} on {run.split} queued.")
+    return redirect("judge_page", slug, name)
+
+
+def _run(request, slug, pk):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    return get_object_or_404(
+        Run.objects.select_related("version__config"), pk=pk, project=access.project
+    )
+
+
+@require_safe
+def run_status(request, slug, pk):
+    run = _run(request, slug, pk)
+    return render(
+        request, "judging/judge.html#run-progress", {"p": run_progress(run), "project": run.project}
+    )
+
+
+@require_POST
+def run_stop(request, slug, pk):
+    run = _run(request, slug, pk)
+    run_cancel(run)
+    run.refresh_from_db()
+    return render(
+        request, "judging/judge.html#run-progress", {"p": run_progress(run), "project": run.project}
+    )
+
+
+@require_POST
+def run_continue(request, slug, pk):
+    run = _run(request, slug, pk)
+    try:
+        run = run_resume(run)
+    except RunError as exc:
+        messages.error(request, f"Not resumed: {exc}.")
+    else:
+        run_judge_task.enqueue(run.pk)
+    return redirect("judge_page", slug, run.version.config.name)
