@@ -281,3 +281,6 @@ from judging.models_runs import (  # noqa: E402, F401
     Run,
     RunStatus,
 )
+
+# Score runs (predictions scored against ground truth): their own module.
+from judging.models_scoring import ScoreRun  # noqa: E402, F401

@@ -43,6 +43,7 @@ HISTORY_TABLES = {
         "judging_dashboardsnapshot",
         "judging_failuretag",
         "judging_judgeversion",
+        "judging_scorerun",
     ),
 }
 

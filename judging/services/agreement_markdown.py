@@ -21,11 +21,11 @@ COLUMNS = [
 ]
 
 
-def _escape(text: Any) -> str:
+def escape_cell(text: Any) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def _stat(stat: dict[str, Any]) -> str:
+def stat_text(stat: dict[str, Any]) -> str:
     if stat["value"] is None:
         return "undefined"
     text = f"{stat['value']:.3f}"
@@ -36,7 +36,7 @@ def _stat(stat: dict[str, Any]) -> str:
 
 def _cell(row: dict[str, Any], key: str) -> str:
     value = row[key]
-    return _stat(value) if isinstance(value, dict) else str(value)
+    return stat_text(value) if isinstance(value, dict) else str(value)
 
 
 def _undefined(row: dict[str, Any]) -> list[str]:
@@ -46,16 +46,16 @@ def _undefined(row: dict[str, Any]) -> list[str]:
         if isinstance(row[key], dict) and row[key]["value"] is None:
             columns.setdefault(row[key]["undefined_reason"], []).append(title)
     return [
-        f"- {_escape(row['judge'])}: {_escape(reason)} ({', '.join(titles)})"
+        f"- {escape_cell(row['judge'])}: {escape_cell(reason)} ({', '.join(titles)})"
         for reason, titles in columns.items()
     ]
 
 
 def _confusion(row: dict[str, Any]) -> list[str]:
     matrix = row["confusion_matrix"]
-    labels = [_escape(label) for label in matrix["labels"]]
+    labels = [escape_cell(label) for label in matrix["labels"]]
     lines = [
-        f"Confusion matrix, {_escape(row['judge'])} (rows human, columns judge):",
+        f"Confusion matrix, {escape_cell(row['judge'])} (rows human, columns judge):",
         "",
         "| human \\ judge | " + " | ".join(labels) + " |",
         "|---" * (len(labels) + 1) + "|",
@@ -69,17 +69,21 @@ def _confusion(row: dict[str, Any]) -> list[str]:
 
 def _criterion_section(name: str, rows: list[dict[str, Any]]) -> list[str]:
     first = rows[0]
-    positive = f", positive {_escape(first['positive_label'])}" if first["positive_label"] else ""
+    positive = (
+        f", positive {escape_cell(first['positive_label'])}" if first["positive_label"] else ""
+    )
     lines = [
-        f"## {_escape(name)} (version {_escape(first['criterion_version'])})",
+        f"## {escape_cell(name)} (version {escape_cell(first['criterion_version'])})",
         "",
-        f"Labels: {', '.join(_escape(label) for label in first['labels'])}{positive}.",
+        f"Labels: {', '.join(escape_cell(label) for label in first['labels'])}{positive}.",
         "",
         "| judge | " + " | ".join(title for title, _ in COLUMNS) + " |",
         "|---" * (len(COLUMNS) + 1) + "|",
     ]
     lines += [
-        f"| {_escape(row['judge'])} | " + " | ".join(_cell(row, key) for _, key in COLUMNS) + " |"
+        f"| {escape_cell(row['judge'])} | "
+        + " | ".join(_cell(row, key) for _, key in COLUMNS)
+        + " |"
         for row in rows
     ]
     undefined = [line for row in rows for line in _undefined(row)]
@@ -102,24 +106,26 @@ def _human_section(entries: list[dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for entry in entries:
-        raters = ", ".join(_escape(r) for r in entry["raters"])
+        raters = ", ".join(escape_cell(r) for r in entry["raters"])
         if entry["kind"] == "rater_pair":
-            cells = [str(entry["n"]), _stat(entry["cohen_kappa"]), "", ""]
+            cells = [str(entry["n"]), stat_text(entry["cohen_kappa"]), "", ""]
         else:
             raters = f"all ({raters})"
             cells = [
                 str(entry["n_items"]),
                 "",
-                _stat(entry["fleiss_kappa"]),
-                _stat(entry["krippendorff_alpha"]),
+                stat_text(entry["fleiss_kappa"]),
+                stat_text(entry["krippendorff_alpha"]),
             ]
-        lines.append(f"| {_escape(entry['criterion'])} | {raters} | " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {escape_cell(entry['criterion'])} | {raters} | " + " | ".join(cells) + " |"
+        )
     return [*lines, ""]
 
 
 def render_markdown(report: dict[str, Any]) -> str:
     lines = [
-        f"# Agreement report: {_escape(report['project'])}",
+        f"# Agreement report: {escape_cell(report['project'])}",
         "",
         f"Split: **{report['split']}**: {report['split_label']}.",
         f"Computed at {report['computed_at']}.",
@@ -127,7 +133,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     if report["development_figures"]:
         lines += ["> DEVELOPMENT FIGURES: not a measure of the judge on unseen items.", ""]
-    lines += [f"- Note: {_escape(note)}" for note in report["notes"]]
+    lines += [f"- Note: {escape_cell(note)}" for note in report["notes"]]
     if report["notes"]:
         lines.append("")
     by_criterion: dict[tuple[str, str], list[dict[str, Any]]] = {}

@@ -93,3 +93,16 @@ def human_record(item_id: str, rater: str, label: str, **fields) -> dict:
         "rater": rater,
         "label": label,
     } | fields
+
+
+def referenced_item(project, external_id: str, rows: dict, *, authority="ground_truth", version=1):
+    """An item with one reference of `rows` ({path: value}) of `authority`."""
+    from reviews.formats.canonical import canonical_rows, rows_sha256
+    from reviews.models import Reference
+
+    item, _ = Item.objects.get_or_create(project=project, external_id=external_id)
+    body = canonical_rows({"path": p, "expected_value": v} for p, v in rows.items())
+    Reference.objects.create(
+        item=item, authority=authority, version=version, rows=body, sha256=rows_sha256(body)
+    )
+    return item

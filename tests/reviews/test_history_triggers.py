@@ -15,6 +15,7 @@ from judging.models import (
     HumanLabel,
     JudgeConfig,
     JudgeVersion,
+    ScoreRun,
 )
 from reviews.history_triggers import HISTORY_TABLES, ensure_triggers, history_unlocked
 from reviews.models import (
@@ -43,6 +44,7 @@ HISTORY = [
     DashboardSnapshot,
     FailureTag,
     JudgeVersion,
+    ScoreRun,
 ]
 
 
@@ -60,6 +62,7 @@ def history(project, review_item, rate):
     FailureTag.objects.create(item=item, criterion="faithful", judge="j")
     config = JudgeConfig.objects.create(project=project, name="j")
     JudgeVersion.objects.create(config=config, number=1, provider="openai", model="m", prompt="p")
+    ScoreRun.objects.create(project=project, source_name="p.jsonl", n_records=0, report={})
     return item
 
 

@@ -1,0 +1,53 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.services.scoring import score_predictions
+from judging.services.scoring_markdown import render_markdown
+from reviews.formats.errors import FormatError
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = (
+        "Score a predictions JSONL file against the project's approved ground truth "
+        "(docs/scoring.md); the report is kept as a score run."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("path", type=Path, metavar="PATH")
+        parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
+        parser.add_argument(
+            "--allow-generated",
+            action="store_true",
+            help="score cases without ground truth against the generated reference, reported "
+            "apart as agreement with a provisional AI reference",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+    def handle(self, *args, project, path, format, allow_generated, seed, **options):
+        try:
+            target = Project.objects.get(slug=project)
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {project!r}.") from None
+        try:
+            with path.open("rb") as stream:
+                run = score_predictions(
+                    actor=None,
+                    project=target,
+                    stream=stream,
+                    source_name=path.name,
+                    allow_generated=allow_generated,
+                    seed=seed,
+                )
+        except OSError as error:
+            raise CommandError(f"{path}: {error.strerror}") from None
+        except FormatError as error:
+            raise CommandError(str(error)) from None
+        if format == "json":
+            self.stdout.write(json.dumps(run.report, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(render_markdown(run.report))
+        self.stderr.write(f"stored as score run {run.pk}")

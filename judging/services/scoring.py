@@ -1,0 +1,97 @@
+"""Score predictions against a project's references and keep the report (a `ScoreRun`).
+
+The numbers come from `scoring_build.build_score_report` (pure); this module reads the file,
+checks every case id against the project's items, gathers each item's newest `ground_truth`
+and `generated` references and stores the run. A bad file changes nothing: the error names the
+file, the line and the field, and no run is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.utils import timezone
+
+from judging.formats.predictions import Prediction, parse_prediction_records, parse_predictions
+from judging.models import ScoreRun
+from judging.services.scoring_build import (
+    GENERATED,
+    GROUND_TRUTH,
+    CaseReferences,
+    ReferenceInput,
+    build_score_report,
+)
+from reviews.formats.errors import FormatError
+from reviews.models import Item, Project, Reference
+
+
+def _references(project: Project, predictions: list[Prediction], file: str) -> dict:
+    """Case id -> its newest references; an unknown case id is an error naming its line."""
+    wanted = {p.case_id for p in predictions}
+    items = dict(
+        Item.objects.filter(project=project, external_id__in=wanted).values_list(
+            "external_id", "pk"
+        )
+    )
+    for p in predictions:
+        if p.case_id not in items:
+            raise FormatError(
+                f"no item {p.case_id!r} in project {project.slug!r}",
+                file=file,
+                record=p.record,
+                path="$.case_id",
+            )
+    newest: dict[tuple[int, str], Reference] = {}
+    rows = Reference.objects.filter(
+        item_id__in=items.values(), authority__in=[GROUND_TRUTH, GENERATED]
+    ).order_by("version")
+    for reference in rows.only("item_id", "authority", "version", "rows"):
+        newest[(reference.item_id, reference.authority)] = reference  # later versions win
+
+    def plain(item_pk: int, authority: str) -> ReferenceInput | None:
+        found = newest.get((item_pk, authority))
+        return found and ReferenceInput(authority, found.version, found.rows)
+
+    return {
+        case_id: CaseReferences(plain(pk, GROUND_TRUTH), plain(pk, GENERATED))
+        for case_id, pk in items.items()
+    }
+
+
+def score_predictions(
+    *,
+    actor,
+    project: Project,
+    source_name: str,
+    stream: Any = None,
+    records: Iterable[Any] | None = None,
+    allow_generated: bool = False,
+    seed: int = 0,
+) -> ScoreRun:
+    """Score a predictions JSONL `stream` (binary), or already-parsed `records` (the API: errors
+    then name `record N`, 1-based). Raises FormatError and stores nothing if the input is bad."""
+    if records is None:
+        predictions = parse_predictions(stream, file=source_name)
+    else:
+        predictions = parse_prediction_records(
+            enumerate(records, start=1), file=source_name, unit="record"
+        )
+    references = _references(project, predictions, source_name)
+    report = build_score_report(
+        project=project.slug,
+        computed_at=timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        source=source_name,
+        predictions=predictions,
+        references=references,
+        allow_generated=allow_generated,
+        seed=seed,
+    )
+    return ScoreRun.objects.create(
+        project=project,
+        source_name=source_name[:255],
+        allow_generated=allow_generated,
+        n_records=len(predictions),
+        report=report,
+        created_by=actor if actor and actor.is_authenticated else None,
+    )

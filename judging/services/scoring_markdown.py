@@ -1,0 +1,91 @@
+"""A score report as Markdown: per-field figures, per-record figures, failure contexts.
+
+Pure: renders the dict `scoring_build.build_score_report` returns. Each section keeps its own
+label; the provisional one never says accuracy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judging.services.agreement_markdown import escape_cell, stat_text
+from judging.services.attribution import CONTEXTS
+from judging.services.scoring_build import NO_CONTEXT
+
+
+def _fields(section: dict[str, Any]) -> list[str]:
+    measure = section["measure"]
+    lines = [
+        f"### Per field ({measure} [95% CI])",
+        "",
+        f"| producer | stage | field | n | correct | wrong | missing | {measure} |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in section["fields"]:
+        lines.append(
+            f"| {escape_cell(row['producer'] or '-')} | {escape_cell(row['stage_id'] or '-')} | "
+            f"{escape_cell(row['path'])} | {row['n']} | {row['correct']} | {row['wrong']} | "
+            f"{row['missing']} | {stat_text(row[measure])} |"
+        )
+    return [*lines, ""]
+
+
+def _cases(section: dict[str, Any]) -> list[str]:
+    key = f"field_{section['measure']}"
+    lines = [
+        "### Per record",
+        "",
+        f"| case | producer | stage | {key} | verdict | failure context | missing | extra |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case in section["cases"]:
+        lines.append(
+            f"| {escape_cell(case['case_id'])} | {escape_cell(case['producer'] or '-')} | "
+            f"{escape_cell(case['stage_id'] or '-')} | {stat_text(case[key])} | {case['verdict']} | "
+            f"{case['failure_context'] or '-'} | {escape_cell(', '.join(case['missing']))} | "
+            f"{escape_cell(', '.join(case['extra']))} |"
+        )
+    return [*lines, ""]
+
+
+def _counts(section: dict[str, Any]) -> list[str]:
+    columns = (*CONTEXTS, NO_CONTEXT)
+    lines = [
+        "### Failure context per stage",
+        "",
+        "| producer | stage | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 2) + "|",
+    ]
+    for row in section["stage_counts"]:
+        counts = " | ".join(str(row["contexts"][c]) for c in columns)
+        lines.append(
+            f"| {escape_cell(row['producer'] or '-')} | {escape_cell(row['stage_id'] or '-')} | {counts} |"
+        )
+    return [*lines, ""]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    lines = [
+        f"# Score report: {escape_cell(report['project'])}",
+        "",
+        f"Predictions: {escape_cell(report['source'])} ({report['n_records']} records). "
+        f"Computed at {report['computed_at']}.",
+        "",
+    ]
+    for section in report["sections"]:
+        lines += [
+            f"## {section['label'][0].upper()}{section['label'][1:]}",
+            "",
+            f"{section['n_records']} records over {section['n_cases']} cases.",
+            "",
+        ]
+        if section["cases"]:
+            lines += _fields(section) + _cases(section) + _counts(section)
+    if report["unscored"]:
+        lines += ["## Not scored", ""]
+        lines += [
+            f"- {escape_cell(u['case_id'])} ({u['record']}): {escape_cell(u['reason'])}"
+            for u in report["unscored"]
+        ]
+        lines.append("")
+    return "\n".join(lines)
