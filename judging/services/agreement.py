@@ -131,9 +131,15 @@ def agreement_report(
     criterion: str | None = None,
     seed: int = 0,
     n_resamples: int = N_RESAMPLES,
+    collapse_at: str | None = None,
 ) -> dict:
     """Judge–human and human–human agreement per criterion, as documented in
-    docs/agreement-report.md. `split` None: held-out, or all items if no split is drawn."""
+    docs/agreement-report.md. `split` None: held-out, or all items if no split is drawn.
+    `collapse_at` (needs `criterion`): the criterion collapsed at that ordinal cut point."""
+    if collapse_at is not None and criterion is None:
+        raise AgreementReportError(
+            "--collapse-at needs --criterion: a cut point is one criterion's"
+        )
     draw = current_draw(project)
     split, notes = _choose_split(project, split, draw)
     late = split_extend(project=project)
@@ -161,5 +167,6 @@ def agreement_report(
         split_draw=_draw_summary(draw),
         seed=seed,
         n_resamples=n_resamples,
+        collapse_at=collapse_at,
     )
     return report

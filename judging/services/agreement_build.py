@@ -31,6 +31,7 @@ from judging.metrics import (
     panel_vote,
     position_swap_consistency,
 )
+from judging.services.agreement_cuts import collapse, label_counts, thresholds
 from judging.services.agreement_human import human_human_entries
 
 N_RESAMPLES = 2000
@@ -72,6 +73,7 @@ class CriterionInput:
     human_ties: Sequence[str] = ()  # items whose human labels tie (no final label)
     rater_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     judges: Sequence[JudgeSamples] = ()
+    collapsed_at: str | None = None  # set by `agreement_cuts.collapse`
 
 
 @dataclass
@@ -139,8 +141,12 @@ def _ci(value: Stat, result) -> dict[str, Any]:
     return value.as_dict() if result is None else result.estimate.as_dict()
 
 
+def _bootstrap_options(seed: int, n_resamples: int) -> dict[str, Any]:
+    return {"n_resamples": n_resamples, "level": CI_LEVEL, "method": CI_METHOD, "rng": seed}
+
+
 def _kappas(table, criterion: CriterionInput, seed: int, n_resamples: int) -> dict[str, Any]:
-    options = {"n_resamples": n_resamples, "level": CI_LEVEL, "method": CI_METHOD, "rng": seed}
+    options = _bootstrap_options(seed, n_resamples)
     kappa = cohen_kappa_ci(table, **options)
     out = {"cohen_kappa": kappa.estimate.as_dict()}
     for weights in ("linear", "quadratic"):
@@ -185,6 +191,15 @@ def _agreement_stats(humans, judged, criterion: CriterionInput, seed: int, n_res
                 out[key] = Stat.undefined(NO_PAIRS).as_dict()
     out["krippendorff_level"] = level
     out["confusion_matrix"] = {"labels": labels, "counts": table.tolist()}
+    out["label_counts"] = {
+        "judge": label_counts(judged, labels),
+        "human": label_counts(humans, labels),
+    }
+    out["thresholds"] = (
+        thresholds(humans, judged, labels, bootstrap=_bootstrap_options(seed, n_resamples))
+        if criterion.ordinal
+        else []
+    )
     return out
 
 
@@ -223,6 +238,7 @@ def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples
         "positive_label": positive or None,
         "ordinal": criterion.ordinal,
         "critical": criterion.critical,
+        "collapsed_at": criterion.collapsed_at,
         "judge": judge_name,
         "judge_configurations": sorted({j.configuration for j in judges}),
         "model_groups": sorted({j.model_group for j in judges}),
@@ -275,9 +291,15 @@ def build_agreement_report(
     split_draw: dict[str, Any] | None = None,
     seed: int = 0,
     n_resamples: int = N_RESAMPLES,
+    collapse_at: str | None = None,
 ) -> dict[str, Any]:
-    """The whole report (JSON-ready) from plain data. Deterministic for a given seed."""
+    """The whole report (JSON-ready) from plain data. Deterministic for a given seed.
+
+    `collapse_at`: every criterion is reported collapsed at that cut point (raises
+    `agreement_cuts.CollapseError` when it does not split one of them)."""
     ordered = sorted(criteria, key=lambda c: (c.name, c.version))
+    if collapse_at is not None:
+        ordered = [collapse(c, collapse_at) for c in ordered]
     notes = list(notes)
     for criterion in ordered:
         if criterion.human_ties:
@@ -294,6 +316,7 @@ def build_agreement_report(
         "development_figures": split != "held_out",
         "computed_at": computed_at,
         "split_draw": split_draw,
+        "collapse_at": collapse_at,
         "notes": notes,
         "results": [
             row for c in ordered for row in criterion_rows(c, seed=seed, n_resamples=n_resamples)

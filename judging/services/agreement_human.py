@@ -17,6 +17,7 @@ from judging.metrics import (
     fleiss_kappa_from_ratings,
     krippendorff_alpha,
 )
+from judging.services.agreement_cuts import label_counts
 
 if TYPE_CHECKING:
     from judging.services.agreement_build import CriterionInput
@@ -84,6 +85,9 @@ def all_raters_entry(criterion: CriterionInput) -> dict[str, Any] | None:
             coders, level=level, values=list(criterion.labels)
         ).as_dict(),
         "krippendorff_level": level,
+        "final_label_counts": label_counts(
+            list(criterion.final_labels.values()), list(criterion.labels)
+        ),
     }
 
 

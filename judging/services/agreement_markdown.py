@@ -92,8 +92,27 @@ def _criterion_section(name: str, rows: list[dict[str, Any]]) -> list[str]:
     lines.append("")
     for row in rows:
         if row["n"]:
-            lines += _confusion(row)
+            lines += _confusion(row) + _thresholds(row)
     return lines
+
+
+def _thresholds(row: dict[str, Any]) -> list[str]:
+    """Ordinal criteria: agreement at each cut point (labels before it negative)."""
+    if not row["thresholds"]:
+        return []
+    lines = [
+        f"Cut points, {escape_cell(row['judge'])}:",
+        "",
+        "| at | groups | n | kappa [95% CI] | observed |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in row["thresholds"]:
+        groups = " vs ".join(escape_cell(g) for g in entry["confusion_matrix"]["labels"])
+        lines.append(
+            f"| {escape_cell(entry['at'])} | {groups} | {entry['n']} | "
+            f"{stat_text(entry['cohen_kappa'])} | {stat_text(entry['observed_agreement'])} |"
+        )
+    return [*lines, ""]
 
 
 def _human_section(entries: list[dict[str, Any]]) -> list[str]:
@@ -131,6 +150,12 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Computed at {report['computed_at']}.",
         "",
     ]
+    if report.get("collapse_at"):
+        lines += [
+            f"Collapsed at **{escape_cell(report['collapse_at'])}**: labels before it "
+            "against it and those after.",
+            "",
+        ]
     if report["development_figures"]:
         lines += ["> DEVELOPMENT FIGURES: not a measure of the judge on unseen items.", ""]
     lines += [f"- Note: {escape_cell(note)}" for note in report["notes"]]

@@ -218,6 +218,12 @@ def test_json_output_is_plain_json_with_stable_keys(project):
     out = StringIO()
     call_command("agreement_report", "--project", project.slug, "--format", "json", stdout=out)
     report = json.loads(out.getvalue())
-    assert set(report) == TOP_LEVEL | {"split_label", "development_figures", "split_draw", "notes"}
+    assert set(report) == TOP_LEVEL | {
+        "split_label",
+        "development_figures",
+        "split_draw",
+        "notes",
+        "collapse_at",
+    }
     keys = {frozenset(row) for row in report["results"]}
     assert len(keys) == 1  # every row has the same keys, pairwise or not

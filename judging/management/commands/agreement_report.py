@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from judging.services.agreement import AgreementReportError, agreement_report
+from judging.services.agreement_cuts import CollapseError
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import SPLIT_CHOICES, SplitError
 from reviews.models import Project
@@ -23,8 +24,14 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
         parser.add_argument("--user", metavar="USERNAME", help="who reads the figures (logged)")
+        parser.add_argument(
+            "--collapse-at",
+            metavar="LABEL",
+            help="ordinal criteria: report the criterion as two groups, the labels before LABEL "
+            "against LABEL and after (needs --criterion)",
+        )
 
-    def handle(self, *args, project, criterion, split, format, seed, user, **options):
+    def handle(self, *args, project, criterion, split, format, seed, user, collapse_at, **options):
         try:
             target = Project.objects.get(slug=project)
         except Project.DoesNotExist:
@@ -36,9 +43,14 @@ class Command(BaseCommand):
                 raise CommandError(f"No user named {user!r}.")
         try:
             report = agreement_report(
-                actor=actor, project=target, split=split, criterion=criterion, seed=seed
+                actor=actor,
+                project=target,
+                split=split,
+                criterion=criterion,
+                seed=seed,
+                collapse_at=collapse_at,
             )
-        except (SplitError, AgreementReportError) as error:
+        except (SplitError, AgreementReportError, CollapseError) as error:
             raise CommandError(str(error)) from None
         if format == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
