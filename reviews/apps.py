@@ -16,11 +16,13 @@ class ReviewsConfig(AppConfig):
     verbose_name = "Reviews"
 
     def ready(self):
-        # Importers register themselves with the import dispatcher.
         from reviews.history_triggers import register_sqlite_function
-        from reviews.services import import_records, import_reviews  # noqa: F401
 
         connection_created.connect(register_sqlite_function, dispatch_uid="evalsite-history")
         post_migrate.connect(
             _ensure_history_triggers, sender=self, dispatch_uid="evalsite-history-triggers"
         )
+        # Importers register themselves with the import pipeline, in the order the format
+        # choices are listed: review files first.
+        from reviews.services import import_reviews  # noqa: F401, I001
+        from reviews.services import import_records  # noqa: F401

@@ -38,6 +38,7 @@ from judging.services.criteria import (
 from judging.services.import_batches import BATCH, ItemLookup, PendingVerdict, VerdictBatch
 from reviews.evidence import EvidenceError
 from reviews.formats.canonical import resolve_evidence_path
+from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError
 from reviews.models import Event, Item, ItemSource, ItemStatus
 from reviews.services.documents import document_for_bytes
@@ -358,22 +359,41 @@ def _summary_notes(parsed: TextflowFile) -> list[str]:
     return notes
 
 
-def import_textflow_path(path: Path, context: ImportContext) -> None:
+def _looks_like_textflow(obj: dict) -> bool:
+    """A first value that is an object with `decision1` or `response`."""
+    first = next(iter(obj.values()), None)
+    return isinstance(first, dict) and bool({"decision1", "response"} & first.keys())
+
+
+class TextflowImporter:
     """FORMATS §1 file -> items, the `correctness` criterion and the judge's verdicts."""
-    parsed = parse_textflow(path.read_bytes(), file=context.file)
-    criterion = _correctness(context)
-    pks = _upsert_items(parsed, context)
-    _attach_images(parsed, pks, context)
-    lookup = ItemLookup(context)
-    lookup.pks.update(pks)
-    judges = TextflowJudges(parsed, context)
-    _queue_verdicts(parsed, criterion, judges, VerdictBatch(context, lookup), context)
-    context.notes.append(f"TextFlow {parsed.variant} variant, {len(parsed.records)} samples")
-    if any(r.has_decisions for r in parsed.records):
-        context.notes.extend(judges.notes())
-    context.notes.extend(_summary_notes(parsed))
-    if context.options.get("label_map") or context.options.get("clip"):
-        context.notes.append(
-            "--map and --clip do not apply to TextFlow files (labels are "
-            "normalised to Correct / Incorrect / unparsed)"
-        )
+
+    sniffer = Sniffer("textflow", _looks_like_textflow)
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.parsed: TextflowFile | None = None
+
+    def validate(self, path: Path) -> None:
+        self.parsed = parse_textflow(path.read_bytes(), file=self.context.file)
+
+    def write(self, path: Path) -> None:
+        context, parsed = self.context, self.parsed
+        if parsed is None:
+            raise RuntimeError("validate() first: it parses the file")
+        criterion = _correctness(context)
+        pks = _upsert_items(parsed, context)
+        _attach_images(parsed, pks, context)
+        lookup = ItemLookup(context)
+        lookup.pks.update(pks)
+        judges = TextflowJudges(parsed, context)
+        _queue_verdicts(parsed, criterion, judges, VerdictBatch(context, lookup), context)
+        context.notes.append(f"TextFlow {parsed.variant} variant, {len(parsed.records)} samples")
+        if any(r.has_decisions for r in parsed.records):
+            context.notes.extend(judges.notes())
+        context.notes.extend(_summary_notes(parsed))
+        if context.options.get("label_map") or context.options.get("clip"):
+            context.notes.append(
+                "--map and --clip do not apply to TextFlow files (labels are "
+                "normalised to Correct / Incorrect / unparsed)"
+            )

@@ -1,11 +1,11 @@
-"""Judging's part of the import dispatcher: FORMATS §4 record kinds and the TextFlow format.
+"""Judging's part of the import pipeline: FORMATS §4 record kinds and the TextFlow format.
 
-`reviews` reads JSONL/CSV files and writes item records itself; it hands `criterion`,
-`verdict`, `human_label` and `pairwise_verdict` records to the handlers registered here (reviews
-never imports judging). The handlers check each record as it comes (the criterion exists, the
-label is in its label set) and queue rows in batches. Because the record dispatcher has no
-end-of-file hook, judging re-registers the `jsonl` and `csv` importers wrapped with a final flush
-(`_then_flush`): everything still happens inside the dispatcher's single transaction.
+`reviews` reads JSONL/CSV files and writes item records itself; `criterion`, `verdict`,
+`human_label` and `pairwise_verdict` records (schemas in `judging.formats.records`) go to the
+`JudgingRecords` sink registered here (reviews never imports judging). The sink checks each
+record as it comes (the criterion exists, the label is in its label set), queues rows in
+batches and writes the rest when reviews says the file ended, all inside the import's single
+transaction. TextFlow files have their own importer (`judging.services.import_textflow`).
 
 Label options (`manage.py import_items --map FROM=TO --clip`): a label is renamed by the map
 first, then checked; a label still outside the criterion's label set is an error naming file,
@@ -15,8 +15,8 @@ line and value, unless `clip` drops the record. Both leave a note in the import 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
+from judging.formats import records as rec
 from judging.models import Criterion, Judge
 from judging.services.criteria import (
     CriterionConflict,
@@ -33,15 +33,10 @@ from judging.services.import_batches import (
     PendingVerdict,
     VerdictBatch,
 )
-from judging.services.import_textflow import import_textflow_path
-from reviews.formats import records as rec
+from judging.services.import_textflow import TextflowImporter
 from reviews.formats.errors import FormatError
-from reviews.services.import_records import (
-    import_csv_path,
-    import_jsonl_path,
-    register_record_handler,
-)
-from reviews.services.imports import ImportContext, Importer, register_importer
+from reviews.services.import_records import register_record_sink
+from reviews.services.imports import ImportContext, register_importer
 
 
 class LabelPolicy:
@@ -93,8 +88,11 @@ class LabelPolicy:
         return notes
 
 
-class RecordImport:
-    """Per-import state of the judging handlers, kept on the ImportContext: caches and batches."""
+@register_record_sink
+class JudgingRecords:
+    """One import's judging records: criteria and judges seen, verdicts and labels queued."""
+
+    schemas = rec.SCHEMAS
 
     def __init__(self, context: ImportContext):
         self.context = context
@@ -105,13 +103,14 @@ class RecordImport:
         self.labels = HumanLabelBatch(context, self.items)
         self.policy = LabelPolicy(context)
 
-    @classmethod
-    def of(cls, context: ImportContext) -> RecordImport:
-        state = getattr(context, "_judging_records", None)
-        if state is None:
-            state = cls(context)
-            context._judging_records = state  # ImportContext has no slot for app state
-        return state
+    def add(self, record: rec.Record, where: str) -> None:
+        handler = {
+            "criterion": handle_criterion,
+            "verdict": handle_verdict,
+            "human_label": handle_human_label,
+            "pairwise_verdict": handle_pairwise_verdict,
+        }[record.type]
+        handler(record, self, where)
 
     def criterion(self, name: str, where: str) -> Criterion:
         """Defined earlier in this file, else the newest stored version."""
@@ -156,8 +155,8 @@ def _is_pairwise(record: rec.Criterion) -> bool:
     return flag is True or str(flag).lower() == "true" or sorted(record.labels) == ["A", "B", "tie"]
 
 
-def handle_criterion(record: rec.Criterion, context: ImportContext, where: str) -> None:
-    state = RecordImport.of(context)
+def handle_criterion(record: rec.Criterion, state: JudgingRecords, where: str) -> None:
+    context = state.context
     definition = CriterionDefinition(
         name=record.name,
         labels=list(record.labels),
@@ -178,8 +177,8 @@ def handle_criterion(record: rec.Criterion, context: ImportContext, where: str) 
     state.criteria[criterion.name] = criterion
 
 
-def handle_verdict(record: rec.Verdict, context: ImportContext, where: str) -> None:
-    state = RecordImport.of(context)
+def handle_verdict(record: rec.Verdict, state: JudgingRecords, where: str) -> None:
+    context = state.context
     criterion = state.criterion(record.criterion, where)
     if criterion.pairwise:
         raise FormatError(
@@ -207,8 +206,7 @@ def handle_verdict(record: rec.Verdict, context: ImportContext, where: str) -> N
     )
 
 
-def handle_human_label(record: rec.HumanLabel, context: ImportContext, where: str) -> None:
-    state = RecordImport.of(context)
+def handle_human_label(record: rec.HumanLabel, state: JudgingRecords, where: str) -> None:
     criterion = state.criterion(record.criterion, where)
     label = state.policy.apply(
         record.label, criterion, kind="human_label", where=where, path="$.label"
@@ -239,11 +237,9 @@ def _pairwise_sample(extra: dict, context: ImportContext, where: str) -> int:
     return sample
 
 
-def handle_pairwise_verdict(
-    record: rec.PairwiseVerdict, context: ImportContext, where: str
-) -> None:
+def handle_pairwise_verdict(record: rec.PairwiseVerdict, state: JudgingRecords, where: str) -> None:
     """`winner` names the ORIGINAL answer; the order the judge saw is kept in `display_order`."""
-    state = RecordImport.of(context)
+    context = state.context
     if record.criterion:
         criterion = state.criterion(record.criterion, where)
     else:
@@ -280,22 +276,4 @@ def handle_pairwise_verdict(
     )
 
 
-def _then_flush(importer: Importer) -> Importer:
-    def run(path: Path, context: ImportContext) -> None:
-        importer(path, context)
-        state = getattr(context, "_judging_records", None)
-        if state is not None:
-            state.finish()
-
-    run.__doc__ = f"{importer.__doc__ or ''} Then writes judging's queued rows."
-    return run
-
-
-# Importing this module registers everything (JudgingConfig.ready imports it).
-register_record_handler("criterion", handle_criterion)
-register_record_handler("verdict", handle_verdict)
-register_record_handler("human_label", handle_human_label)
-register_record_handler("pairwise_verdict", handle_pairwise_verdict)
-register_importer("jsonl", _then_flush(import_jsonl_path))
-register_importer("csv", _then_flush(import_csv_path))
-register_importer("textflow", import_textflow_path)
+register_importer(TextflowImporter)

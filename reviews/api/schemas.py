@@ -14,8 +14,9 @@ from typing import Annotated, Any, Literal
 from ninja import Field, Schema
 from pydantic import WithJsonSchema, model_validator
 
-from reviews.formats.records import RECORD_ADAPTER
+from reviews.formats.records import record_adapter
 from reviews.formats.review_file import ReviewFile
+from reviews.services.import_records import record_schemas
 
 
 def _inlined(schema: dict) -> dict:
@@ -46,7 +47,7 @@ RecordList = Annotated[
     WithJsonSchema(
         {
             "type": "array",
-            "items": _inlined(RECORD_ADAPTER.json_schema()),
+            "items": _inlined(record_adapter(record_schemas()).json_schema()),
             "description": "FORMATS §4 typed records, one per JSONL line of an import file.",
         }
     ),

@@ -1,15 +1,15 @@
 """FORMATS §5: choose the import format from a file name and its first bytes.
 
 Only the head of the file is needed (``HEAD_BYTES``), so uploads can be sniffed before they are
-read whole. Rules, in order:
-  * ``.zip`` name or zip magic -> ``review``;
+read whole. What each format looks like is its importer's business (a ``Sniffer`` each, handed
+in by the import pipeline's registry); the containers are judged here. Rules, in order:
+  * ``.zip`` name or zip magic -> the format that reads ``zip``;
   * a JSON object on the first line followed by more lines (or a ``.jsonl``/``.ndjson`` name) is
-    JSONL: its first record decides (``review_items`` -> ``review``, ``type`` -> ``jsonl``);
-  * otherwise a (possibly truncated) JSON object is scanned key by key: ``review_items`` (or
-    ``case_id`` with ``sources``/``claims``/``expected_fields``) -> ``review``; a string ``type``
-    -> ``jsonl``; a first value that is an object with ``decision1`` or ``response`` ->
-    ``textflow``;
-  * a plausible CSV header line (>= 2 distinct identifier-like names) -> ``csv``.
+    JSONL: its first record decides, among the formats that read JSONL;
+  * otherwise a (possibly truncated) JSON object is scanned key by key and each format's
+    ``looks_like`` is asked;
+  * a plausible CSV header line (>= 2 distinct identifier-like names) -> the format that reads
+    ``csv``.
 No match, or more than one, raises FormatError naming the choices.
 """
 
@@ -18,15 +18,27 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import FormatError
 
-__all__ = ["FORMATS", "HEAD_BYTES", "csv_flavour", "detect_format"]
+__all__ = ["HEAD_BYTES", "Sniffer", "csv_flavour", "detect_format"]
 
-FORMATS = ("review", "textflow", "jsonl", "csv")
 HEAD_BYTES = 64 * 1024
-_CHOICES = f"pass the format explicitly: one of {', '.join(FORMATS)}"
+
+
+@dataclass(frozen=True)
+class Sniffer:
+    """What one import format looks like from its first bytes."""
+
+    format: str
+    looks_like: Callable[[dict[str, Any]], bool]  # a (partial) JSON object of this format?
+    lines: bool = False  # may come as JSONL, one object per line
+    container: str = ""  # "zip" or "csv": the format that reads that container
+
+
 _COLUMN = re.compile(r"^[A-Za-z_][\w.-]*$")  # snake_case-like names, no spaces
 _TRUNCATED = object()  # a value cut off by the end of the head
 
@@ -67,28 +79,26 @@ def _scan_object(text: str, i: int, depth: int = 0) -> dict[str, Any]:
     return out
 
 
-def _classify(obj: dict[str, Any], *, name: str, what: str) -> str:
-    keys = set(obj)
-    found = []
-    if "review_items" in keys or (
-        "case_id" in keys and keys & {"sources", "claims", "expected_fields"}
-    ):
-        found.append("review")
-    if isinstance(obj.get("type"), str):
-        found.append("jsonl")
-    first = next(iter(obj.values()), None)
-    if isinstance(first, dict) and ({"decision1", "response"} & set(first)):
-        found.append("textflow")
+def _classify(obj: dict[str, Any], sniffers: Sequence[Sniffer], *, name: str, what: str) -> str:
+    found = [s.format for s in sniffers if s.looks_like(obj)]
     if len(found) == 1:
         return found[0]
     if found:
         raise FormatError(
-            f"ambiguous {what}: looks like {' and '.join(found)}; {_CHOICES}", file=name
+            f"ambiguous {what}: looks like {' and '.join(found)}; {_choices(sniffers)}", file=name
         )
-    raise FormatError(
-        f"unknown {what}: no review_items, type, or decision1/response records; {_CHOICES}",
-        file=name,
-    )
+    raise FormatError(f"unknown {what}; {_choices(sniffers)}", file=name)
+
+
+def _choices(sniffers: Sequence[Sniffer]) -> str:
+    return f"pass the format explicitly: one of {', '.join(s.format for s in sniffers)}"
+
+
+def _container(sniffers: Sequence[Sniffer], container: str, name: str) -> str:
+    for sniffer in sniffers:
+        if sniffer.container == container:
+            return sniffer.format
+    raise FormatError(f"no importer reads {container} files; {_choices(sniffers)}", file=name)
 
 
 def _first_line_object(body: str) -> tuple[dict[str, Any] | None, bool]:
@@ -101,7 +111,7 @@ def _first_line_object(body: str) -> tuple[dict[str, Any] | None, bool]:
     return (obj if isinstance(obj, dict) else None), rest.strip().startswith("{")
 
 
-def _detect_csv(name: str, text: str) -> str:
+def _detect_csv(name: str, text: str, sniffers: Sequence[Sniffer]) -> str:
     line = text.splitlines()[0] if text else ""
     try:
         header = next(csv.reader([line]))
@@ -109,39 +119,46 @@ def _detect_csv(name: str, text: str) -> str:
         header = []
     names = [h.strip() for h in header]
     if len(names) >= 2 and len(set(names)) == len(names) and all(_COLUMN.match(n) for n in names):
-        return "csv"
+        return _container(sniffers, "csv", name)
     raise FormatError(
-        f"unknown format: not a zip, JSON object, JSONL or CSV header; {_CHOICES}", file=name
+        f"unknown format: not a zip, JSON object, JSONL or CSV header; {_choices(sniffers)}",
+        file=name,
     )
 
 
-def detect_format(name: str, head: bytes) -> str:
-    """Return ``review``, ``textflow``, ``jsonl`` or ``csv`` from the name and first bytes."""
+def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
+    """The format of the sniffer that recognises the name and first bytes."""
     lower = name.lower()
     if lower.endswith(".zip") or head.startswith(b"PK\x03\x04"):
-        return "review"
+        return _container(sniffers, "zip", name)
     # A cut multi-byte character at the end of the head must not fail detection.
     text = head[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
     body = text.lstrip()
     if not body:
-        raise FormatError(f"empty file; {_CHOICES}", file=name)
+        raise FormatError(f"empty file; {_choices(sniffers)}", file=name)
     if body[0] == "{":
         obj, more = _first_line_object(body)
         if obj is not None and (more or lower.endswith((".jsonl", ".ndjson"))):
-            kind = _classify(obj, name=name, what="JSONL record on line 1")
-            if kind == "textflow":
+            kind = _classify(obj, sniffers, name=name, what="JSONL record on line 1")
+            if not next(s for s in sniffers if s.format == kind).lines:
                 raise FormatError(
-                    f"TextFlow results are one JSON object, not JSONL; {_CHOICES}", file=name
+                    f"{kind} files are one JSON object, not JSONL; {_choices(sniffers)}",
+                    file=name,
                 )
             return kind
         return _classify(
-            obj if obj is not None else _scan_object(body, 0), name=name, what="JSON object"
+            obj if obj is not None else _scan_object(body, 0),
+            sniffers,
+            name=name,
+            what="JSON object",
         )
     if body[0] == "[":
-        raise FormatError(f"a top-level JSON array is not an import format; {_CHOICES}", file=name)
+        raise FormatError(
+            f"a top-level JSON array is not an import format; {_choices(sniffers)}", file=name
+        )
     if lower.endswith((".json", ".jsonl", ".ndjson")):
-        raise FormatError(f"does not start with a JSON object; {_CHOICES}", file=name)
-    return _detect_csv(name, text)
+        raise FormatError(f"does not start with a JSON object; {_choices(sniffers)}", file=name)
+    return _detect_csv(name, text, sniffers)
 
 
 def csv_flavour(head: bytes) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from reviews.models import ImportJob
-from reviews.services.imports import FORMATS
+from reviews.services.imports import import_formats
 from reviews.tasks import run_import_job
 
 
@@ -25,7 +25,7 @@ def _count_lines(upload) -> int | None:
 
 @transaction.atomic
 def import_job_start(*, actor, project, upload, format: str = "", options=None) -> ImportJob:
-    if format and format not in FORMATS:
+    if format and format not in import_formats():
         raise ValueError(f"Unknown format {format!r}.")
     job = ImportJob.objects.create(
         project=project,

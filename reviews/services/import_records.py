@@ -2,17 +2,18 @@
 
 Items are written in batches of BATCH (one lookup query, then one `executemany` INSERT per
 table: items, slice links, events): a 100k-item file streams through in constant memory. Other
-record kinds (criteria, verdicts, human labels, pairwise verdicts) are handled by whoever
-registered them (`judging`); pending items are flushed first, so records may refer to items
-earlier in the same file.
+record kinds (criteria, verdicts, human labels, pairwise verdicts) belong to a `RecordSink`
+another app registered (`judging`): the sink brings their schemas, gets their records in file
+order and is told when the file ends; pending items are flushed first, so records may refer to
+items earlier in the same file.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -20,7 +21,7 @@ from django.utils import timezone
 from reviews.evidence import EvidenceError
 from reviews.formats import records as rec
 from reviews.formats.canonical import canonical_rows, rows_sha256
-from reviews.formats.detect import csv_flavour
+from reviews.formats.detect import HEAD_BYTES, Sniffer, csv_flavour
 from reviews.formats.errors import FormatError, iter_json_lines
 from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
 from reviews.models import Authority, Event, Item, ItemSource, ItemStatus, Reference, Slice
@@ -32,12 +33,38 @@ from reviews.services.references import latest_reference, next_version
 BATCH = 1000
 _ID_MAX = Item._meta.get_field("external_id").max_length
 _SLICE_NAME = Slice._meta.get_field("name")
-RecordHandler = Callable[[Any, ImportContext, str], None]  # (record, context, "line N")
-_RECORD_HANDLERS: dict[str, RecordHandler] = {}
 
 
-def register_record_handler(kind: str, handler: RecordHandler) -> None:
-    _RECORD_HANDLERS[kind] = handler
+class RecordSink(Protocol):
+    """Another app's record kinds in a JSONL/CSV import. One instance per import, made when
+    the first of its records comes: its caches and queued rows are its own."""
+
+    schemas: ClassVar[rec.Schemas]  # the record kinds it takes, with their schemas
+
+    def __init__(self, context: ImportContext) -> None: ...
+
+    def add(self, record: rec.Record, where: str) -> None:
+        """One record (checked against its schema), `where` is "line N"."""
+
+    def finish(self) -> None:
+        """The file ended: write what is queued, add notes to the report."""
+
+
+_SINKS: dict[str, type[RecordSink]] = {}  # record kind -> the sink that takes it
+
+
+def register_record_sink(sink: type[RecordSink]) -> type[RecordSink]:
+    """Add record kinds (usable as a class decorator); each kind has one owner."""
+    for kind in sink.schemas:
+        if kind in rec.ITEM_SCHEMAS or _SINKS.get(kind, sink) is not sink:
+            raise ValueError(f"record kind {kind!r} is already registered")
+        _SINKS[kind] = sink
+    return sink
+
+
+def record_schemas() -> rec.Schemas:
+    """Every record kind a JSONL/CSV import reads, with its schema."""
+    return {**rec.ITEM_SCHEMAS, **{k: sink.schemas[k] for k, sink in _SINKS.items()}}
 
 
 class ItemBatch:
@@ -274,46 +301,84 @@ def _item_values(record: rec.Item) -> tuple:
     )
 
 
-def _dispatch(records: Iterator[tuple[Any, str]], context: ImportContext) -> None:
-    batch = ItemBatch(context)
-    for record, where in records:
-        context.tick()
-        if isinstance(record, rec.Item):
-            batch.add(record, where)
-            continue
+class _Records:
+    """The shared part of the JSONL and CSV importers: records to items and sinks."""
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.schemas = record_schemas()
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        raise NotImplementedError
+
+    def validate(self, path: Path) -> None:
+        for _ in self.records(path):
+            pass
+
+    def write(self, path: Path) -> None:
+        context = self.context
+        batch = ItemBatch(context)
+        sinks: dict[type[RecordSink], RecordSink] = {}
+        for record, where in self.records(path):
+            context.tick()
+            if isinstance(record, rec.Item):
+                batch.add(record, where)
+                continue
+            batch.flush()
+            owner = _SINKS[record.type]
+            sink = sinks.get(owner) or sinks.setdefault(owner, owner(context))
+            sink.add(record, where)
         batch.flush()
-        handler = _RECORD_HANDLERS.get(record.type)
-        if handler is None:
-            raise FormatError(
-                f"records of type {record.type!r} cannot be imported here",
-                file=context.file,
-                record=where,
-                path="$.type",
+        for sink in sinks.values():
+            sink.finish()
+
+
+@register_importer
+class JsonlImporter(_Records):
+    sniffer = Sniffer("jsonl", lambda obj: isinstance(obj.get("type"), str), lines=True)
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        with path.open("rb") as stream:
+            for line, obj in iter_json_lines(stream, file=self.context.file):
+                where = f"line {line}"
+                record = rec.parse_record(
+                    obj, schemas=self.schemas, file=self.context.file, record=where
+                )
+                yield record, where
+
+
+@register_importer
+class CsvImporter(_Records):
+    """Typed records of one kind, or a §3 `path,expected` table."""
+
+    sniffer = Sniffer("csv", lambda obj: False, container="csv")
+
+    def _is_reference(self, path: Path) -> bool:
+        with path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES)
+        return csv_flavour(head) == "reference" or _reference_missing_a_column(head, self.context)
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        with path.open("rb") as stream:
+            records = rec.iter_records_csv(
+                stream,
+                file=self.context.file,
+                schemas=self.schemas,
+                kind=self.context.options.get("kind"),
             )
-        handler(record, context, where)
-    batch.flush()
+            yield from ((r, f"row {n}") for n, r in enumerate(records, start=1))
 
+    def validate(self, path: Path) -> None:
+        if self._is_reference(path):
+            _reference_rows(path, self.context)
+        else:
+            super().validate(path)
 
-def _jsonl_records(path: Path, context: ImportContext) -> Iterator[tuple[Any, str]]:
-    with path.open("rb") as stream:
-        for line, obj in iter_json_lines(stream, file=context.file):
-            where = f"line {line}"
-            yield rec.parse_record(obj, file=context.file, record=where), where
-
-
-def import_jsonl_path(path: Path, context: ImportContext) -> None:
-    _dispatch(_jsonl_records(path, context), context)
-
-
-def import_csv_path(path: Path, context: ImportContext) -> None:
-    with path.open("rb") as stream:
-        head = stream.read(64 * 1024)
-    if csv_flavour(head) == "reference" or _reference_missing_a_column(head, context):
-        _import_reference_csv(path, context)
-        return
-    with path.open("rb") as stream:
-        records = rec.iter_records_csv(stream, file=context.file, kind=context.options.get("kind"))
-        _dispatch(((r, f"row {n}") for n, r in enumerate(records, start=1)), context)
+    def write(self, path: Path) -> None:
+        if self._is_reference(path):
+            _import_reference_csv(path, self.context)
+        else:
+            super().write(path)
 
 
 def _reference_missing_a_column(head: bytes, context: ImportContext) -> bool:
@@ -329,8 +394,8 @@ def _reference_missing_a_column(head: bytes, context: ImportContext) -> bool:
     return "type" not in names and bool(names & set(COLUMN_ALIASES["path"]))
 
 
-def _import_reference_csv(path: Path, context: ImportContext) -> None:
-    """§3 rows grouped by case become generated references (ground truth needs an approval)."""
+def _reference_rows(path: Path, context: ImportContext) -> dict[str, list[dict]]:
+    """§3 rows grouped by case."""
     by_case: dict[str, list[dict]] = {}
     with path.open("rb") as stream:
         case_id = context.options.get("case_id")
@@ -339,7 +404,12 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
             by_case.setdefault(row.case_id, []).append(
                 {"path": row.path, "expected_value": row.expected_value}
             )
-    for case_id, rows in by_case.items():
+    return by_case
+
+
+def _import_reference_csv(path: Path, context: ImportContext) -> None:
+    """§3 rows grouped by case become generated references (ground truth needs an approval)."""
+    for case_id, rows in _reference_rows(path, context).items():
         rows = canonical_rows(rows)
         item, created = Item.objects.get_or_create(
             project=context.project,
@@ -369,7 +439,3 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
         )
         context.counts["references"] += 1
         context.counts["items_created" if created else "items_updated"] += 1
-
-
-register_importer("jsonl", import_jsonl_path)
-register_importer("csv", import_csv_path)

@@ -12,12 +12,13 @@ file imports as ground truth (an imported Approval) with the same SHA-256.
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from reviews.evidence import EvidenceError
-from reviews.formats.bundle import read_review_bundle
+from reviews.formats.bundle import ReviewBundle, read_review_bundle
 from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
+from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError
 from reviews.formats.review_file import (
     ReviewFile,
@@ -49,20 +50,49 @@ from reviews.services.resolution import item_status_refresh
 EvidenceOpener = Callable[[str], bytes]
 
 
-def import_review_path(path: Path, context: ImportContext) -> None:
+def _looks_like_review(obj: dict) -> bool:
+    return "review_items" in obj or (
+        "case_id" in obj and bool(obj.keys() & {"sources", "claims", "expected_fields"})
+    )
+
+
+@register_importer
+class ReviewImporter:
+    """A review .json, a .jsonl of them, or a .zip bundle with their evidence."""
+
+    sniffer = Sniffer("review", _looks_like_review, lines=True, container="zip")
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+
+    def validate(self, path: Path) -> None:
+        if _is_zip(path):
+            _open_bundle(path, self.context).close()
+        else:
+            for _ in self._reviews(path):
+                pass
+
+    def write(self, path: Path) -> None:
+        context = self.context
+        if _is_zip(path):
+            _import_bundle(path, context)
+            return
+        opener = _folder_opener(path.parent, context)
+        for review in self._reviews(path):
+            import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
+
+    def _reviews(self, path: Path) -> Iterator[ReviewFile]:
+        file = self.context.file
+        if path.suffix.lower() == ".jsonl" or file.lower().endswith(".jsonl"):
+            with path.open("rb") as stream:
+                yield from iter_review_jsonl(stream, file=file)
+        else:
+            yield parse_review_json(path.read_bytes(), file=file)
+
+
+def _is_zip(path: Path) -> bool:
     with path.open("rb") as handle:
-        is_zip = handle.read(4) == b"PK\x03\x04"
-    if is_zip:
-        _import_bundle(path, context)
-        return
-    opener = _folder_opener(path.parent, context)
-    if path.suffix.lower() == ".jsonl" or context.file.lower().endswith(".jsonl"):
-        with path.open("rb") as stream:
-            for review in iter_review_jsonl(stream, file=context.file):
-                import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
-        return
-    review = parse_review_json(path.read_bytes(), file=context.file)
-    import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
+        return handle.read(4) == b"PK\x03\x04"
 
 
 def _folder_opener(base_dir: Path, context: ImportContext) -> EvidenceOpener:
@@ -75,12 +105,15 @@ def _folder_opener(base_dir: Path, context: ImportContext) -> EvidenceOpener:
     return read
 
 
-def _import_bundle(path: Path, context: ImportContext) -> None:
+def _open_bundle(path: Path, context: ImportContext) -> ReviewBundle:
     try:
-        bundle = read_review_bundle(path, file=context.file)
+        return read_review_bundle(path, file=context.file)
     except zipfile.BadZipFile as error:
         raise FormatError(f"not a readable zip file ({error})", file=context.file) from None
-    with bundle:
+
+
+def _import_bundle(path: Path, context: ImportContext) -> None:
+    with _open_bundle(path, context) as bundle:
         for case in bundle.cases:
             record = f'case "{case.review.case_id}"'
             member_file = f"{context.file}/{case.member}"
@@ -332,6 +365,3 @@ def _verify_if_ours(approval, rows, *, record, file) -> None:
 def _refresh_status(item: Item) -> None:
     if item.status != ItemStatus.APPROVED:
         item_status_refresh(item)
-
-
-register_importer("review", import_review_path)

@@ -1,11 +1,20 @@
-"""One entry point for every import: the CLI, the upload form and the API all call `import_file`.
+"""One import pipeline: the CLI, the upload form and the API all call `import_file`.
 
-An import is ONE transaction: the first bad record raises `ImportFailed` naming file, record,
-JSON path and reason, and nothing is written (evidence files it stored are removed again).
+Every format is an importer class registered here (`register_importer`); the pipeline runs it
+in four steps:
 
-Formats are pluggable: `reviews` handles review files, generic items and `path,expected`
-tables; `judging` registers TextFlow and the judging record kinds in its AppConfig.ready(), so
-reviews never imports judging.
+1. **detect**: the format is chosen from the name and first bytes, each importer saying what
+   its files look like (`Importer.sniffer`);
+2. **validate**: `importer.validate(path)` parses and checks the whole file, writing nothing,
+   outside any transaction (a refused file never takes the write lock);
+3. **write**: `importer.write(path)` inside ONE transaction: the first problem raises
+   `FormatError` and nothing is written (evidence files stored on the way are removed again);
+4. **report**: counts and notes, gathered on the `ImportContext`, become an `ImportReport`.
+
+An importer is created per import and keeps its own state; the context holds only what every
+importer shares. `reviews` registers review files and JSONL/CSV records; `judging` registers
+TextFlow, and its record kinds through `reviews.services.import_records.register_record_sink`,
+so reviews never imports judging.
 """
 
 from __future__ import annotations
@@ -14,18 +23,16 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from django.db import transaction
 
 from reviews.evidence import EvidenceError
-from reviews.formats.detect import detect_format
+from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.documents import StoredFiles
 from reviews.signals import project_data_changed
-
-FORMATS = ("review", "jsonl", "csv", "textflow")
 
 
 class ImportFailed(Exception):
@@ -38,7 +45,7 @@ class ImportFailed(Exception):
 
 @dataclass
 class ImportContext:
-    """What an importer needs besides the file: who, where, options, and bookkeeping."""
+    """What every importer needs besides the file: who, where, options, and bookkeeping."""
 
     actor: Any
     project: Project
@@ -56,6 +63,20 @@ class ImportContext:
         self.records_seen += 1
         if self.progress is not None and self.records_seen % 500 == 0:
             self.progress(self.records_seen)
+
+
+class Importer(Protocol):
+    """One import format. A new instance per import: its state is its own."""
+
+    sniffer: ClassVar[Sniffer]  # the format's name and what its files look like
+
+    def __init__(self, context: ImportContext) -> None: ...
+
+    def validate(self, path: Path) -> None:
+        """Parse and check the whole file; write nothing (runs outside the transaction)."""
+
+    def write(self, path: Path) -> None:
+        """Write the file's rows (runs inside the import's one transaction)."""
 
 
 @dataclass(frozen=True)
@@ -93,24 +114,39 @@ class ImportReport:
         }
 
 
-Importer = Callable[[Path, ImportContext], None]
-_IMPORTERS: dict[str, Importer] = {}
+_IMPORTERS: dict[str, type[Importer]] = {}
 
 
-def register_importer(format_name: str, importer: Importer) -> None:
-    _IMPORTERS[format_name] = importer
+def register_importer(importer: type[Importer]) -> type[Importer]:
+    """Add a format (usable as a class decorator). A format is registered once."""
+    name = importer.sniffer.format
+    if _IMPORTERS.get(name, importer) is not importer:
+        raise ValueError(f"import format {name!r} is already registered")
+    _IMPORTERS[name] = importer
+    return importer
+
+
+def import_formats() -> tuple[str, ...]:
+    """The registered format names (what `--format` and the upload form offer)."""
+    return tuple(_IMPORTERS)
+
+
+def detect(name: str, head: bytes) -> str:
+    """Step 1: the format of a file from its name and first bytes."""
+    return detect_format(name, head, [i.sniffer for i in _IMPORTERS.values()])
 
 
 def choose_format(path: Path, *, name: str, requested: str | None) -> str:
     if requested:
-        if requested not in FORMATS:
+        if requested not in _IMPORTERS:
             raise FormatError(
-                f"unknown format {requested!r} (choose one of: {', '.join(FORMATS)})", file=name
+                f"unknown format {requested!r} (choose one of: {', '.join(_IMPORTERS)})",
+                file=name,
             )
         return requested
     with path.open("rb") as handle:
-        head = handle.read(64 * 1024)
-    return detect_format(name, head)
+        head = handle.read(HEAD_BYTES)
+    return detect(name, head)
 
 
 def import_file(
@@ -135,11 +171,11 @@ def import_file(
     )
     try:
         chosen = choose_format(path, name=name, requested=format)
-        importer = _IMPORTERS.get(chosen)
-        if importer is None:
-            raise FormatError(f"no importer for format {chosen!r}", file=name)
+        importer = _IMPORTERS[chosen](context)
+        importer.validate(path)
+        context.records_seen = 0  # progress counts the writing pass
         with transaction.atomic():
-            importer(path, context)
+            importer.write(path)
             transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
     except FormatError as error:
         context.written.discard()

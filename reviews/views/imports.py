@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from reviews.access import project_for_user
 from reviews.models import ImportJob, Role
 from reviews.services.import_jobs import import_job_start
-from reviews.services.imports import FORMATS
+from reviews.services.imports import import_formats
 from reviews.tasks import records_done
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024
@@ -22,7 +22,7 @@ def import_upload(request, slug):
         options = {k: v for k in ("kind", "judge") if (v := request.POST.get(k, "").strip())}
         if upload is None:
             messages.error(request, "Choose a file to import.")
-        elif fmt and fmt not in FORMATS:
+        elif fmt and fmt not in import_formats():
             messages.error(request, f"Unknown format {fmt!r}.")
         elif upload.size > MAX_UPLOAD_BYTES:
             messages.error(request, f"{upload.name} is larger than 2 GB.")
@@ -39,7 +39,7 @@ def import_upload(request, slug):
     return render(
         request,
         "reviews/import_upload.html",
-        {"access": access, "project": access.project, "jobs": jobs, "formats": FORMATS},
+        {"access": access, "project": access.project, "jobs": jobs, "formats": import_formats()},
     )
 
 

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from reviews.formats.detect import HEAD_BYTES, csv_flavour, detect_format
+from reviews.formats.detect import HEAD_BYTES, csv_flavour
 from reviews.formats.errors import FormatError
+from reviews.services.imports import detect as detect_format
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXAMPLES = DATA / "examples"
@@ -106,7 +107,7 @@ def test_csv_headers_and_flavour():
         (
             "x.jsonl",
             b'{"0": {"response": "r"}}\n{"1": {"response": "r"}}\n',
-            "TextFlow results are one JSON object",
+            "textflow files are one JSON object, not JSONL",
         ),
         ("x.json", b"[1, 2]", "top-level JSON array"),
         ("x.json", b"key,value\n", "does not start with a JSON object"),
@@ -120,4 +121,4 @@ def test_unknown_and_ambiguous_inputs_name_the_choices(name, data, message):
         detect_format(name, data)
     assert exc.value.file == name
     assert message in exc.value.reason
-    assert "one of review, textflow, jsonl, csv" in str(exc.value)
+    assert "one of review, jsonl, csv, textflow" in str(exc.value)

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from reviews.models import Project
-from reviews.services.imports import FORMATS, ImportFailed, import_file
+from reviews.services.imports import ImportFailed, import_file, import_formats
 
 
 class Command(BaseCommand):
@@ -12,7 +12,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path)
         parser.add_argument("--project", required=True, metavar="SLUG")
-        parser.add_argument("--format", choices=FORMATS, help="default: detected from the content")
+        parser.add_argument(
+            "--format", choices=import_formats(), help="default: detected from the content"
+        )
         parser.add_argument(
             "--kind", help="CSV records: the record kind when there is no type column"
         )

@@ -1,4 +1,5 @@
-"""FORMATS §4 typed records from JSONL and CSV (pure, no database)."""
+"""FORMATS §4 typed records from JSONL and CSV: reviews' reader with reviews' `item` and
+judging's kinds (pure, no database)."""
 
 import io
 import json
@@ -8,21 +9,28 @@ from pathlib import Path
 
 import pytest
 
+from judging.formats.records import SCHEMAS as JUDGING_SCHEMAS
+from judging.formats.records import Criterion, HumanLabel, PairwiseVerdict, Verdict
+from reviews.formats import records
 from reviews.formats.errors import FormatError, iter_json_lines
-from reviews.formats.records import (
-    KINDS,
-    RECORD_ADAPTER,
-    Criterion,
-    HumanLabel,
-    Item,
-    PairwiseVerdict,
-    Verdict,
-    iter_records_csv,
-    iter_records_jsonl,
-)
+from reviews.formats.records import ITEM_SCHEMAS, Item, record_adapter
 from reviews.formats.review_file import iter_review_jsonl
+from reviews.services.import_records import record_schemas
 
+SCHEMAS = {**ITEM_SCHEMAS, **JUDGING_SCHEMAS}
+KINDS = tuple(SCHEMAS)
+RECORD_ADAPTER = record_adapter(SCHEMAS)
 DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def iter_records_jsonl(stream, *, file):
+    return records.iter_records_jsonl(stream, file=file, schemas=SCHEMAS)
+
+
+def iter_records_csv(stream, *, file, kind=None):
+    return records.iter_records_csv(stream, file=file, schemas=SCHEMAS, kind=kind)
+
+
 JUDGING = DATA / "examples" / "judging.jsonl"
 
 
@@ -81,7 +89,7 @@ def test_unknown_type_names_line_value_and_kinds():
     assert (err.file, err.record, err.path) == ("unknown-type.jsonl", "line 3", "$.type")
     assert str(err) == (
         "unknown-type.jsonl, line 3, $.type: unknown type 'verdikt' (valid: "
-        "criterion, item, verdict, human_label, pairwise_verdict)"
+        "item, criterion, verdict, human_label, pairwise_verdict)"
     )
 
 
@@ -262,8 +270,9 @@ def test_csv_errors_name_file_line_and_column():
         list(iter_records_csv(csv_bytes('item_id,slices\na,"[1"\n'), file="v.csv", kind="item"))
 
 
-def test_kinds_constant():
-    assert KINDS == ("criterion", "item", "verdict", "human_label", "pairwise_verdict")
+def test_the_pipeline_registry_holds_every_kind_once():
+    assert tuple(record_schemas()) == KINDS
+    assert KINDS == ("item", "criterion", "verdict", "human_label", "pairwise_verdict")
 
 
 class _GeneratedJsonl:
