@@ -20,7 +20,7 @@ urlpatterns = [
     ),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("api/", include("reviews.api.urls")),
+    path("api/", include("evalsite.api_urls")),
     path("", include("reviews.urls")),
     path("", include("judging.urls")),
 ]

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging.views import dashboard, disagreements, exports, item, judges, lists, setup
+from judging.views import dashboard, disagreements, exports, item, judges, lists, scores, setup
 
 
 def _choice(*words):
@@ -28,6 +28,9 @@ urlpatterns = [
     path("p/<slug:slug>/runs/<int:pk>/", judges.run_status, name="run_status"),
     path("p/<slug:slug>/runs/<int:pk>/cancel/", judges.run_stop, name="run_stop"),
     path("p/<slug:slug>/runs/<int:pk>/resume/", judges.run_continue, name="run_continue"),
+    path("p/<slug:slug>/scores/", scores.score_list, name="score_list"),
+    path("p/<slug:slug>/scores/upload/", scores.score_upload, name="score_upload"),
+    path("p/<slug:slug>/scores/<int:pk>/", scores.score_run, name="score_run"),
     path("dashboards/", lists.dashboards, name="dashboards"),
     path("p/<slug:slug>/dashboard/", dashboard.project_dashboard, name="project_dashboard"),
     path("p/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),

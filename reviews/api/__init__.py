@@ -1,7 +1,7 @@
 """The HTTP API (django-ninja): batch item import, item status, approved references.
 
-Mounted at /api/ by `evalsite/urls.py` (through `reviews.api.urls`); docs at /api/docs, schema
-at /api/openapi.json (both for signed-in users). Every endpoint authorises through
+Mounted at /api/ by `evalsite/urls.py` (through `evalsite/api_urls.py`, which adds judging's
+routers); docs at /api/docs, schema at /api/openapi.json (both for signed-in users). Every endpoint authorises through
 `reviews.access` (outsider 404, wrong role 403) and writes only through services.
 """
 

@@ -1,0 +1,100 @@
+"""Score runs: upload predictions, read per-field accuracy, pipeline graphs and failure contexts."""
+
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST, require_safe
+
+from judging.forms_scoring import ScoreUploadForm
+from judging.models import ScoreRun
+from judging.services.attribution import CONTEXTS
+from judging.services.pipeline_graph import layout
+from judging.services.scoring import score_predictions
+from judging.services.scoring_build import NO_CONTEXT
+from reviews.access import project_for_user
+from reviews.formats.errors import FormatError
+from reviews.models import Role
+
+READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every record
+
+
+def _list(request, access, form, status=200):
+    runs = ScoreRun.objects.filter(project=access.project).select_related("created_by")
+    return render(
+        request,
+        "judging/scores.html",
+        {"project": access.project, "access": access, "runs": runs[:50], "form": form},
+        status=status,
+    )
+
+
+@require_safe
+def score_list(request, slug):
+    access = project_for_user(request.user, slug, roles=READERS)
+    return _list(request, access, ScoreUploadForm() if access.is_admin else None)
+
+
+@require_POST
+def score_upload(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = ScoreUploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["predictions"]
+        try:
+            run = score_predictions(
+                actor=request.user,
+                project=access.project,
+                stream=upload,
+                source_name=upload.name,
+                allow_generated=form.cleaned_data["allow_generated"],
+            )
+        except FormatError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("score_run", slug=access.project.slug, pk=run.pk)
+    return _list(request, access, form)
+
+
+def _section_view(section: dict, stage: str | None, context: str | None) -> dict:
+    pipelines = [p for p in section["pipelines"] if any(s["stage_id"] for s in p["stages"])]
+    cases = section["cases"]
+    if stage is not None:
+        cases = [c for c in cases if c["stage_id"] == stage]
+    if context is not None:
+        cases = [c for c in cases if (c["failure_context"] or NO_CONTEXT) == context]
+    shown = {(c["case_id"], c["producer"]) for c in cases}
+    pipelines = [p for p in pipelines if (p["case_id"], p["producer"]) in shown]
+    measure = section["measure"]  # "accuracy" or, for a provisional reference, "agreement"
+    return {
+        **section,
+        "field_rows": [{**f, "figure": f[measure]} for f in section["fields"]],
+        "shown_cases": [{**c, "figure": c[f"field_{measure}"]} for c in cases],
+        "graphs": [  # (pipeline, layout, a key for the SVG's element ids)
+            (p, layout(p), f"{section['reference']}-{n}")
+            for n, p in enumerate(pipelines[:MAX_GRAPHS])
+        ],
+        "graphs_left_out": max(0, len(pipelines) - MAX_GRAPHS),
+    }
+
+
+@require_safe
+def score_run(request, slug, pk):
+    access = project_for_user(request.user, slug, roles=READERS)
+    run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
+    stage = request.GET.get("stage")
+    context = request.GET.get("context")
+    if context not in (*CONTEXTS, NO_CONTEXT):
+        context = None
+    sections = [_section_view(s, stage, context) for s in run.report["sections"]]
+    return render(
+        request,
+        "judging/score_run.html",
+        {
+            "project": access.project,
+            "run": run,
+            "report": run.report,
+            "sections": sections,
+            "contexts": [*CONTEXTS, NO_CONTEXT],
+            "stage": stage,
+            "context": context,
+        },
+    )

@@ -1,0 +1,132 @@
+"""Score pages: upload, run page, access rules."""
+
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from judging.models import ScoreRun
+from reviews.models import Role
+from tests.factories import member
+from tests.judging.helpers import referenced_item
+from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(client, project, records, **data):
+    body = "".join(json.dumps(r) + "\n" for r in records).encode()
+    file = io.BytesIO(body)
+    file.name = "preds.jsonl"
+    return client.post(reverse("score_upload", args=[project.slug]), {"predictions": file, **data})
+
+
+def test_admin_uploads_and_reads_the_run(client, project):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    client.force_login(member(project, Role.ADMIN))
+    response = upload(client, project, invoice_predictions())
+    run = ScoreRun.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("score_run", args=[project.slug, run.pk])
+    page = client.get(response["Location"]).content.decode()
+    assert "Accuracy against approved ground truth" in page
+    assert 'data-path="$.invoice.lines[1].amount"' in page
+    assert "upstream_or_combined" in page
+    assert '<svg class="pipeline-graph"' in page
+    filtered = client.get(
+        response["Location"], {"stage": "total", "context": "upstream_or_combined"}
+    )
+    assert filtered.status_code == 200
+    assert filtered.context["sections"][0]["shown_cases"][0]["stage_id"] == "total"
+
+
+def test_bad_file_is_named_and_nothing_is_stored(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    response = upload(client, project, [{"case_id": "nope", "prediction": {}}])
+    assert response.status_code == 200
+    assert "preds.jsonl, line 1, $.case_id: no item &#x27;nope&#x27;" in response.content.decode()
+    assert not ScoreRun.objects.exists()
+
+
+def test_provisional_section_is_labelled(client, project):
+    referenced_item(project, "inv-1", INVOICE_ROWS, authority="generated")
+    client.force_login(member(project, Role.ADMIN))
+    response = upload(client, project, invoice_predictions(), allow_generated="on")
+    page = client.get(response["Location"]).content.decode()
+    assert "Agreement with a provisional AI reference" in page
+    assert "Accuracy against approved ground truth" in page  # its own, empty section
+
+
+def test_roles(client, project, outsider):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    admin = member(project, Role.ADMIN)
+    client.force_login(admin)
+    upload(client, project, invoice_predictions())
+    run = ScoreRun.objects.get()
+    run_url = reverse("score_run", args=[project.slug, run.pk])
+    list_url = reverse("score_list", args=[project.slug])
+    client.force_login(member(project, Role.ADJUDICATOR))
+    assert client.get(run_url).status_code == 200
+    assert "score-upload" not in client.get(list_url).content.decode()
+    assert upload(client, project, invoice_predictions()).status_code == 403
+    client.force_login(member(project, Role.RATER))
+    assert client.get(run_url).status_code == 403
+    client.force_login(outsider)
+    assert client.get(run_url).status_code == 404
+    assert client.get(list_url).status_code == 404
+    assert ScoreRun.objects.count() == 1
+
+
+def bearer(user):
+    from reviews.services.tokens import token_create
+
+    _, secret = token_create(actor=user, name="test")
+    return {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
+
+
+def test_api_scores_and_reads_back(client, project):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    admin = member(project, Role.ADMIN)
+    url = f"/api/projects/{project.slug}/score-runs"
+    body = {"records": invoice_predictions()}
+    response = client.post(url, json.dumps(body), content_type="application/json", **bearer(admin))
+    assert response.status_code == 201, response.content
+    created = response.json()
+    stages = {c["stage_id"]: c for c in created["report"]["sections"][0]["cases"]}
+    assert stages["total"]["failure_context"] == "upstream_or_combined"
+    assert stages["total"]["record"] == "record 2"
+    read = client.get(f"{url}/{created['id']}", **bearer(admin))
+    assert read.status_code == 200 and read.json()["report"] == created["report"]
+
+
+def test_api_bad_record_is_named_and_nothing_is_stored(client, project):
+    admin = member(project, Role.ADMIN)
+    body = {"records": [{"case_id": "x", "prediction": {}}, {"case_id": "y"}]}
+    response = client.post(
+        f"/api/projects/{project.slug}/score-runs",
+        json.dumps(body),
+        content_type="application/json",
+        **bearer(admin),
+    )
+    assert response.status_code == 422
+    assert response.json()["error"] == {
+        "reason": "Field required",
+        "file": "API request",
+        "record": "record 2",
+        "path": "$.prediction",
+    }
+    assert not ScoreRun.objects.exists()
+
+
+def test_api_roles(client, project, outsider):
+    url = f"/api/projects/{project.slug}/score-runs"
+    body = json.dumps({"records": []})
+    rater = member(project, Role.RATER)
+    assert (
+        client.post(url, body, content_type="application/json", **bearer(rater)).status_code == 403
+    )
+    assert (
+        client.post(url, body, content_type="application/json", **bearer(outsider)).status_code
+        == 404
+    )
