@@ -264,7 +264,9 @@ def test_csv_errors_name_file_line_and_column():
         )
     with pytest.raises(FormatError, match=r"^v\.csv, line 2: 3 cells but the header has 2"):
         list(iter_records_csv(csv_bytes("item_id,label\na,b,c\n"), file="v.csv", kind="item"))
-    with pytest.raises(FormatError, match=r"^v\.csv: unknown kind 'verdicts'.*valid: item, criterion"):
+    with pytest.raises(
+        FormatError, match=r"^v\.csv: unknown kind 'verdicts'.*valid: item, criterion"
+    ):
         list(iter_records_csv(csv_bytes("a,b\n"), file="v.csv", kind="verdicts"))
     with pytest.raises(FormatError, match=r"^v\.csv, line 2, slices: invalid JSON"):
         list(iter_records_csv(csv_bytes('item_id,slices\na,"[1"\n'), file="v.csv", kind="item"))

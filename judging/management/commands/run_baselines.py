@@ -1,0 +1,52 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.services.baseline_run import baseline_run
+from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
+from judging.services.splits import SPLIT_CHOICES, SplitError
+from reviews.models import Project
+
+
+class Command(BaseCommand):
+    help = (
+        "Label a criterion with a deterministic baseline judge (exact, normalised, numeric, "
+        "BLEU, ROUGE) comparing each item's output with its reference; writes verdicts."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--criterion", required=True, metavar="NAME")
+        parser.add_argument("--baseline", required=True, choices=KINDS)
+        parser.add_argument(
+            "--threshold", type=float, default=0.5, help="bleu/rouge: passing score (0-1)"
+        )
+        parser.add_argument(
+            "--rel-tol", type=float, default=0.0, help="numeric: relative tolerance"
+        )
+        parser.add_argument("--rouge", choices=ROUGE_TYPES, default="rougeL")
+        parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
+
+    def handle(self, *args, **options):
+        try:
+            target = Project.objects.get(slug=options["project"])
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {options['project']!r}.") from None
+        try:
+            baseline = Baseline(
+                options["baseline"],
+                threshold=options["threshold"],
+                rel_tol=options["rel_tol"],
+                rouge_type=options["rouge"],
+            )
+            result = baseline_run(
+                project=target,
+                criterion=options["criterion"],
+                baseline=baseline,
+                split=options["split"],
+            )
+        except (BaselineError, SplitError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{result.judge}: {result.written} verdicts written ({result.passed} passed), "
+            f"{result.already} already labelled, {result.skipped} items without output or "
+            "reference"
+        )
