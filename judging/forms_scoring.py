@@ -1,6 +1,11 @@
-"""The score-predictions upload form (the view parses with it, then calls one service)."""
+"""Forms of the scores page: predictions upload and baseline judges (views parse with these,
+then call one service)."""
 
 from django import forms
+
+from judging.models import Criterion
+from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline
+from judging.services.splits import SPLIT_CHOICES
 
 
 class ScoreUploadForm(forms.Form):
@@ -14,3 +19,34 @@ class ScoreUploadForm(forms.Form):
         label="Score cases without ground truth against the generated reference",
         help_text="Reported apart, as agreement with a provisional AI reference.",
     )
+
+
+class BaselineForm(forms.Form):
+    criterion = forms.ChoiceField(help_text="A pass/fail criterion (two labels, one positive).")
+    baseline = forms.ChoiceField(choices=[(k, k) for k in KINDS])
+    threshold = forms.FloatField(
+        min_value=0, max_value=1, initial=0.5, help_text="BLEU and ROUGE: the passing score."
+    )
+    rel_tol = forms.FloatField(
+        min_value=0,
+        max_value=0.99,
+        initial=0,
+        label="Relative tolerance",
+        help_text="Numeric: how far apart two numbers may be, relative to the larger.",
+    )
+    rouge_type = forms.ChoiceField(choices=[(r, r) for r in ROUGE_TYPES], initial="rougeL")
+    split = forms.ChoiceField(choices=[(s, s) for s in SPLIT_CHOICES], initial="all")
+
+    def __init__(self, *args, project, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = Criterion.objects.filter(project=project).values_list("name", flat=True)
+        self.fields["criterion"].choices = [(n, n) for n in sorted(set(names))]
+
+    def baseline_settings(self) -> Baseline:
+        data = self.cleaned_data
+        return Baseline(
+            data["baseline"],
+            threshold=data["threshold"],
+            rel_tol=data["rel_tol"],
+            rouge_type=data["rouge_type"],
+        )

@@ -31,6 +31,7 @@ urlpatterns = [
     path("p/<slug:slug>/scores/", scores.score_list, name="score_list"),
     path("p/<slug:slug>/scores/upload/", scores.score_upload, name="score_upload"),
     path("p/<slug:slug>/scores/<int:pk>/", scores.score_run, name="score_run"),
+    path("p/<slug:slug>/baselines/run/", scores.baseline_start, name="baseline_start"),
     path("dashboards/", lists.dashboards, name="dashboards"),
     path("p/<slug:slug>/dashboard/", dashboard.project_dashboard, name="project_dashboard"),
     path("p/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),

@@ -1,11 +1,15 @@
 """Score runs: upload predictions, read per-field accuracy, pipeline graphs and failure contexts."""
 
+from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from judging.forms_scoring import ScoreUploadForm
+from judging.forms_scoring import BaselineForm, ScoreUploadForm
 from judging.models import ScoreRun
 from judging.services.attribution import CONTEXTS
+from judging.services.baseline_run import baseline_run
+from judging.services.baselines import BaselineError
 from judging.services.pipeline_graph import layout
 from judging.services.scoring import score_predictions
 from judging.services.scoring_build import NO_CONTEXT
@@ -17,20 +21,53 @@ READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every record
 
 
-def _list(request, access, form, status=200):
+def _list(request, access, form=None, baseline_form=None):
     runs = ScoreRun.objects.filter(project=access.project).select_related("created_by")
+    if access.is_admin:
+        form = form or ScoreUploadForm()
+        baseline_form = baseline_form or BaselineForm(project=access.project)
     return render(
         request,
         "judging/scores.html",
-        {"project": access.project, "access": access, "runs": runs[:50], "form": form},
-        status=status,
+        {
+            "project": access.project,
+            "access": access,
+            "runs": runs[:50],
+            "form": form,
+            "baseline_form": baseline_form,
+        },
     )
 
 
 @require_safe
 def score_list(request, slug):
-    access = project_for_user(request.user, slug, roles=READERS)
-    return _list(request, access, ScoreUploadForm() if access.is_admin else None)
+    return _list(request, project_for_user(request.user, slug, roles=READERS))
+
+
+@require_POST
+def baseline_start(request, slug):
+    """Label a criterion with a deterministic baseline judge; its verdicts join the dashboard."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = BaselineForm(request.POST, project=access.project)
+    if form.is_valid():
+        try:
+            result = baseline_run(
+                project=access.project,
+                criterion=form.cleaned_data["criterion"],
+                baseline=form.baseline_settings(),
+                split=form.cleaned_data["split"],
+            )
+        except BaselineError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request,
+                f"{result.judge}: {result.written} verdicts written ({result.passed} passed), "
+                f"{result.already} already labelled, {result.skipped} items without output or "
+                "reference. Recompute the dashboard to see it beside the other judges.",
+            )
+            return redirect(reverse("score_list", args=[access.project.slug]) + "#baselines")
+    return _list(request, access, baseline_form=form)
 
 
 @require_POST
@@ -51,7 +88,7 @@ def score_upload(request, slug):
             form.add_error(None, str(error))
         else:
             return redirect("score_run", slug=access.project.slug, pk=run.pk)
-    return _list(request, access, form)
+    return _list(request, access, form=form)
 
 
 def _section_view(section: dict, stage: str | None, context: str | None) -> dict:

@@ -130,3 +130,24 @@ def test_api_roles(client, project, outsider):
         client.post(url, body, content_type="application/json", **bearer(outsider)).status_code
         == 404
     )
+
+
+def test_baseline_page_action(client, project, tmp_path):
+    from judging.models import Verdict
+    from tests.judging.helpers import criterion_record, import_items, item_record, write_jsonl
+
+    records = [
+        criterion_record(name="correct"),
+        item_record("a", output="Paris", reference="paris"),
+    ]
+    import_items(project, write_jsonl(tmp_path / "r.jsonl", records))
+    client.force_login(member(project, Role.ADMIN))
+    url = reverse("baseline_start", args=[project.slug])
+    data = {"criterion": "correct", "baseline": "normalised", "threshold": 0.5, "rel_tol": 0}
+    response = client.post(url, {**data, "rouge_type": "rougeL", "split": "all"}, follow=True)
+    assert "baseline/normalised: 1 verdicts written (1 passed)" in response.content.decode()
+    assert Verdict.objects.get().label == "pass"
+    bad = client.post(url, {**data, "threshold": 3, "rouge_type": "rougeL", "split": "all"})
+    assert bad.status_code == 200 and bad.context["baseline_form"].errors["threshold"]
+    client.force_login(member(project, Role.ADJUDICATOR))
+    assert client.post(url, data).status_code == 403
