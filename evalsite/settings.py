@@ -226,4 +226,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # httpx logs every request at INFO: one line per model call would flood a judge run's log.
+    "loggers": {"httpx": {"level": "WARNING"}},
 }

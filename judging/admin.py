@@ -101,3 +101,11 @@ class RunAdmin(ReadOnlyAdmin):
 class CallAdmin(ReadOnlyAdmin):
     list_display = ["run", "item", "sample", "display_order", "status", "attempts"]
     list_filter = ["status"]
+
+
+@admin.register(m.Panel)
+class PanelAdmin(admin.ModelAdmin):
+    """Panels vote with `manage.py panel_vote`; ties (and dissent, if chosen) go to people."""
+
+    list_display = ["name", "project", "rule", "send_dissent"]
+    filter_horizontal = ["judges"]

@@ -278,6 +278,8 @@ from judging.models_runs import (  # noqa: E402, F401
     JudgeConfig,
     JudgeVersion,
     ModelPrice,
+    Panel,
+    PanelRule,
     Run,
     RunStatus,
 )

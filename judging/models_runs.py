@@ -169,3 +169,30 @@ class Call(models.Model):
 
     def __str__(self):
         return f"call {self.fingerprint[:12]} ({self.status})"
+
+
+class PanelRule(models.TextChoices):
+    MAJORITY = "majority"
+    UNANIMOUS = "unanimous"
+
+
+class Panel(models.Model):
+    """A set of judges and a vote rule: samples vote inside their model group, each group once
+    (judging.metrics.voting). Ties, and dissent when chosen, go to human review."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="panels")
+    name = models.SlugField(max_length=100)
+    rule = models.CharField(max_length=16, choices=PanelRule.choices, default=PanelRule.MAJORITY)
+    send_dissent = models.BooleanField(
+        default=False, help_text="Also send items the panel decided with a dissenting model."
+    )
+    judges = models.ManyToManyField(JudgeConfig, related_name="panels")
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="panel_unique_name"),
+        ]
+
+    def __str__(self):
+        return self.name

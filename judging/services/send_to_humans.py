@@ -5,7 +5,8 @@ Selections:
   splits: the natural first candidates for human review);
 - `calibration_sample`: n items of the calibration split, stratified by slice (proportional
   allocation, largest remainders; inside a stratum, the same seeded hash order as the split);
-- `held_out`: every held-out item.
+- `held_out`: every held-out item;
+- `chosen`: the items a caller names (a panel's ties and dissent, inconsistent pairs).
 
 Idempotent: an item that already has the question is left as it is. Items that get a new question
 are re-opened (status `open`) so raters are offered them. Raters stay blind: the question is a
@@ -34,6 +35,7 @@ from judging.services.splits import (
 from reviews.models import Event, Item, ItemStatus, Project, Question, QuestionKind
 
 SELECTIONS = ("split_votes", "calibration_sample", "held_out")
+CHOSEN = "chosen"
 CHUNK = 1000
 
 
@@ -96,7 +98,13 @@ def calibration_sample(
     return sorted(chosen)
 
 
-def _select(project, criterion, selection, n, seed) -> list[int]:
+def _select(project, criterion, selection, n, seed, item_ids=None) -> list[int]:
+    if selection == CHOSEN:
+        ids = set(item_ids or [])
+        mine = set(Item.objects.filter(project=project, pk__in=ids).values_list("pk", flat=True))
+        if ids - mine:
+            raise SendError(f"{len(ids - mine)} chosen item(s) are not in this project")
+        return sorted(ids)
     if selection == "split_votes":
         return split_vote_items(criterion=criterion)
     if current_draw(project) is None:
@@ -152,13 +160,14 @@ def send_to_humans(
     selection: str,
     n: int | None = None,
     seed: int | None = None,
+    item_ids: list[int] | None = None,
 ) -> SendResult:
     """Create the criterion's question on the selected items (once) and re-open them."""
-    if selection not in SELECTIONS:
+    if selection not in (*SELECTIONS, CHOSEN):
         raise SendError(f"unknown selection {selection!r} (one of: {', '.join(SELECTIONS)})")
     if criterion.project_id != project.pk:
         raise SendError(f"criterion {criterion.name!r} belongs to another project")
-    chosen = _select(project, criterion, selection, n, seed)
+    chosen = _select(project, criterion, selection, n, seed, item_ids)
     kind = QuestionKind.PAIRWISE if criterion.pairwise else QuestionKind.CRITERION
     created = reopened = 0
     for start in range(0, len(chosen), CHUNK):

@@ -1,0 +1,32 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.models import Panel
+from judging.services.panels import PanelError, panel_decide
+from judging.services.send_to_humans import SendError
+from judging.services.splits import SPLIT_CHOICES, SplitError
+
+
+class Command(BaseCommand):
+    help = (
+        "A panel votes (model-balanced; its rule and judges are set in the admin); ties, and "
+        "dissent if the panel says so, are sent to human review."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--panel", required=True, metavar="NAME")
+        parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
+
+    def handle(self, *args, project, panel, split, **options):
+        found = Panel.objects.filter(project__slug=project, name=panel).first()
+        if found is None:
+            raise CommandError(f"No panel {panel!r} in project {project!r}.")
+        try:
+            result = panel_decide(panel=found, split=split)
+        except (PanelError, SendError, SplitError) as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(
+            f"{found.name} ({found.rule}): {len(result.decided)} decided, "
+            f"{len(result.ties)} undecided, {len(result.dissent)} with dissent; "
+            f"{result.sent} question(s) sent to human review"
+        )
