@@ -1,7 +1,9 @@
 """Django admin for every model. History (answers, resolutions, approvals, references, events)
 is read-only here: it changes only through the services, and never in place."""
 
+from django import forms
 from django.contrib import admin
+from django.db import transaction
 
 from reviews import models as m
 
@@ -144,3 +146,57 @@ class EventAdmin(ReadOnlyAdmin):
 @admin.register(m.ResolutionSource)
 class ResolutionSourceAdmin(ReadOnlyAdmin):
     list_display = ["resolution", "answer"]
+
+
+class TrustedKeyForm(forms.ModelForm):
+    """Adding a key goes through the service (project admins only; key id computed)."""
+
+    class Meta:
+        model = m.TrustedKey
+        fields = ["project", "public_key_pem", "label"]
+
+    def clean(self):
+        data = super().clean()
+        from reviews.services.approved_imports import KeyRefused, trusted_key_register
+
+        if self.errors:
+            return data
+        try:
+            with transaction.atomic():  # validate by registering, then roll back
+                trusted_key_register(
+                    actor=self.actor,
+                    project=data["project"],
+                    pem=data["public_key_pem"],
+                    label=data.get("label", ""),
+                )
+                transaction.set_rollback(True)
+        except KeyRefused as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
+
+@admin.register(m.TrustedKey)
+class TrustedKeyAdmin(ReadOnlyAdmin):
+    """Registered keys stay on record (append-only): add here, never edit or delete."""
+
+    form = TrustedKeyForm
+    list_display = ["project", "key_id", "label", "registered_by", "registered_at"]
+
+    def has_add_permission(self, request, obj=None):
+        return request.user.is_staff
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.actor = request.user
+        return form
+
+    def save_model(self, request, obj, form, change):
+        from reviews.services.approved_imports import trusted_key_register
+
+        data = form.cleaned_data
+        obj.pk = trusted_key_register(
+            actor=request.user,
+            project=data["project"],
+            pem=data["public_key_pem"],
+            label=data.get("label", ""),
+        ).pk

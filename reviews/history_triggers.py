@@ -36,6 +36,7 @@ HISTORY_TABLES = {
         "reviews_approval",
         "reviews_reference",
         "reviews_event",
+        "reviews_trustedkey",
     ),
     "judging": (
         "judging_humanlabel",
@@ -91,11 +92,11 @@ def drop_statements(vendor: str, tables) -> list[str]:
     return []
 
 
-def migration_operations(app_label: str, tables=None):
-    """RunPython create/drop for `tables` (default: the app's history tables)."""
+def migration_operations(app_label: str, tables):
+    """RunPython create/drop for `tables` (named in the migration: history as of then)."""
     from django.db import migrations
 
-    tables = tuple(tables or HISTORY_TABLES[app_label])
+    tables = tuple(tables)
 
     def forward(apps, schema_editor):
         # A table added to HISTORY_TABLES later gets its trigger from its own migration.

@@ -56,6 +56,7 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
                 path=batch,
                 name=SOURCE_NAME,
                 format=payload.format,
+                options={"as_generated": True} if payload.as_generated else None,
             )
         except ImportFailed as failed:
             raise _for_api(failed.error, payload) from None

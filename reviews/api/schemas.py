@@ -66,6 +66,14 @@ ReviewList = Annotated[
 
 class ItemsBatchIn(Schema):
     format: Literal["jsonl", "review"]
+    as_generated: bool = Field(
+        default=False,
+        description=(
+            "Approved reviews whose signature this project does not accept (untrusted key, "
+            "format 1, another project or case, not newer than the current version) are "
+            "refused; with true their rows come in as a generated reference to review again."
+        ),
+    )
     records: RecordList | None = None
     reviews: ReviewList | None = None
     evidence: dict[str, str] = Field(

@@ -57,6 +57,7 @@ class ReferenceRow(BaseModel):
 
 class ApprovedReference(BaseModel):
     model_config = ConfigDict(extra="allow")
+    project: str | None = None  # the project slug the signature binds (format 2)
     case_id: str = Field(min_length=1)
     authority: Literal["ground_truth"] = "ground_truth"
     version: int = Field(ge=1)

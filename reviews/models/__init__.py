@@ -12,6 +12,7 @@ from reviews.models.items import (
     QuestionStatus,
     Reference,
 )
+from reviews.models.keys import TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
 from reviews.models.workflow import (
     HOLDING_STATUSES,
@@ -60,4 +61,5 @@ __all__ = [
     "Role",
     "Slice",
     "decisions_for",
+    "TrustedKey",
 ]

@@ -217,6 +217,12 @@ class Approval(AppendOnlyModel):
     key_id = models.CharField(max_length=64)
     statement = models.TextField()
     correction_reason = models.TextField(blank=True)
+    signed = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The signed payload's fields except rows (reviews/formats/signed.py); "
+        "empty for a format-1 approval, which signed the rows alone.",
+    )
 
     class Meta:
         ordering = ["item", "sequence"]

@@ -11,30 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
-from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
+from reviews.formats.canonical import canonical_rows
 from reviews.models import (
     Approval,
     Assignment,
     AssignmentStatus,
     Authority,
     Decision,
-    Event,
     Item,
     ItemStatus,
     QuestionKind,
     QuestionStatus,
-    Reference,
 )
-from reviews.services import signing
-from reviews.services.references import current_ground_truth, latest_reference, next_version
+from reviews.services.ground_truth import STATEMENT, approval_sign  # noqa: F401 (the page shows it)
+from reviews.services.references import current_ground_truth, latest_reference
 from reviews.services.resolution import current_resolution
-
-STATEMENT = (
-    "I have checked each decision against the evidence, and I approve these rows as the "
-    "ground truth for this item."
-)
 
 
 class ApprovalRefused(Exception):
@@ -149,42 +141,6 @@ def _approve_locked(*, actor, item: Item, reason: str) -> Approval:
     blockers = approval_blockers(item, actor)
     if blockers:
         raise ApprovalRefused(" ".join(blockers))
-    previous = current_ground_truth(item)
-    if previous is not None and not reason:
+    if current_ground_truth(item) is not None and not reason:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
-    rows = resolved_rows(item)
-    signature = signing.sign(rows_canonical_bytes(rows))
-    reference = Reference.objects.create(
-        item=item,
-        authority=Authority.GROUND_TRUTH,
-        version=next_version(item),
-        supersedes=previous,
-        derived_from=latest_reference(item, Authority.GENERATED),
-        rows=rows,
-        sha256=rows_sha256(rows),
-        reason=reason,
-        created_by=actor,
-    )
-    approval = Approval.objects.create(
-        item=item,
-        sequence=item.approvals.count() + 1,
-        reference=reference,
-        approver=actor,
-        approver_name=actor.email or actor.get_username(),
-        approved_at=timezone.now(),
-        sha256=reference.sha256,
-        signature=signature.signature,
-        algorithm=signature.algorithm,
-        key_id=signature.key_id,
-        statement=STATEMENT,
-        correction_reason=reason,
-    )
-    item.status = ItemStatus.APPROVED
-    item.save(update_fields=["status", "updated_at"])
-    Event.objects.create(
-        item=item,
-        actor=actor,
-        kind="approved",
-        data={"version": reference.version, "sha256": reference.sha256, "correction": bool(reason)},
-    )
-    return approval
+    return approval_sign(actor=actor, item=item, rows=resolved_rows(item), reason=reason)

@@ -8,6 +8,7 @@ deterministic: items by external id, rows by path, canonical values.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,8 +20,9 @@ from reviews.formats.reference import (
     write_reference_csv,
 )
 from reviews.formats.review_file import ReviewFile, dump_review_file
-from reviews.models import Approval, Decision, Event, Item, QuestionKind
-from reviews.services.resolution import current_resolution
+from reviews.formats.signed import SIGNATURES_SUFFIX
+from reviews.models import Answer, Approval, Event, Item, QuestionKind, Resolution
+from reviews.services.ground_truth import approval_block, bound_of
 
 EXPORT_FORMATS = ("review", "reference", "csv")
 
@@ -42,58 +44,95 @@ def approved_items(project) -> Iterator[ApprovedItem]:
         yield ApprovedItem(approval.item, approval)
 
 
-def _approval_block(approval: Approval) -> dict:
-    return {
-        "sha256": approval.sha256,
-        "signature": approval.signature,
-        "algorithm": approval.algorithm,
-        "key_id": approval.key_id,
-    }
-
-
 def reference_document(entry: ApprovedItem) -> ApprovedReference:
-    reference = entry.approval.reference
-    parent = reference.derived_from
+    """The §3 document of an approval, from its Reference and Approval rows alone."""
+    bound = bound_of(entry.approval)
     return ApprovedReference(
-        case_id=entry.item.external_id,
-        version=reference.version,
-        supersedes=reference.supersedes.version if reference.supersedes else None,
-        parent_generated_sha256=parent.sha256 if parent else None,
-        rows=[ReferenceRow(**row) for row in reference.rows],
-        approved_by=entry.approval.approver_name,
-        approved_at=entry.approval.approved_at,
-        approval=_approval_block(entry.approval),
+        project=bound.get("project"),
+        case_id=bound["case_id"],
+        version=bound["version"],
+        supersedes=bound["supersedes"],
+        parent_generated_sha256=bound["parent_generated_sha256"],
+        rows=[ReferenceRow(**row) for row in entry.approval.reference.rows],
+        approved_by=bound["approved_by"],
+        approved_at=bound["approved_at"],
+        approval=approval_block(entry.approval),
     )
 
 
 def review_document(entry: ApprovedItem) -> ReviewFile | None:
-    """The item's review file with its decisions and approval; None for non-review items."""
+    """The item's review file decided as SIGNED: each disputed path is `set` to its signed
+    value or `omit`ted, consensus claims carry the signed values, and the adjudicator's reason
+    and the raters' notes ride along (unsigned). None for items that came without one."""
     original = entry.item.metadata.get("review_file")
     if original is None:
         return None
-    decisions = {}
-    for question in entry.item.questions.filter(kind=QuestionKind.FIELD):
-        resolution = current_resolution(question)
-        if resolution is not None:
-            decisions[question.key] = resolution
+    signed = {row["path"]: row["expected_value"] for row in entry.approval.reference.rows}
     data = dict(original)
-    data["review_items"] = []
-    for disputed in original.get("review_items", []):
-        resolution = decisions.get(disputed["path"])
-        decided = dict(disputed)
-        if resolution is not None and resolution.decision == Decision.SET:
-            decided.update(decision="set", value=resolution.value)
-        else:
-            decided.update(decision="omit", value=None)
-        data["review_items"].append(decided)
+    data["claims"] = [
+        {**claim, "expected_value": signed[claim["path"]]}
+        for claim in original.get("claims", [])
+        if claim["path"] in signed
+    ]
+    notes = _decision_notes(entry.item, entry.approval.approved_at)
+    data["review_items"] = [
+        _decided(disputed, signed, notes.get(disputed["path"]))
+        for disputed in original.get("review_items", [])
+    ]
+    covered = {c["path"] for c in data["claims"]} | {d["path"] for d in data["review_items"]}
+    data["claims"] += [  # rows the file never had (e.g. a later generated version): claims
+        {"path": path, "expected_value": value}
+        for path, value in signed.items()
+        if path not in covered
+    ]
+    bound = bound_of(entry.approval)
     data.update(
         status="approved",
-        approved_by=entry.approval.approver_name,
-        approved_at=entry.approval.approved_at.isoformat(),
-        approval=_approval_block(entry.approval),
-        ground_truth_version=entry.approval.reference.version,
+        approved_by=bound["approved_by"],
+        approved_at=bound["approved_at"],
+        approval=approval_block(entry.approval),
+        ground_truth_version=bound["version"],
     )
     return ReviewFile.model_validate(data)
+
+
+def _decision_notes(item: Item, approved_at) -> dict[str, dict]:
+    """Per disputed path: the adjudicator's reason (as `note`) and the raters' notes, as they
+    stood when the approval was signed. Not part of what is signed."""
+    notes: dict[str, dict] = {}
+    resolutions = Resolution.objects.filter(
+        question__item=item, question__kind=QuestionKind.FIELD, created_at__lte=approved_at
+    ).select_related("question", "decided_by")
+    for resolution in resolutions.order_by("created_at", "pk"):  # the latest one wins
+        notes[resolution.question.key] = {"decided_by": _decider_name(resolution)}
+        if resolution.reason:
+            notes[resolution.question.key]["note"] = resolution.reason
+    answers = Answer.objects.filter(
+        question__item=item, question__kind=QuestionKind.FIELD, created_at__lte=approved_at
+    ).exclude(note="")
+    for answer in answers.select_related("question").order_by("seq", "pk"):
+        rater_notes = notes.setdefault(answer.question.key, {}).setdefault("rater_notes", [])
+        if answer.note not in rater_notes:
+            rater_notes.append(answer.note)
+    return notes
+
+
+def _decider_name(resolution: Resolution) -> str:
+    if resolution.decided_by is not None:
+        return f"{resolution.method} by {resolution.decided_by.get_username()}"
+    return str(resolution.method)
+
+
+def _decided(disputed: dict, signed: dict, notes: dict | None) -> dict:
+    decided = dict(disputed)
+    path = disputed["path"]
+    if path in signed:
+        decided.update(decision="set", value=signed[path])
+    else:
+        decided.update(decision="omit", value=None)
+    if notes:
+        decided.update(notes)
+    return decided
 
 
 def export_files(*, actor, project, format: str) -> dict[str, bytes]:
@@ -105,7 +144,9 @@ def export_files(*, actor, project, format: str) -> dict[str, bytes]:
     if format == "csv":
         buffer = io.StringIO()
         write_reference_csv(buffer, reference_csv_rows(reference_document(e) for e in entries))
-        files[f"{project.slug}-ground-truth.csv"] = buffer.getvalue().encode("utf-8")
+        name = f"{project.slug}-ground-truth.csv"
+        files[name] = buffer.getvalue().encode("utf-8")
+        files[name + SIGNATURES_SUFFIX] = _csv_signatures(name, entries)
     for entry in entries if format != "csv" else []:
         name = _safe_name(entry.item.external_id)
         if format == "reference":
@@ -124,6 +165,13 @@ def export_files(*, actor, project, format: str) -> dict[str, bytes]:
         for e in entries
     )
     return files
+
+
+def _csv_signatures(csv_name: str, entries: list[ApprovedItem]) -> bytes:
+    """The CSV's signature file: one approval block per case (its rows are the CSV's rows)."""
+    approvals = [{**bound_of(e.approval), **approval_block(e.approval)} for e in entries]
+    data = {"format": 2, "csv": csv_name, "approvals": approvals}
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _safe_name(external_id: str) -> str:

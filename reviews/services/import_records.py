@@ -20,15 +20,15 @@ from django.utils import timezone
 
 from reviews.evidence import EvidenceError
 from reviews.formats import records as rec
-from reviews.formats.canonical import canonical_rows, rows_sha256
+from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import HEAD_BYTES, Sniffer, csv_flavour
 from reviews.formats.errors import FormatError, iter_json_lines
 from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
-from reviews.models import Authority, Event, Item, ItemSource, ItemStatus, Reference, Slice
+from reviews.models import Event, Item, ItemSource, ItemStatus, Slice
 from reviews.services.bulk_insert import PkSet, insert_rows
 from reviews.services.documents import document_for_bytes, read_evidence
+from reviews.services.ground_truth import generated_add
 from reviews.services.imports import ImportContext, register_importer
-from reviews.services.references import latest_reference, next_version
 
 BATCH = 1000
 _ID_MAX = Item._meta.get_field("external_id").max_length
@@ -416,21 +416,10 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
             external_id=case_id,
             defaults={"title": case_id, "status": ItemStatus.RESOLVED},
         )
-        previous = latest_reference(item, Authority.GENERATED)
-        sha = rows_sha256(rows)
-        if previous is not None and previous.sha256 == sha:
+        _, changed = generated_add(item, rows, actor=context.actor, source_name=context.file)
+        if not changed:
             context.counts["items_unchanged"] += 1
             continue
-        Reference.objects.create(
-            item=item,
-            authority=Authority.GENERATED,
-            version=next_version(item),
-            supersedes=previous,
-            rows=rows,
-            sha256=sha,
-            source_name=context.file,
-            created_by=context.actor,
-        )
         Event.objects.create(
             item=item,
             actor=context.actor,

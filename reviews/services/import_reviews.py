@@ -17,7 +17,7 @@ from pathlib import Path
 
 from reviews.evidence import EvidenceError
 from reviews.formats.bundle import ReviewBundle, read_review_bundle
-from reviews.formats.canonical import canonical_rows, rows_canonical_bytes, rows_sha256
+from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError
 from reviews.formats.review_file import (
@@ -26,9 +26,8 @@ from reviews.formats.review_file import (
     parse_review_json,
     resolve_evidence_path,
 )
+from reviews.formats.signed import format_approved_at
 from reviews.models import (
-    Approval,
-    Authority,
     Claim,
     Decision,
     Event,
@@ -38,13 +37,12 @@ from reviews.models import (
     Question,
     QuestionKind,
     QuestionStatus,
-    Reference,
     Resolution,
 )
-from reviews.services import signing
+from reviews.services.approved_imports import Outcome, approved_record_decision
 from reviews.services.documents import document_for_bytes, read_evidence
+from reviews.services.ground_truth import approval_import, generated_add
 from reviews.services.imports import ImportContext, register_importer
-from reviews.services.references import latest_reference, next_version
 from reviews.services.resolution import item_status_refresh
 
 EvidenceOpener = Callable[[str], bytes]
@@ -201,22 +199,14 @@ def import_review(
         defaults={"title": review.case_id},
     )
     sources = _sources(review, item, context, opener, record, file)
-    rows = _generated_rows(review)
-    sha = rows_sha256(rows)
-    generated = latest_reference(item, Authority.GENERATED)
-    changed = generated is None or generated.sha256 != sha
+    generated, changed = generated_add(
+        item,
+        _generated_rows(review),
+        actor=context.actor,
+        source_name=context.file,
+        reason="" if created else "re-imported with changed consensus rows",
+    )
     if changed:
-        generated = Reference.objects.create(
-            item=item,
-            authority=Authority.GENERATED,
-            version=next_version(item),
-            supersedes=generated,
-            rows=rows,
-            sha256=sha,
-            source_name=context.file,
-            created_by=context.actor,
-            reason="" if created else "re-imported with changed consensus rows",
-        )
         context.counts["references"] += 1
         item.claims.filter(question__isnull=True).delete()  # consensus claims follow the rows
         Claim.objects.bulk_create(
@@ -245,7 +235,7 @@ def import_review(
     else:
         context.counts["items_unchanged"] += 1
     if review.status == "approved":
-        _import_decisions(review, item, generated, context, record=record, file=file)
+        _import_approved(review, item, context, record=record, file=file)
     _refresh_status(item)
     return item
 
@@ -281,18 +271,59 @@ def _questions(review, item, sources, context) -> list[Question]:
     return created
 
 
-def _import_decisions(review, item, generated, context, *, record, file) -> None:
-    """An approved file: its decisions become imported resolutions; a signed one, ground truth."""
+def _import_approved(review, item, context, *, record, file) -> None:
+    """An approved file: ground truth only if the policy accepts its signature (see
+    approved_imports); otherwise refused, or with `as_generated` its rows become a generated
+    reference and its questions stay open for review here."""
     rows = review.reference_rows()
-    sha = rows_sha256(rows)
-    approval = review.approval
-    if approval is not None and approval.sha256 != sha:
-        raise FormatError(
-            f"approval.sha256 does not match the resolved rows (expected {sha})",
-            file=file,
-            record=record,
-            path="$.approval.sha256",
+    block = review.approval.model_dump(mode="json") if review.approval else None
+    claims = {
+        "approved_by": review.approved_by,
+        "approved_at": format_approved_at(review.approved_at),
+    }
+    decision = approved_record_decision(
+        project=context.project,
+        item=item,
+        case_id=review.case_id,
+        rows=rows,
+        block=block,
+        claims=claims,
+    )
+    if decision.outcome == Outcome.SAME:
+        return
+    if decision.outcome == Outcome.REFUSE:
+        if not context.options.get("as_generated"):
+            raise FormatError(
+                f"not imported as ground truth: {decision.reason}. Import it with "
+                "--as-generated to review and approve it here",
+                file=file,
+                record=record,
+                path="$.approval",
+            )
+        _, changed = generated_add(
+            item,
+            rows,
+            actor=context.actor,
+            source_name=context.file,
+            reason=f"approved file imported as generated: {decision.reason}",
         )
+        context.counts["references"] += int(changed)
+        context.notes.append(f"{record}: imported as generated ({decision.reason})")
+        return
+    _resolve_from_file(review, item, context)
+    approval_import(
+        actor=context.actor,
+        item=item,
+        rows=rows,
+        block=block,
+        signer=decision.signer,
+        source_name=context.file,
+    )
+    context.counts["ground_truth"] += 1
+
+
+def _resolve_from_file(review, item, context) -> None:
+    """The signed decisions settle the item's open questions (method `imported`)."""
     questions = {q.key: q for q in item.questions.filter(kind=QuestionKind.FIELD)}
     for disputed in review.review_items:
         question = questions[disputed.path]
@@ -307,59 +338,6 @@ def _import_decisions(review, item, generated, context, *, record, file) -> None
         )
         question.status = QuestionStatus.RESOLVED
         question.save(update_fields=["status"])
-    if approval is None:
-        context.notes.append(
-            f"{record}: approved by {review.approved_by} without a signature; imported as "
-            "resolved, awaiting approval here"
-        )
-        return
-    current = latest_reference(item, Authority.GROUND_TRUTH)
-    if current is not None and current.sha256 == sha:
-        return  # the same ground truth again: idempotent
-    _verify_if_ours(approval, rows, record=record, file=file)
-    reference = Reference.objects.create(
-        item=item,
-        authority=Authority.GROUND_TRUTH,
-        version=next_version(item),
-        supersedes=current,
-        derived_from=generated,
-        rows=rows,
-        sha256=sha,
-        source_name=context.file,
-        created_by=context.actor,
-        reason="imported approved file",
-    )
-    Approval.objects.create(
-        item=item,
-        sequence=item.approvals.count() + 1,
-        reference=reference,
-        approver=None,
-        approver_name=review.approved_by or "",
-        imported_from=context.file,
-        approved_at=review.approved_at,
-        sha256=sha,
-        signature=approval.signature,
-        algorithm=approval.algorithm,
-        key_id=approval.key_id,
-        statement="Imported from a signed, approved review file.",
-    )
-    item.status = ItemStatus.APPROVED
-    item.save(update_fields=["status", "updated_at"])
-    context.counts["ground_truth"] += 1
-
-
-def _verify_if_ours(approval, rows, *, record, file) -> None:
-    """A signature by this site's key must verify; other keys are recorded as given."""
-    public = signing.load_or_create_private_key().public_key()
-    if approval.key_id != signing.key_id_of(public):
-        return
-    if not signing.verify(rows_canonical_bytes(rows), approval.signature, public):
-        raise FormatError(
-            "approval.signature does not verify with this site's key",
-            file=file,
-            record=record,
-            path="$.approval.signature",
-        )
 
 
 def _refresh_status(item: Item) -> None:

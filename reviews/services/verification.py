@@ -1,23 +1,27 @@
-"""Checking exported approvals: does each file's content still match what was signed?
+"""Checking exported approvals: does each file still say exactly what was signed?
 
-Works from the exported file and a public key alone. When the content does not match, the
-item's signed version is looked up in this site's database (if it is there) so the report can
-name the exact paths that differ; otherwise it says the rows as a whole do not match.
+Works from the files and a public key alone (reviews/services/verification_files.py reads
+them). Format 2 binds project, case, version, superseded version, approver and time besides
+the rows; a format-1 approval (rows only) is reported as such and fails unless allowed. Where
+this site holds the signed version, a changed row is named path by path and the version chain
+is checked against it (each `supersedes` exists and is older; the version is one signed here).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from reviews.formats.canonical import rows_canonical_bytes, rows_sha256
-from reviews.formats.errors import FormatError
-from reviews.formats.reference import ApprovedReference
-from reviews.formats.review_file import Approval, ReviewFile
-from reviews.models import Reference
+from reviews.formats.canonical import canonical_json, rows_sha256
+from reviews.formats.signed import BOUND_FIELDS, payload_format, signed_message
+from reviews.models import Approval
 from reviews.services import signing
+from reviews.services.ground_truth import bound_of
+from reviews.services.verification_files import Signed, read
+
+V1 = "v1: rows only, not bound to the case"
 
 
 @dataclass(frozen=True)
@@ -25,79 +29,140 @@ class Verdict:
     case_id: str
     ok: bool
     detail: str
+    where: str = ""
+    v1: bool = False
 
     def line(self) -> str:
-        return f"{'OK  ' if self.ok else 'FAIL'} {self.case_id}: {self.detail}"
+        where = f" [{self.where}]" if self.where else ""
+        return f"{'OK  ' if self.ok else 'FAIL'} {self.case_id}: {self.detail}{where}"
 
 
-def _documents(path: Path) -> Iterator[tuple[str, dict]]:
-    """(where, object) for every approval-carrying JSON object in a file or folder."""
-    files = sorted(p for p in path.rglob("*.json")) if path.is_dir() else [path]
-    for file in files:
-        text = file.read_text(encoding="utf-8")
-        if file.suffix == ".jsonl":
-            for number, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    yield f"{file.name}, line {number}", json.loads(line)
-        else:
-            yield file.name, json.loads(text)
+def _same(field: str, stated, signed) -> bool:
+    if field == "approved_at" and isinstance(stated, str) and isinstance(signed, str):
+        try:
+            return datetime.fromisoformat(stated) == datetime.fromisoformat(signed)
+        except ValueError:
+            return False
+    return stated == signed
 
 
-def _rows_of(obj: dict) -> tuple[str, list[dict], dict | None]:
-    """Case id, rows and approval block. The approval is validated apart from the content:
-    the schema's own sha256 check would hide WHICH paths were changed."""
-    content = {k: v for k, v in obj.items() if k != "approval"}
-    approval = (
-        Approval.model_validate(obj["approval"]).model_dump(mode="json")
-        if obj.get("approval")
-        else None
+def _signed_here(project: str | None, case_id: str) -> list[Approval]:
+    approvals = Approval.objects.filter(item__external_id=case_id).select_related(
+        "item__project", "reference__supersedes", "reference__derived_from"
     )
-    if "review_items" in obj or "claims" in obj:
-        review = ReviewFile.model_validate(content)
-        return review.case_id, review.reference_rows(), approval
-    reference = ApprovedReference.model_validate(content)
-    return reference.case_id, [row.model_dump(mode="json") for row in reference.rows], approval
+    if project:
+        approvals = approvals.filter(item__project__slug=project)
+    return list(approvals)
 
 
-def _differing_paths(case_id: str, sha256: str, rows: list[dict]) -> str:
-    """Name the paths that differ from the signed version, when this site holds it."""
-    signed = Reference.objects.filter(item__external_id=case_id, sha256=sha256).first()
-    if signed is None:
+def _differing_paths(signed: Signed, sha256: str) -> str:
+    """Name the paths that differ from the signed rows, when this site holds them."""
+    block = signed.block or {}
+    here = [a for a in _signed_here(block.get("project"), signed.case_id) if a.sha256 == sha256]
+    if not here:
         return "the rows differ from what was signed"
-    given = {r["path"]: r["expected_value"] for r in rows}
-    original = {r["path"]: r["expected_value"] for r in signed.rows}
+    given = {r["path"]: r["expected_value"] for r in signed.rows}
+    original = {r["path"]: r["expected_value"] for r in here[0].reference.rows}
     parts = []
     for path in sorted(set(given) | set(original)):
         if path not in given:
             parts.append(f"{path} missing")
         elif path not in original:
             parts.append(f"{path} added")
-        elif rows_sha256([{"path": path, "expected_value": given[path]}]) != rows_sha256(
-            [{"path": path, "expected_value": original[path]}]
-        ):
+        elif canonical_json(given[path]) != canonical_json(original[path]):
             parts.append(f"{path} changed ({original[path]!r} -> {given[path]!r})")
     return "; ".join(parts) or "the rows differ from what was signed"
 
 
-def verify_object(obj: dict, where: str, public_key) -> Verdict:
-    try:
-        case_id, rows, approval = _rows_of(obj)
-    except (ValueError, FormatError) as error:  # pydantic ValidationError is a ValueError
-        return Verdict(where, False, f"not a valid exported file: {error}".splitlines()[0])
-    if approval is None:
-        return Verdict(case_id, False, "carries no approval")
-    actual = rows_sha256(rows)
-    if actual != approval["sha256"]:
-        return Verdict(case_id, False, _differing_paths(case_id, approval["sha256"], rows))
+def _check(signed: Signed, public_key) -> str | None:
+    """Why `signed` does not verify, or None."""
+    block = signed.block
+    if block is None:
+        return "carries no approval"
+    sha = rows_sha256(signed.rows)
+    if block.get("sha256") != sha:
+        return _differing_paths(signed, str(block.get("sha256")))
     expected_key = signing.key_id_of(public_key)
-    if approval["key_id"] != expected_key:
-        return Verdict(
-            case_id, False, f"signed with key {approval['key_id']}, not with {expected_key}"
-        )
-    if not signing.verify(rows_canonical_bytes(rows), approval["signature"], public_key):
-        return Verdict(case_id, False, "the signature does not match the rows")
-    return Verdict(case_id, True, f"sha256 {actual[:12]}…, key {expected_key}")
+    if block.get("key_id") != expected_key:
+        return f"$.approval.key_id: signed with key {block.get('key_id')}, not {expected_key}"
+    if payload_format(block) == 2:
+        missing = [name for name in BOUND_FIELDS if name not in block]
+        if missing:
+            return f"$.approval: lacks {', '.join(missing)}"
+    message = signed_message(block, signed.rows)
+    if not signing.verify(message, str(block.get("signature", "")), public_key):
+        what = "the signed fields or rows" if payload_format(block) == 2 else "the rows"
+        return f"$.approval.signature: does not match {what}"
+    if payload_format(block) == 2:
+        for name, stated in signed.claims.items():
+            if not _same(name, stated, block[name]):
+                return f"$.{name}: the file says {stated!r}, the signature binds {block[name]!r}"
+    return None
+
+
+def _chain_problem(signed: Signed) -> str | None:
+    """Each `supersedes` older than its version; against this site: a version signed here."""
+    block = signed.block
+    version, supersedes = block.get("version"), block.get("supersedes")
+    if supersedes is not None and not (isinstance(supersedes, int) and supersedes < version):
+        return f"$.approval.supersedes: {supersedes!r} is not an older version than {version}"
+    here = _signed_here(block.get("project"), signed.case_id)
+    if not here:
+        return None  # another site's case: the signature is all there is to check
+    versions = {bound_of(a)["version"]: a for a in here}
+    mine = versions.get(version)
+    if mine is None or mine.sha256 != block["sha256"]:
+        return f"$.approval.version: this site signed no version {version} with these rows"
+    if supersedes is not None and supersedes not in versions:
+        return f"$.approval.supersedes: version {supersedes} was never signed here"
+    newest = max(versions)
+    if version != newest:
+        return f"superseded: this site's current version is {newest}, not {version}"
+    return None
+
+
+def verify_signed(signed: Signed, public_key) -> Verdict:
+    if signed.problem:
+        return Verdict(signed.case_id, False, signed.problem, signed.where)
+    problem = _check(signed, public_key)
+    if problem:
+        return Verdict(signed.case_id, False, problem, signed.where)
+    if payload_format(signed.block) == 1:
+        return Verdict(signed.case_id, True, V1, signed.where, v1=True)
+    problem = _chain_problem(signed)
+    if problem:
+        return Verdict(signed.case_id, False, problem, signed.where)
+    detail = f"v2, version {signed.block['version']}, sha256 {signed.block['sha256'][:12]}…"
+    return Verdict(signed.case_id, True, f"{detail}, key {signed.block['key_id']}", signed.where)
 
 
 def verify_path(path: Path, public_key) -> list[Verdict]:
-    return [verify_object(obj, where, public_key) for where, obj in _documents(path)]
+    records = list(read(path))
+    verdicts = [verify_signed(signed, public_key) for signed in records]
+    return _duplicates(records, verdicts)
+
+
+def _duplicates(records: list[Signed], verdicts: list[Verdict]) -> list[Verdict]:
+    """Two verified files giving one case and version other rows: the key signed both, so
+    neither can be taken as the version."""
+    seen: dict[tuple, set[str]] = defaultdict(set)
+    for signed, verdict in zip(records, verdicts, strict=True):
+        if verdict.ok:  # a failed one is reported already
+            key = (signed.block.get("project"), signed.case_id, signed.block.get("version"))
+            seen[key].add(rows_sha256(signed.rows))
+    out = []
+    for signed, verdict in zip(records, verdicts, strict=True):
+        key = (
+            (signed.block or {}).get("project"),
+            signed.case_id,
+            (signed.block or {}).get("version"),
+        )
+        if verdict.ok and len(seen.get(key, ())) > 1:
+            verdict = Verdict(
+                signed.case_id,
+                False,
+                "another file gives other rows for this version",
+                verdict.where,
+            )
+        out.append(verdict)
+    return out

@@ -20,6 +20,8 @@ def import_upload(request, slug):
         upload = request.FILES.get("file")
         fmt = request.POST.get("format", "")
         options = {k: v for k in ("kind", "judge") if (v := request.POST.get(k, "").strip())}
+        if request.POST.get("as_generated"):
+            options["as_generated"] = True
         if upload is None:
             messages.error(request, "Choose a file to import.")
         elif fmt and fmt not in import_formats():

@@ -26,6 +26,7 @@ from reviews.models import (
     Resolution,
     ResolutionSource,
     Role,
+    TrustedKey,
 )
 from reviews.services.approval import approve
 from tests.factories import PASSWORD, member
@@ -45,6 +46,7 @@ HISTORY = [
     FailureTag,
     JudgeVersion,
     ScoreRun,
+    TrustedKey,
 ]
 
 
@@ -63,6 +65,9 @@ def history(project, review_item, rate):
     config = JudgeConfig.objects.create(project=project, name="j")
     JudgeVersion.objects.create(config=config, number=1, provider="openai", model="m", prompt="p")
     ScoreRun.objects.create(project=project, source_name="p.jsonl", n_records=0, report={})
+    TrustedKey.objects.create(
+        project=project, key_id="k", public_key_pem="-", registered_by=member(project, Role.ADMIN)
+    )
     return item
 
 

@@ -3,9 +3,10 @@
 One statement (the 3-page demo PDF) with two disputed fields goes through the whole workflow
 using the services only: two raters disagree on the closing balance (an adjudicator settles it)
 and agree on the total due; an approver signs. The three exports validate against their
-schemas, the exported review file re-imports into a fresh project as the SAME ground truth
-(same SHA-256, imported approval), `verify_approval` accepts every exported file, and a
-one-character edit of an exported value makes it fail naming the case and the path.
+schemas, the exported review file re-imports as a no-op (the same signed version) and is
+refused by another project (the signature binds the project) unless imported as generated,
+`verify_approval` accepts every exported file, and a one-character edit of an exported value
+makes it fail naming the case and the path.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from reviews.services.answers import AnswerInput, answer_record, assignment_subm
 from reviews.services.approval import approve
 from reviews.services.assignment import claim_next
 from reviews.services.exports import export_files
-from reviews.services.imports import import_file
+from reviews.services.imports import ImportFailed, import_file
 from reviews.services.resolution import adjudicate
 from tests.factories import PASSWORD, ProjectFactory, member
 
@@ -146,7 +147,12 @@ def test_exports_validate_against_their_schemas(project, approved):
     assert approval.reference.rows == EXPECTED_ROWS
     files = _export(project)
     assert sorted(files) == sorted(
-        [f"{CASE}.review.json", f"{CASE}.reference.json", f"{project.slug}-ground-truth.csv"]
+        [
+            f"{CASE}.review.json",
+            f"{CASE}.reference.json",
+            f"{project.slug}-ground-truth.csv",
+            f"{project.slug}-ground-truth.csv.sig.json",
+        ]
     )
 
     review = parse_review_json(files[f"{CASE}.review.json"], file=f"{CASE}.review.json")
@@ -173,7 +179,7 @@ def test_exports_validate_against_their_schemas(project, approved):
     ]
 
 
-def test_exported_review_reimports_as_the_same_ground_truth(project, approved, tmp_path):
+def test_exported_review_reimports_as_a_no_op_and_binds_its_project(project, approved, tmp_path):
     item, approval = approved
     files = _export(project)
     folder = tmp_path / "reimport"
@@ -182,32 +188,24 @@ def test_exported_review_reimports_as_the_same_ground_truth(project, approved, t
     exported.write_bytes(files[exported.name])
     (folder / STATEMENT_FILE).write_bytes(demo_evidence.statement_pdf())
 
-    fresh = ProjectFactory()
-    report = import_file(actor=None, project=fresh, path=exported)
-    assert report.counts["ground_truth"] == 1 and report.counts["items_created"] == 1
-
-    copy = Item.objects.get(project=fresh, external_id=CASE)
-    truth = Reference.objects.get(item=copy, authority=Authority.GROUND_TRUTH)
-    assert truth.sha256 == approval.sha256 == approval.reference.sha256
-    assert truth.rows == approval.reference.rows
-    imported = Approval.objects.get(item=copy)
-    assert (imported.sha256, imported.signature, imported.key_id) == (
-        approval.sha256,
-        approval.signature,
-        approval.key_id,
-    )
-    assert imported.approver_name == approval.approver_name
-    assert copy.status == ItemStatus.APPROVED
-    assert not copy.questions.exclude(status=QuestionStatus.RESOLVED).exists()
-    assert Document.objects.count() == 1  # the same PDF, stored once across both projects
-
-    # Importing it again is a no-op; and it exports back to the same signed content.
-    again = import_file(actor=None, project=fresh, path=exported)
+    again = import_file(actor=None, project=project, path=exported)
     assert again.counts.get("ground_truth", 0) == 0 and again.counts["items_unchanged"] == 1
-    back = parse_review_json(
-        export_files(actor=None, project=fresh, format="review")[exported.name], file="back"
-    )
-    assert back.reference_rows() == EXPECTED_ROWS and back.approval.sha256 == approval.sha256
+    assert Approval.objects.filter(item=item).count() == 1
+
+    fresh = ProjectFactory()
+    with pytest.raises(ImportFailed, match=f"signed for project '{project.slug}'") as refused:
+        import_file(actor=None, project=fresh, path=exported)
+    assert "--as-generated" in str(refused.value)
+    assert not Item.objects.filter(project=fresh).exists()
+
+    report = import_file(actor=None, project=fresh, path=exported, options={"as_generated": True})
+    assert report.counts.get("ground_truth", 0) == 0
+    copy = Item.objects.get(project=fresh, external_id=CASE)
+    assert not Approval.objects.filter(item=copy).exists()
+    generated = Reference.objects.filter(item=copy, authority=Authority.GENERATED)
+    assert generated.order_by("-version").first().rows == EXPECTED_ROWS
+    assert copy.status != ItemStatus.APPROVED
+    assert copy.questions.exclude(status=QuestionStatus.RESOLVED).exists()  # review again
 
 
 def _verify(path: Path) -> str:
@@ -235,7 +233,7 @@ def test_verify_approval_accepts_every_exported_file(project, approved, tmp_path
     )
     for name in (f"{CASE}.review.json", f"{CASE}.reference.json"):
         output = _verify(folder / name)
-        assert output.startswith(f"OK   {CASE}: sha256 "), output
+        assert output.startswith(f"OK   {CASE}: v2, version "), output
         assert "all 1 approval(s) verify" in output
     output = _verify(folder)  # the whole folder at once
     assert output.count(f"OK   {CASE}") == 2 and "all 2 approval(s) verify" in output

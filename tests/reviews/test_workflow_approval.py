@@ -5,6 +5,7 @@ import base64
 import pytest
 
 from reviews.formats.canonical import rows_canonical_bytes, rows_sha256
+from reviews.formats.signed import format_approved_at, payload_bytes
 from reviews.models import (
     Approval,
     Authority,
@@ -135,18 +136,40 @@ def test_approval_writes_a_new_ground_truth_version_beside_the_generated_one(res
     assert Event.objects.filter(item=resolved, kind="approved", actor=approver).count() == 1
 
 
-def test_the_signature_verifies_with_the_public_key_and_only_for_these_rows(resolved, approver):
+def test_the_signature_verifies_with_the_public_key_and_binds_case_and_rows(
+    resolved, approver, project
+):
     approval = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
-    message = rows_canonical_bytes(approval.reference.rows)
+    signed = approval.signed
+    assert signed == {
+        "format": 2,
+        "project": project.slug,
+        "case_id": resolved.external_id,
+        "version": approval.reference.version,
+        "supersedes": None,
+        "authority": "ground_truth",
+        "parent_generated_sha256": approval.reference.derived_from.sha256,
+        "approved_by": approval.approver_name,
+        "approved_at": format_approved_at(approval.approved_at),
+    }
+    message = payload_bytes(signed, approval.reference.rows)
     public = signing.load_public_key(signing.public_key_pem())
     assert approval.algorithm == "ed25519"
     assert approval.key_id == signing.key_id_of(public)
     assert approval.sha256 == approval.reference.sha256 == rows_sha256(approval.reference.rows)
     assert len(base64.b64decode(approval.signature)) == 64
     assert signing.verify(message, approval.signature, public)
+    assert not signing.verify(
+        rows_canonical_bytes(approval.reference.rows), approval.signature, public
+    )
     tampered = [dict(row) for row in approval.reference.rows]
     tampered[1]["expected_value"] = "1,290.00"
-    assert not signing.verify(rows_canonical_bytes(tampered), approval.signature, public)
+    assert not signing.verify(payload_bytes(signed, tampered), approval.signature, public)
+    for field, other in [("case_id", "case-9999"), ("version", 7), ("approved_by", "eve")]:
+        moved = {**signed, field: other}
+        assert not signing.verify(
+            payload_bytes(moved, approval.reference.rows), approval.signature, public
+        )
 
 
 def test_an_approved_item_cannot_be_approved_again(resolved, approver, project):

@@ -33,8 +33,26 @@ class Command(BaseCommand):
             action="store_true",
             help="drop verdicts/labels outside the criterion's label set instead of failing",
         )
+        parser.add_argument(
+            "--as-generated",
+            action="store_true",
+            help="approved files whose signature this project does not accept: import their "
+            "rows as a generated reference to review and approve here (default: refuse)",
+        )
 
-    def handle(self, *args, path: Path, project: str, format, kind, judge, map, clip, **options):
+    def handle(
+        self,
+        *args,
+        path: Path,
+        project: str,
+        format,
+        kind,
+        judge,
+        map,
+        clip,
+        as_generated,
+        **options,
+    ):
         try:
             target = Project.objects.get(slug=project)
         except Project.DoesNotExist:
@@ -47,7 +65,13 @@ class Command(BaseCommand):
             if not sep or not source:
                 raise CommandError(f"--map {pair!r}: write it as FROM=TO.")
             label_map[source] = dest
-        opts = {"kind": kind, "judge": judge, "label_map": label_map, "clip": clip}
+        opts = {
+            "kind": kind,
+            "judge": judge,
+            "label_map": label_map,
+            "clip": clip,
+            "as_generated": as_generated,
+        }
         try:
             report = import_file(
                 actor=None,

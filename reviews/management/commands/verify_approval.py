@@ -7,7 +7,10 @@ from reviews.services.verification import verify_path
 
 
 class Command(BaseCommand):
-    help = "Verify every approval in an exported file (or folder); non-zero exit on any failure."
+    help = (
+        "Verify every approval in exported .json/.jsonl/.csv files (a file or a folder); "
+        "non-zero exit on any failure."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path)
@@ -17,8 +20,13 @@ class Command(BaseCommand):
             metavar="PEM",
             help="the signer's Ed25519 public key (default: this site's key)",
         )
+        parser.add_argument(
+            "--allow-v1",
+            action="store_true",
+            help="accept format-1 approvals (rows only, not bound to the case) as OK",
+        )
 
-    def handle(self, *args, path: Path, public_key: Path | None, **options):
+    def handle(self, *args, path: Path, public_key: Path | None, allow_v1: bool, **options):
         if not path.exists():
             raise CommandError(f"{path}: no such file or folder.")
         if public_key is not None:
@@ -36,4 +44,10 @@ class Command(BaseCommand):
         failures = sum(not v.ok for v in verdicts)
         if failures:
             raise CommandError(f"{failures} of {len(verdicts)} approval(s) do not verify.")
+        old = sum(v.v1 for v in verdicts)
+        if old and not allow_v1:
+            raise CommandError(
+                f"{old} of {len(verdicts)} approval(s) are format 1 (rows only, not bound to "
+                "the case); pass --allow-v1 to accept them."
+            )
         self.stdout.write(f"all {len(verdicts)} approval(s) verify")

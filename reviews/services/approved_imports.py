@@ -1,0 +1,120 @@
+"""What an imported *approved* record may do: the one policy for the CLI, the upload and the API.
+
+An approved file becomes ground truth only when its format-2 signature verifies against a key
+the project trusts (this site's key, or one a project admin registered: `TrustedKey`), the
+signature binds this project and this case, and its version is newer than the current ground
+truth (never a rollback). The same signed version again is a no-op. Anything else is refused
+with the reason, unless the importer chose `--as-generated`: then the rows come in as a
+`generated` reference and the item goes through review and approval here again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reviews.access import roles_of
+from reviews.formats.canonical import rows_sha256
+from reviews.formats.signed import BOUND_FIELDS, payload_bytes, payload_format
+from reviews.models import Item, Project, Role, TrustedKey
+from reviews.services import signing
+from reviews.services.ground_truth import signed_version
+from reviews.services.references import current_ground_truth
+
+
+class Outcome(StrEnum):
+    ACCEPT = "accept"  # write it as the new ground truth
+    SAME = "same"  # this exact signed version is the current one: nothing to do
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: Outcome
+    reason: str = ""
+    signer: str = ""  # "key <id> (<label>, registered by <user>)" when the key was trusted
+
+
+def trusted_keys(project: Project) -> dict[str, tuple[object, str]]:
+    """key id -> (public key, who it is): this site's key and the project's registered ones."""
+    site = signing.load_or_create_private_key().public_key()
+    keys = {signing.key_id_of(site): (site, "this site's key")}
+    for row in TrustedKey.objects.filter(project=project).select_related("registered_by"):
+        who = f"{row.label or 'registered key'}, registered by {row.registered_by}"
+        keys[row.key_id] = (signing.load_public_key(row.public_key_pem.encode()), who)
+    return keys
+
+
+def _refuse(reason: str) -> Decision:
+    return Decision(Outcome.REFUSE, reason)
+
+
+def approved_record_decision(
+    *, project: Project, item: Item | None, case_id: str, rows, block: dict | None, claims: dict
+) -> Decision:
+    """May this approved record (its `rows` and `approval` block) become ground truth?
+
+    `claims` are the file's own statements outside the approval block (`approved_by`,
+    `approved_at`, ...) that must agree with what was signed.
+    """
+    if not block:
+        return _refuse("it is marked approved but carries no signature")
+    if payload_format(block) != 2:
+        return _refuse("its signature is format 1 (rows only, not bound to the case)")
+    missing = [name for name in BOUND_FIELDS if name not in block]
+    if missing:
+        return _refuse(f"its approval lacks {', '.join(missing)}")
+    keys = trusted_keys(project)
+    if block.get("key_id") not in keys:
+        return _refuse(
+            f"it is signed by key {block.get('key_id')!r}, which this project does not trust "
+            "(a project admin can register it: manage.py trust_key)"
+        )
+    public_key, who = keys[block["key_id"]]
+    if not signing.verify(payload_bytes(block, rows), str(block.get("signature", "")), public_key):
+        return _refuse(f"its signature does not verify with key {block['key_id']} ({who})")
+    if block.get("sha256") != rows_sha256(rows):
+        return _refuse("approval.sha256 does not match its rows")
+    if block["project"] != project.slug:
+        return _refuse(f"it was signed for project {block['project']!r}, not {project.slug!r}")
+    if block["case_id"] != case_id:
+        return _refuse(f"it was signed for case {block['case_id']!r}, not {case_id!r}")
+    for name, value in claims.items():
+        if value is not None and value != block.get(name):
+            return _refuse(f"its {name} {value!r} is not the signed {block.get(name)!r}")
+    signer = f"key {block['key_id']} ({who})"
+    current = current_ground_truth(item) if item is not None else None
+    version = signed_version(current)
+    if version is not None:
+        if block["version"] == version and current.sha256 == block["sha256"]:
+            return Decision(Outcome.SAME, signer=signer)
+        if not isinstance(block["version"], int) or block["version"] <= version:
+            return _refuse(
+                f"it is version {block['version']}, not newer than the current ground truth "
+                f"(version {version}): importing it would roll the approval back"
+            )
+    return Decision(Outcome.ACCEPT, signer=signer)
+
+
+class KeyRefused(Exception):
+    """Why a key cannot be registered (user-facing); nothing was written."""
+
+
+def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") -> TrustedKey:
+    """A project admin registers another signer's Ed25519 public key for this project."""
+    if Role.ADMIN not in roles_of(actor, project):
+        raise KeyRefused(f"{actor} is not an admin of project {project.slug!r}.")
+    try:
+        key = signing.load_public_key(pem.encode("utf-8"))
+    except ValueError as error:
+        raise KeyRefused(f"not an Ed25519 public key in PEM ({error}).") from None
+    key_id = signing.key_id_of(key)
+    if TrustedKey.objects.filter(project=project, key_id=key_id).exists():
+        raise KeyRefused(f"key {key_id} is already trusted by {project.slug!r}.")
+    return TrustedKey.objects.create(
+        project=project,
+        key_id=key_id,
+        public_key_pem=pem.strip() + "\n",
+        label=label.strip(),
+        registered_by=actor,
+    )

@@ -1,0 +1,141 @@
+"""Reading exported approvals for `verify_approval`: .json, .jsonl and .csv (+ its signature
+file), in any letter case, in a file or a folder. Strict JSON: a duplicate key is an error
+(the first value could be tampered while a reader takes the last).
+
+Each approval becomes a `Signed` record: where it is, the case, the rows its content states,
+its approval block and the file's own statements about it (which must equal the signed ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviews.formats.errors import FormatError, iter_json_lines, loads_json
+from reviews.formats.reference import ApprovedReference, iter_reference_csv
+from reviews.formats.review_file import ReviewFile
+from reviews.formats.signed import SIGNATURES_SUFFIX
+
+SUFFIXES = (".json", ".jsonl", ".csv")
+# Outer statements a file makes, by kind: the file's key -> the signed field it must equal.
+REVIEW_CLAIMS = {
+    "project": "project",
+    "case_id": "case_id",
+    "ground_truth_version": "version",
+    "approved_by": "approved_by",
+    "approved_at": "approved_at",
+}
+REFERENCE_CLAIMS = {
+    name: name
+    for name in (
+        "project",
+        "case_id",
+        "version",
+        "supersedes",
+        "parent_generated_sha256",
+        "approved_by",
+        "approved_at",
+    )
+}
+
+
+@dataclass
+class Signed:
+    where: str  # file, and line for JSONL
+    case_id: str
+    rows: list[dict] | None = None
+    block: dict | None = None
+    claims: dict[str, Any] = field(default_factory=dict)  # signed field -> what the file says
+    problem: str = ""  # unreadable: why
+
+
+def is_signature_file(path: Path) -> bool:
+    return path.name.lower().endswith(".csv" + SIGNATURES_SUFFIX)
+
+
+def files_in(path: Path) -> list[Path]:
+    if not path.is_dir():
+        return [path]
+    found = [p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES]
+    return sorted(p for p in found if not is_signature_file(p))
+
+
+def read(path: Path) -> Iterator[Signed]:
+    """Every approval in `path` (a file or a folder)."""
+    for file in files_in(path):
+        name = str(file.relative_to(path)) if path.is_dir() else file.name
+        suffix = file.suffix.lower()
+        try:
+            if is_signature_file(file):
+                yield from _csv(_csv_beside(file), name)
+            elif suffix == ".csv":
+                yield from _csv(file, name)
+            elif suffix == ".jsonl":
+                with file.open("rb") as stream:
+                    for line, obj in iter_json_lines(stream, file=name):
+                        yield _object(obj, f"{name}, line {line}")
+            else:
+                yield _object(loads_json(file.read_bytes(), file=name), name)
+        except (FormatError, OSError) as error:
+            yield Signed(name, "?", problem=str(error))
+
+
+def _object(obj: Any, where: str) -> Signed:
+    if not isinstance(obj, dict):
+        return Signed(where, "?", problem="not a JSON object")
+    case = obj.get("case_id") if isinstance(obj.get("case_id"), str) else "?"
+    block = obj.get("approval") if isinstance(obj.get("approval"), dict) else None
+    content = {k: v for k, v in obj.items() if k != "approval"}
+    try:
+        if "review_items" in obj or "claims" in obj:
+            rows = ReviewFile.model_validate(content).reference_rows()
+            claims = REVIEW_CLAIMS
+        else:
+            reference = ApprovedReference.model_validate(content)
+            rows = [row.model_dump(mode="json") for row in reference.rows]
+            claims = REFERENCE_CLAIMS
+    except ValueError as error:  # pydantic's ValidationError is a ValueError
+        return Signed(where, case, problem=f"not a valid exported file: {error}".splitlines()[0])
+    stated = {signed: obj[key] for key, signed in claims.items() if key in obj}
+    return Signed(where, case, rows, block, stated)
+
+
+def _csv_beside(signatures: Path) -> Path:
+    return signatures.with_name(signatures.name[: -len(SIGNATURES_SUFFIX)])
+
+
+def _signatures_of(csv_file: Path) -> Path | None:
+    wanted = (csv_file.name + SIGNATURES_SUFFIX).lower()
+    return next((p for p in csv_file.parent.iterdir() if p.name.lower() == wanted), None)
+
+
+def _csv(csv_file: Path, name: str) -> Iterator[Signed]:
+    """One Signed per case of the CSV, its rows from the CSV, its block from the signatures."""
+    by_case: dict[str, list[dict]] = {}
+    with csv_file.open("rb") as stream:
+        for row in iter_reference_csv(stream, file=name):
+            by_case.setdefault(row.case_id, []).append(
+                {"path": row.path, "expected_value": row.expected_value}
+            )
+    signatures = _signatures_of(csv_file)
+    if signatures is None:
+        yield Signed(name, "?", problem=f"no signature file {csv_file.name}{SIGNATURES_SUFFIX}")
+        return
+    manifest = loads_json(signatures.read_bytes(), file=signatures.name)
+    approvals = manifest.get("approvals") if isinstance(manifest, dict) else None
+    if not isinstance(approvals, list):
+        yield Signed(signatures.name, "?", problem="no 'approvals' list")
+        return
+    seen = set()
+    for index, block in enumerate(approvals):
+        case = block.get("case_id") if isinstance(block, dict) else None
+        where = f"{name} + {signatures.name} $.approvals[{index}]"
+        if not isinstance(case, str) or case in seen:
+            yield Signed(where, str(case), problem="missing or repeated case_id")
+            continue
+        seen.add(case)
+        yield Signed(where, case, by_case.get(case, []), block, {"case_id": case})
+    for case in sorted(set(by_case) - seen):
+        yield Signed(name, case, problem="its rows in the CSV carry no signature")
