@@ -8,6 +8,7 @@ same moment (the item row is locked; `(item, sequence)` is unique as the last wo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -123,24 +124,46 @@ def approval_blockers(item: Item, approver) -> list[str]:
 
 
 def approve(
-    *, actor, item: Item, password: str, confirmed: bool, correction_reason: str = ""
+    *,
+    actor,
+    item: Item,
+    password: str,
+    confirmed: bool,
+    correction_reason: str = "",
+    password_check: Callable[[str], None] | None = None,
 ) -> Approval:
+    """Everything else is checked before the password; `password_check` (the web pages pass a
+    throttled one, reviews/reauth.py) raises ApprovalRefused on a wrong or locked password."""
     if not confirmed:
         raise ApprovalRefused("Confirm the statement to approve.")
-    if not actor.check_password(password):
-        raise ApprovalRefused("That password is not correct.")
+    reason = correction_reason.strip()
+    _check_rules(item, actor, reason)
+    (password_check or _plain_password_check(actor))(password)
     try:
         with transaction.atomic():
-            return _approve_locked(actor=actor, item=item, reason=correction_reason.strip())
+            return _approve_locked(actor=actor, item=item, reason=reason)
     except IntegrityError:
         raise ApprovalRefused("Someone else approved this item at the same moment.") from None
 
 
-def _approve_locked(*, actor, item: Item, reason: str) -> Approval:
-    item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+def _plain_password_check(actor) -> Callable[[str], None]:
+    def check(password: str) -> None:
+        if not actor.check_password(password):
+            raise ApprovalRefused("That password is not correct.")
+
+    return check
+
+
+def _check_rules(item: Item, actor, reason: str) -> None:
+    """Every rule but the password (checked again under the item's row lock)."""
     blockers = approval_blockers(item, actor)
     if blockers:
         raise ApprovalRefused(" ".join(blockers))
     if current_ground_truth(item) is not None and not reason:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
+
+
+def _approve_locked(*, actor, item: Item, reason: str) -> Approval:
+    item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+    _check_rules(item, actor, reason)
     return approval_sign(actor=actor, item=item, rows=resolved_rows(item), reason=reason)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from reviews.access import item_for_user, project_for_user
 from reviews.forms import AnswerChoiceForm
 from reviews.models import ItemStatus, Question, Role
+from reviews.reauth import password_checker
 from reviews.selectors import answers_for_adjudication, candidate_view, items_page
 from reviews.services.approval import (
     STATEMENT,
@@ -128,6 +129,7 @@ def item_approve(request, slug, item_pk):
                 password=request.POST.get("password", ""),
                 confirmed=request.POST.get("confirm") == "yes",
                 correction_reason=request.POST.get("reason", ""),
+                password_check=password_checker(request, request.user),
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))
