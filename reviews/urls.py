@@ -2,7 +2,9 @@ from django.urls import path
 
 from reviews.views import (
     assignments,
+    batch_approval,
     evidence,
+    exports,
     imports,
     items,
     members,
@@ -36,8 +38,10 @@ urlpatterns = [
         name="adjudication_queue",
     ),
     path("p/<slug:slug>/approvals/", items.work_queue, {"kind": "approval"}, name="approval_queue"),
+    path("p/<slug:slug>/approvals/batch/", batch_approval.approval_batch, name="approval_batch"),
     path("p/<slug:slug>/assignments/", assignments.assignments, name="assignments"),
     path("p/<slug:slug>/imports/", imports.import_upload, name="import_upload"),
+    path("p/<slug:slug>/export/", exports.project_export, name="project_export"),
     path("p/<slug:slug>/imports/<int:job_pk>/", imports.import_job, name="import_job"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("p/<slug:slug>/review/next/", queue.review_next, name="review_next"),

@@ -138,15 +138,15 @@ def approve(
         raise ApprovalRefused("Confirm the statement to approve.")
     reason = correction_reason.strip()
     _check_rules(item, actor, reason)
-    (password_check or _plain_password_check(actor))(password)
+    (password_check or plain_password_check(actor))(password)
     try:
         with transaction.atomic():
-            return _approve_locked(actor=actor, item=item, reason=reason)
+            return approve_locked(actor=actor, item=item, reason=reason)
     except IntegrityError:
         raise ApprovalRefused("Someone else approved this item at the same moment.") from None
 
 
-def _plain_password_check(actor) -> Callable[[str], None]:
+def plain_password_check(actor) -> Callable[[str], None]:
     def check(password: str) -> None:
         if not actor.check_password(password):
             raise ApprovalRefused("That password is not correct.")
@@ -163,7 +163,7 @@ def _check_rules(item: Item, actor, reason: str) -> None:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
 
 
-def _approve_locked(*, actor, item: Item, reason: str) -> Approval:
+def approve_locked(*, actor, item: Item, reason: str) -> Approval:
     item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
     _check_rules(item, actor, reason)
     return approval_sign(actor=actor, item=item, rows=resolved_rows(item), reason=reason)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import item_for_user, project_for_user
@@ -20,6 +21,7 @@ from reviews.services.approval import (
     approval_diff,
     approve,
 )
+from reviews.services.batch_approval import approval_waiting
 from reviews.services.references import current_ground_truth
 from reviews.services.resolution import ResolutionError, adjudicate, current_resolution
 from reviews.views.viewer_context import viewer_context
@@ -118,6 +120,7 @@ def question_adjudicate(request, slug, item_pk, question_pk):
     return redirect("item_detail", slug, item.pk)
 
 
+@never_cache  # Back after approving must show the approved state, not a stale form
 @require_http_methods(["GET", "POST"])
 def item_approve(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.APPROVER])
@@ -140,6 +143,8 @@ def item_approve(request, slug, item_pk):
                 f"signed with key {approval.key_id}.",
             )
             return redirect("item_detail", slug, item.pk)
+    panels = _question_panels(item, access.project.show_rater_names)
+    ground_truth = current_ground_truth(item)
     return render(
         request,
         "reviews/item_approve.html",
@@ -150,7 +155,10 @@ def item_approve(request, slug, item_pk):
             "diff": approval_diff(item),
             "blockers": approval_blockers(item, request.user),
             "statement": STATEMENT,
-            "ground_truth": current_ground_truth(item),
+            "ground_truth": ground_truth,
+            "approved": item.status == ItemStatus.APPROVED,
+            "approval": getattr(ground_truth, "approval", None),
+            **viewer_context(item, [(p["question"], p["candidates"]) for p in panels]),
         },
     )
 
@@ -181,7 +189,10 @@ def work_queue(request, slug, kind):
         "approval": (Role.APPROVER, ItemStatus.RESOLVED),
     }[kind]
     access = project_for_user(request.user, slug, roles=[role])
-    items = access.project.items.filter(status=status).order_by("updated_at", "id")
+    if kind == "approval":  # nothing to approve without a generated reference
+        items = approval_waiting(access.project)
+    else:
+        items = access.project.items.filter(status=status).order_by("updated_at", "id")
     page = Paginator(items.only("id", "external_id", "title", "updated_at"), 50).get_page(
         request.GET.get("page")
     )

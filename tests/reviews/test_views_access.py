@@ -43,6 +43,7 @@ class World:
             "member_remove": {"slug": slug, "user_pk": self.users["spare"].pk},
             "assignments": {"slug": slug},
             "import_upload": {"slug": slug},
+            "project_export": {"slug": slug},
             "import_job": {"slug": slug, "job_pk": self.job.pk},
             "item_list": {"slug": slug},
             "item_detail": {"slug": slug, "item_pk": item},
@@ -70,6 +71,7 @@ class World:
             "question_adjudicate": {"choice": "value", "value": "1200", "reason": "page 1"},
             "answer_save": {"choice": f"claim:{self.claim.pk}", "expected_seq": "0"},
             "review_skip": {"reason": "unreadable"},
+            "project_export": {"format": "csv"},
         }.get(name, {})
 
 
@@ -93,6 +95,7 @@ VIEWS = [
     ("member_remove", "post", Role.ADMIN, 302, Role.APPROVER),
     ("assignments", "get", Role.ADMIN, 200, Role.RATER),
     ("import_upload", "get", Role.ADMIN, 200, Role.APPROVER),
+    ("project_export", "post", Role.APPROVER, 200, Role.RATER),
     ("import_job", "get", Role.ADMIN, 200, Role.RATER),
     ("item_list", "get", Role.ADJUDICATOR, 200, Role.RATER),
     ("item_detail", "get", Role.APPROVER, 200, Role.RATER),

@@ -1,0 +1,68 @@
+"""Batch approval: select resolved items (or all waiting), see the diff summary, re-enter the
+password once; each item is still approved and signed on its own."""
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from reviews.access import project_for_user
+from reviews.models import Role
+from reviews.reauth import password_checker
+from reviews.services.approval import STATEMENT, ApprovalRefused
+from reviews.services.batch_approval import approval_waiting, approve_batch, batch_preview
+
+
+class BatchForm(forms.Form):
+    item = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
+    all = forms.BooleanField(required=False)
+    confirm = forms.BooleanField(required=False)
+    password = forms.CharField(required=False, strip=False)
+    sign = forms.BooleanField(required=False)
+
+    def __init__(self, *args, waiting, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.waiting = waiting
+        self.fields["item"].choices = [(pk, pk) for pk in waiting.values_list("pk", flat=True)]
+
+    def items(self):
+        if self.cleaned_data["all"]:
+            return list(self.waiting)
+        return list(self.waiting.filter(pk__in=self.cleaned_data["item"]))
+
+
+@never_cache
+@require_POST
+def approval_batch(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.APPROVER])
+    form = BatchForm(request.POST, waiting=approval_waiting(access.project))
+    if not form.is_valid():
+        messages.error(request, "Some selected items are no longer waiting for approval.")
+        return redirect("approval_queue", slug)
+    items = form.items()
+    if not items:
+        messages.error(request, "Select the items to approve.")
+        return redirect("approval_queue", slug)
+    context = {"access": access, "project": access.project, "statement": STATEMENT}
+    if form.cleaned_data["sign"]:
+        try:
+            result = approve_batch(
+                actor=request.user,
+                items=items,
+                password=form.cleaned_data["password"],
+                confirmed=form.cleaned_data["confirm"],
+                password_check=password_checker(request, request.user),
+            )
+        except ApprovalRefused as error:
+            messages.error(request, str(error))
+        else:
+            return render(
+                request, "reviews/approval_batch_done.html", {**context, "result": result}
+            )
+    lines = batch_preview(items, request.user)
+    return render(
+        request,
+        "reviews/approval_batch.html",
+        {**context, "lines": lines, "approvable": sum(not line.refused for line in lines)},
+    )

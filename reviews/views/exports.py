@@ -1,0 +1,37 @@
+"""Export approved ground truth from the browser (admins and approvers): one .zip per format."""
+
+import io
+import zipfile
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from reviews.access import project_for_user
+from reviews.models import Role
+from reviews.services.exports import EXPORT_FORMATS, export_files
+
+
+class ExportForm(forms.Form):
+    format = forms.ChoiceField(choices=[(f, f) for f in EXPORT_FORMATS])
+
+
+@require_POST  # it writes an `exported` event per item
+def project_export(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN, Role.APPROVER])
+    form = ExportForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Choose a format: {', '.join(EXPORT_FORMATS)}.")
+        return redirect("project_home", slug)
+    format = form.cleaned_data["format"]
+    files = export_files(actor=request.user, project=access.project, format=format)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in sorted(files.items()):
+            archive.writestr(name, content)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    name = f"{access.project.slug}-ground-truth-{format}.zip"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -1,0 +1,75 @@
+"""Batch approval: one password, one signed approval and event per item, rules per item."""
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import Approval, Event, Item, ItemStatus, Role
+from reviews.services import signing
+from reviews.services.approval import ApprovalRefused
+from reviews.services.batch_approval import approval_waiting, approve_batch
+from reviews.services.exports import export_files
+from reviews.services.verification import verify_path
+from tests.factories import PASSWORD, member
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+
+
+@pytest.fixture
+def batch(project, review_item, rate):
+    """Three resolved items, one the approver rated alone, one without a generated reference."""
+    raters = [member(project, Role.RATER, username=f"r{n}") for n in (1, 2)]
+    approver = member(project, Role.APPROVER, Role.RATER, username="appy")
+    items = [review_item(project, external_id=f"ok-{n}") for n in range(3)]
+    for item in items:
+        for rater in raters:
+            rate(rater, item, {"$.total": "1,200.00"})
+    alone = review_item(project, external_id="alone", overlap=1)
+    rate(approver, alone, {"$.total": "1,200.00"})
+    bare = Item.objects.create(project=project, external_id="bare", status=ItemStatus.RESOLVED)
+    return approver, items, alone, bare
+
+
+def test_the_queue_lists_only_items_with_a_generated_reference(project, batch):
+    _, items, alone, bare = batch
+    waiting = set(approval_waiting(project).values_list("external_id", flat=True))
+    assert waiting == {"ok-0", "ok-1", "ok-2", "alone"}
+
+
+def test_one_password_signs_each_item_separately_and_refuses_per_item(project, batch, tmp_path):
+    approver, items, alone, _ = batch
+    result = approve_batch(
+        actor=approver, items=[*items, alone], password=PASSWORD, confirmed=True
+    )
+    assert sorted(a.item.external_id for a in result.approved) == ["ok-0", "ok-1", "ok-2"]
+    ((refused, reason),) = result.refused
+    assert refused == alone and "separation of duties" in reason
+    assert len({a.signature for a in result.approved}) == 3
+    assert Event.objects.filter(kind="approved", actor=approver).count() == 3
+    for name, content in export_files(actor=None, project=project, format="reference").items():
+        (tmp_path / name).write_bytes(content)
+    verdicts = verify_path(tmp_path, signing.load_or_create_private_key().public_key())
+    assert len(verdicts) == 3 and all(v.ok for v in verdicts)
+
+
+def test_a_wrong_password_approves_nothing(batch):
+    approver, items, _, _ = batch
+    with pytest.raises(ApprovalRefused, match="password"):
+        approve_batch(actor=approver, items=items, password="wrong", confirmed=True)
+    with pytest.raises(ApprovalRefused, match="Confirm"):
+        approve_batch(actor=approver, items=items, password=PASSWORD, confirmed=False)
+    assert not Approval.objects.exists()
+
+
+def test_the_pages_preview_then_sign_all_waiting(client, project, batch):
+    approver, items, alone, _ = batch
+    client.force_login(approver)
+    url = reverse("approval_batch", args=[project.slug])
+    preview = client.post(url, {"all": "on"})
+    text = preview.content.decode()
+    assert "Approve 3 of 4 selected items" in text and "separation of duties" in text
+    done = client.post(
+        url,
+        {"item": [i.pk for i in items], "confirm": "on", "password": PASSWORD, "sign": "on"},
+    )
+    assert "Approved 3 items" in done.content.decode()
+    assert Approval.objects.count() == 3 and not alone.approvals.exists()
