@@ -134,6 +134,8 @@ def dump_reference_json(ref: ApprovedReference) -> bytes:
     data["rows"] = sorted(data["rows"], key=lambda r: r["path"])
     if data.get("approval") is None:
         data.pop("approval", None)
+    if data.get("project") is None:  # a format-1 reference names no project
+        data.pop("project", None)
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

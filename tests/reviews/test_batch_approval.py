@@ -37,9 +37,7 @@ def test_the_queue_lists_only_items_with_a_generated_reference(project, batch):
 
 def test_one_password_signs_each_item_separately_and_refuses_per_item(project, batch, tmp_path):
     approver, items, alone, _ = batch
-    result = approve_batch(
-        actor=approver, items=[*items, alone], password=PASSWORD, confirmed=True
-    )
+    result = approve_batch(actor=approver, items=[*items, alone], password=PASSWORD, confirmed=True)
     assert sorted(a.item.external_id for a in result.approved) == ["ok-0", "ok-1", "ok-2"]
     ((refused, reason),) = result.refused
     assert refused == alone and "separation of duties" in reason
