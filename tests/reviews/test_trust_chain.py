@@ -361,3 +361,54 @@ def test_the_documented_example_verifies_an_export_and_catches_an_edit(
     export.write_text(export.read_text().replace("1,290.00", "1,299.00"))
     done = _run(script, export, pem)
     assert done.returncode != 0 and "InvalidSignature" in done.stderr
+
+
+# --- the same policy through the API and the upload form -------------------------------------
+
+
+def _forged_review(tmp_path, project):
+    key = Ed25519PrivateKey.generate()  # nobody registered it
+    path = _signed_file(tmp_path, key, project=project.slug, case_id="c1", version=2, rows=ROWS)
+    return json.loads(path.read_text())
+
+
+def test_the_api_refuses_an_untrusted_approved_review_unless_as_generated(client, tmp_path):
+    from reviews.services.tokens import token_create
+
+    project = ProjectFactory(slug="ledger")
+    _, secret = token_create(actor=member(project, Role.ADMIN), name="t")
+    url = f"/api/projects/{project.slug}/items"
+    body = {"format": "review", "reviews": [_forged_review(tmp_path, project)]}
+    headers = {"Authorization": f"Bearer {secret}"}
+    before = _counts()
+    refused = client.post(url, body, content_type="application/json", headers=headers)
+    assert refused.status_code == 422
+    assert "does not trust" in refused.json()["error"]["reason"]
+    assert _counts() == before
+    body["as_generated"] = True
+    done = client.post(url, body, content_type="application/json", headers=headers)
+    assert done.status_code == 201, done.json()
+    assert not Approval.objects.exists()
+
+
+def test_the_upload_refuses_an_untrusted_approved_review_unless_as_generated(
+    client, tmp_path, django_capture_on_commit_callbacks
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from reviews.models import ImportJob
+
+    project = ProjectFactory(slug="ledger")
+    client.force_login(member(project, Role.ADMIN))
+    content = json.dumps(_forged_review(tmp_path, project)).encode()
+    url = reverse("import_upload", args=[project.slug])
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"file": SimpleUploadedFile("c1.json", content)})
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.FAILED and "does not trust" in job.error
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"file": SimpleUploadedFile("c1.json", content), "as_generated": "1"})
+    job = ImportJob.objects.order_by("-pk").first()
+    assert job.status == ImportJob.Status.SUCCEEDED, job.error
+    assert not Approval.objects.exists()
