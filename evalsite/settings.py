@@ -168,6 +168,16 @@ EVIDENCE_MAX_PIXELS = env_int("EVIDENCE_MAX_PIXELS", 50_000_000, minimum=1)
 # Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
 EVIDENCE_CACHE_DIR = env_path("EVIDENCE_CACHE_DIR", MEDIA_ROOT / "renders")
+
+# Import limits (reviews/formats/limits.py): each refused with its own message naming it.
+IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 2048 * 1024 * 1024, minimum=1)
+IMPORT_MAX_JSON_BYTES = env_int("IMPORT_MAX_JSON_BYTES", 50 * 1024 * 1024, minimum=1)
+IMPORT_MAX_DEPTH = env_int("IMPORT_MAX_DEPTH", 64, minimum=2)
+IMPORT_MAX_RECORDS = env_int("IMPORT_MAX_RECORDS", 1_000_000, minimum=1)
+IMPORT_MAX_STRING_CHARS = env_int("IMPORT_MAX_STRING_CHARS", 1_000_000, minimum=1)
+IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_BYTES", 16 * 1024 * 1024, minimum=1024)
+IMPORT_MAX_ZIP_BYTES = env_int("IMPORT_MAX_ZIP_BYTES", 500 * 1024 * 1024, minimum=1)
+IMPORT_MAX_ZIP_RATIO = env_int("IMPORT_MAX_ZIP_RATIO", 200, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

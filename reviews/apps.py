@@ -16,11 +16,18 @@ class ReviewsConfig(AppConfig):
     verbose_name = "Reviews"
 
     def ready(self):
+        from django.conf import settings
+
+        from reviews.formats import limits
         from reviews.history_triggers import register_sqlite_function
 
         connection_created.connect(register_sqlite_function, dispatch_uid="evalsite-history")
         post_migrate.connect(
             _ensure_history_triggers, sender=self, dispatch_uid="evalsite-history-triggers"
+        )
+        # The readers in reviews.formats know no Django: hand them the configured limits.
+        limits.configure(
+            limits.Limits(**{f: getattr(settings, name) for f, name in limits.SETTINGS.items()})
         )
         # Importers register themselves with the import pipeline, in the order the format
         # choices are listed: review files first.

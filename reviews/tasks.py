@@ -56,6 +56,7 @@ def run_import_job(job_pk: int) -> str:
         job.status = ImportJob.Status.FAILED
         job.error = str(failure)
         job.report = {**job.report, "error": failure.error.as_dict()}
+        job.file.delete(save=False)  # a refused file is not kept (a crash keeps it, to retry)
     except Exception as error:  # a bug, not bad input: say so instead of hanging "running"
         logger.exception("import job %s crashed", job.pk)
         job.status = ImportJob.Status.FAILED
@@ -66,6 +67,6 @@ def run_import_job(job_pk: int) -> str:
         done = job.records_total or done
     job.records_done = done
     job.finished_at = timezone.now()
-    job.save(update_fields=["status", "error", "report", "records_done", "finished_at"])
+    job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
     cache.delete(progress_key(job.pk))
     return job.status

@@ -39,7 +39,7 @@ from judging.services.import_batches import BATCH, ItemLookup, PendingVerdict, V
 from reviews.evidence import EvidenceError
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.detect import Sniffer
-from reviews.formats.errors import FormatError
+from reviews.formats.errors import FormatError, check_json_size
 from reviews.models import Event, Item, ItemSource, ItemStatus
 from reviews.services.documents import document_for_bytes
 from reviews.services.imports import ImportContext
@@ -375,6 +375,7 @@ class TextflowImporter:
         self.parsed: TextflowFile | None = None
 
     def validate(self, path: Path) -> None:
+        check_json_size(path.stat().st_size, file=self.context.file)
         self.parsed = parse_textflow(path.read_bytes(), file=self.context.file)
 
     def write(self, path: Path) -> None:

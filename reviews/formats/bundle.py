@@ -10,13 +10,17 @@ from __future__ import annotations
 import os
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import IO
 
+from . import limits
 from .canonical import normalise_relative_path
-from .errors import FormatError
+from .errors import FormatError, check_json_size
 from .review_file import ReviewFile, iter_numbered_reviews, parse_review_json
 
+# What a damaged member raises while it is read: a wrong declared size or CRC, bad deflate data.
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError)
 _JUNK_NAMES = (".DS_Store",)  # plus __MACOSX/ and ._* : macOS metadata zipped along
 
 
@@ -69,7 +73,16 @@ class ReviewBundle:
         self.close()
 
 
-def _bundle_members(zf: zipfile.ZipFile, file: str, max_total: int, max_members: int) -> dict:
+def _ratio_reason(info: zipfile.ZipInfo) -> str | None:
+    """A member that inflates more than the zip ratio limit allows (a zip bomb)."""
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > 1024 * 1024 and ratio > limits.current().zip_ratio:
+        return limits.message("zip_ratio", "this member's compression ratio", int(ratio))
+    return None
+
+
+def _bundle_members(zf: zipfile.ZipFile, file: str, max_members: int) -> dict:
+    max_total = limits.current().zip_bytes
     infos = zf.infolist()
     if len(infos) > max_members:
         raise FormatError(f"bundle has {len(infos)} members (limit {max_members})", file=file)
@@ -92,7 +105,9 @@ def _bundle_members(zf: zipfile.ZipFile, file: str, max_total: int, max_members:
         elif not reason and logical in members:
             reason = "duplicate member name"
         elif not reason and total > max_total:
-            reason = f"bundle uncompressed size exceeds {max_total} bytes"
+            reason = limits.message("zip_bytes", "the bundle's uncompressed size", total)
+        elif not reason:
+            reason = _ratio_reason(info)
         if reason:
             raise FormatError(reason, file=file, record=f'member "{name}"')
         members[logical] = info
@@ -111,6 +126,7 @@ def _bundle_cases(zf: zipfile.ZipFile, file: str, members: dict) -> list[BundleC
     cases: list[BundleCase] = []
     for name, info in members.items():
         if name.lower().endswith(".json"):
+            check_json_size(info.file_size, file=f"{file}/{name}")
             cases.append(BundleCase(parse_review_json(zf.read(info), file=f"{file}/{name}"), name))
         elif name in jsonl:
             with zf.open(info) as stream:
@@ -118,6 +134,8 @@ def _bundle_cases(zf: zipfile.ZipFile, file: str, members: dict) -> list[BundleC
                 cases += [BundleCase(review, name, n) for n, review in lines]
     if not cases:
         raise FormatError("bundle contains no review .json or .jsonl file", file=file)
+    if len(cases) > limits.current().records:
+        raise FormatError(limits.message("records", "the number of cases", len(cases)), file=file)
     owner: dict[str, str] = {}
     for case in cases:
         where = {"file": f"{file}/{case.member}", "record": case.record}
@@ -136,7 +154,6 @@ def read_review_bundle(
     src: str | os.PathLike[str] | IO[bytes],
     *,
     file: str | None = None,
-    max_total_bytes: int = 500 * 1024 * 1024,
     max_members: int = 10_000,
 ) -> ReviewBundle:
     """Open a .zip of review ``.json`` files and/or one ``.jsonl`` plus their evidence.
@@ -152,11 +169,11 @@ def read_review_bundle(
     except (zipfile.BadZipFile, OSError) as exc:
         raise FormatError(f"not a readable zip file ({exc})", file=file) from None
     try:
-        members = _bundle_members(zf, file, max_total_bytes, max_members)
+        members = _bundle_members(zf, file, max_members)
         return ReviewBundle(file, _bundle_cases(zf, file, members), zf, members, owns)
     except BaseException as exc:
         if owns:
             zf.close()
-        if isinstance(exc, zipfile.BadZipFile):
+        if isinstance(exc, ZIP_ERRORS):
             raise FormatError(f"corrupt zip member ({exc})", file=file) from None
         raise

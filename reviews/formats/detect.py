@@ -67,14 +67,14 @@ def _scan_object(text: str, i: int, depth: int = 0) -> dict[str, Any]:
             i = _ws(text, i + 1)
             try:
                 out[key], i = dec.raw_decode(text, i)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 partial = i < len(text) and text[i] == "{" and depth == 0
                 out[key] = _scan_object(text, i, depth + 1) if partial else _TRUNCATED
                 return out
             i = _ws(text, i)
             if i < len(text) and text[i] == ",":
                 i = _ws(text, i + 1)
-    except (json.JSONDecodeError, IndexError):
+    except (json.JSONDecodeError, IndexError, RecursionError):
         pass  # the head ended inside a key: judge what we have
     return out
 
@@ -106,7 +106,7 @@ def _first_line_object(body: str) -> tuple[dict[str, Any] | None, bool]:
     line, _, rest = body.partition("\n")
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # the importer's own reader names the problem
         return None, False
     return (obj if isinstance(obj, dict) else None), rest.strip().startswith("{")
 
@@ -131,6 +131,8 @@ def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
     lower = name.lower()
     if lower.endswith(".zip") or head.startswith(b"PK\x03\x04"):
         return _container(sniffers, "zip", name)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head[:4096]:
+        raise FormatError("UTF-16 text: save the file as UTF-8", file=name)
     # A cut multi-byte character at the end of the head must not fail detection.
     text = head[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
     body = text.lstrip()

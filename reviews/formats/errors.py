@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from . import limits
+
 __all__ = [
     "FormatError",
     "FormatErrors",
@@ -26,6 +28,7 @@ __all__ = [
     "iter_csv_rows",
     "iter_json_lines",
     "loads_json",
+    "check_json_size",
 ]
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -186,17 +189,65 @@ def _bad_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_bad_constant)
 
 
+def _check_shape(obj: Any, raw_size: int, *, file: str | None, record: str | None) -> None:
+    """Nesting depth and string length within the limits, else FormatError naming the path.
+
+    Walked only when the raw text could break a limit (more brackets than the depth allows, or
+    more characters than one string may hold), so ordinary records cost nothing extra.
+    """
+    bound = limits.current()
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(obj, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) >= bound.depth and isinstance(value, dict | list) and value:
+            reason = limits.message("depth", "JSON nesting")
+            raise FormatError(reason, file=file, record=record, path=join_path(path))
+        if isinstance(value, str) and len(value) > bound.string_chars:
+            reason = limits.message("string_chars", "a string's length", len(value))
+            raise FormatError(reason, file=file, record=record, path=join_path(path))
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if len(key) > bound.string_chars:
+                    reason = limits.message("string_chars", "a key's length", len(key))
+                    raise FormatError(reason, file=file, record=record, path=join_path(path))
+                stack.append((child, (*path, key)))
+        elif isinstance(value, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(value))
+
+
+def _may_break_limits(text: str | bytes) -> bool:
+    bound = limits.current()
+    if len(text) > bound.string_chars:
+        return True
+    opening = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
+    return sum(text.count(c) for c in opening) > bound.depth
+
+
+def _decode(text: str, *, file: str | None, record: str | None) -> Any:
+    try:
+        obj = _DECODER.decode(text)
+    except RecursionError:  # nested past what the parser can hold: the limit is far below
+        reason = limits.message("depth", "JSON nesting")
+        raise FormatError(reason, file=file, record=record, path="$") from None
+    if _may_break_limits(text):
+        _check_shape(obj, len(text), file=file, record=record)
+    return obj
+
+
 def loads_json(
     data: bytes | str, *, file: str | None = None, record: str | None = None, line: bool = False
 ) -> Any:
-    """Strict JSON: UTF-8, no duplicate keys, no NaN/Infinity; errors become FormatError.
+    """Strict JSON: UTF-8, no duplicate keys, no NaN/Infinity, within the nesting depth and
+    string length limits; errors become FormatError.
 
     With ``line=True`` (JSONL) the record is already the line, so only the column is reported.
     """
     try:
         if isinstance(data, bytes):
+            if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise FormatError(_UTF16, file=file, record=record)
             data = data.decode("utf-8-sig")
-        return _DECODER.decode(data)
+        return _decode(data, file=file, record=record)
     except UnicodeDecodeError as exc:
         raise FormatError(
             f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file, record=record, path="$"
@@ -210,14 +261,30 @@ def loads_json(
         raise FormatError(f"invalid JSON: {exc}", file=file, record=record, path="$") from None
 
 
-def iter_json_lines(
-    stream: Any, *, file: str | None = None, max_line_bytes: int = 16 * 1024 * 1024
-) -> Any:
+_UTF16 = "UTF-16 text: save the file as UTF-8"
+
+
+def check_json_size(size: int, *, file: str | None, record: str | None = None) -> None:
+    """Refuse a JSON document by its size before it is read."""
+    if size > limits.current().json_bytes:
+        reason = limits.message("json_bytes", "this JSON document's size", size)
+        raise FormatError(reason, file=file, record=record)
+
+
+def _records_counted(lineno: int, *, file: str | None) -> None:
+    if lineno > limits.current().records:
+        raise FormatError(
+            limits.message("records", "the number of records"), file=file, record=f"line {lineno}"
+        )
+
+
+def iter_json_lines(stream: Any, *, file: str | None = None) -> Any:
     """Yield ``(line_number, parsed_object)`` from a binary JSONL stream, one line at a time.
 
-    Blank lines are skipped; a line longer than ``max_line_bytes`` is refused rather than read
-    into memory; every line must hold a JSON object.
+    Blank lines are skipped; a line longer than the line limit is refused rather than read
+    into memory; every line must hold a JSON object; at most the record limit of lines.
     """
+    max_line_bytes = limits.current().line_bytes
     lineno = 0
     while True:
         raw = stream.readline(max_line_bytes + 1)
@@ -226,25 +293,43 @@ def iter_json_lines(
         lineno += 1
         if isinstance(raw, str):  # tolerate text streams
             raw = raw.encode("utf-8")
+        where = f"line {lineno}"
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
             raise FormatError(
-                f"line longer than {max_line_bytes} bytes", file=file, record=f"line {lineno}"
+                limits.message("line_bytes", "a line's length"), file=file, record=where
             )
         if raw.isspace():
             continue
+        _records_counted(lineno, file=file)
         try:
-            obj = _DECODER.decode(raw.decode("utf-8-sig" if lineno == 1 else "utf-8"))
+            obj = _decode(
+                raw.decode("utf-8-sig" if lineno == 1 else "utf-8"), file=file, record=where
+            )
         except ValueError:  # includes UnicodeDecodeError; redo slowly for the message
-            loads_json(raw, file=file, record=f"line {lineno}", line=True)
+            loads_json(raw, file=file, record=where, line=True)
             raise
         if not isinstance(obj, dict):
             raise FormatError(
                 f"expected a JSON object, got {type(obj).__name__}",
                 file=file,
-                record=f"line {lineno}",
+                record=where,
                 path="$",
             )
         yield lineno, obj
+
+
+def _bounded_lines(stream: Any, *, file: str | None) -> Iterable[str]:
+    """A binary stream's lines as text, each within the line limit (never read whole)."""
+    max_line_bytes = limits.current().line_bytes
+    lineno = 0
+    while raw := stream.readline(max_line_bytes + 1):
+        lineno += 1
+        if lineno == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise FormatError(_UTF16, file=file, record="line 1")
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            reason = limits.message("line_bytes", "a line's length")
+            raise FormatError(reason, file=file, record=f"line {lineno}")
+        yield raw.decode("utf-8")
 
 
 def iter_csv_rows(stream: Any, *, file: str | None = None) -> Any:
@@ -256,9 +341,13 @@ def iter_csv_rows(stream: Any, *, file: str | None = None) -> Any:
     if not isinstance(stream, io.TextIOBase):
         # Binary upload: split on b"\n" (never inside a UTF-8 sequence) and decode per line,
         # without a TextIOWrapper that would close the caller's stream when collected.
-        stream = (raw.decode("utf-8") for raw in stream)
+        stream = _bounded_lines(stream, file=file)
+    bound = limits.current()
+    # A cell may be as long as a string may; the csv module's own guard is 128 KiB.
+    csv.field_size_limit(max(bound.string_chars, csv.field_size_limit()))
     reader = csv.reader(stream, strict=True)
     first = True
+    rows = 0
     while True:
         start = reader.line_num + 1
         try:
@@ -276,4 +365,12 @@ def iter_csv_rows(stream: Any, *, file: str | None = None) -> Any:
         first = False
         if not any(c.strip() for c in cells):
             continue
+        rows += 1
+        for column, cell in enumerate(cells):
+            if len(cell) > bound.string_chars:
+                reason = limits.message("string_chars", f"cell {column + 1}'s length", len(cell))
+                raise FormatError(reason, file=file, record=f"line {start}")
+        if rows > bound.records + 1:  # the header is not a record
+            reason = limits.message("records", "the number of rows")
+            raise FormatError(reason, file=file, record=f"line {start}")
         yield start, cells

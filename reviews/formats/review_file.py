@@ -1,7 +1,7 @@
 """FORMATS §2: the ground-truth review file of the ``visual_evals`` workflow.
 
-Unknown keys are kept at every level (``extra="allow"``) and written back by
-``dump_review_file``, which writes the keys that were given (see there). Cross-field rules
+Unknown keys are accepted at every level (``extra="allow"``) so a newer writer's file still
+reads; an import stores only the known fields (``known_fields``) and reports the others. Cross-field rules
 (cited sources exist, approved files are complete) live on ``ReviewFile`` itself, so the API's
 schema enforces them too.
 """
@@ -33,7 +33,14 @@ from .canonical import (
     resolve_evidence_path,
     rows_sha256,
 )
-from .errors import FormatError, PathValueError, error_from_validation, iter_json_lines, loads_json
+from .errors import (
+    FormatError,
+    PathValueError,
+    error_from_validation,
+    iter_json_lines,
+    join_path,
+    loads_json,
+)
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -49,7 +56,7 @@ BBox = Annotated[tuple[float, float, float, float], AfterValidator(_check_bbox)]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow")  # unknown keys are kept and written back
+    model_config = ConfigDict(extra="allow")  # unknown keys are read (an import reports them)
 
 
 class SourceMetadata(_Model):
@@ -208,6 +215,27 @@ class ReviewFile(_Model):
 
     def evidence_paths(self) -> list[str]:
         return sorted({s.normalised_path for s in self.sources})
+
+
+def known_fields(review: ReviewFile) -> tuple[dict[str, Any], list[str]]:
+    """The review as JSON with only the fields this schema defines, and the JSON paths of the
+    unknown keys left out (an import keeps the first, reports the second)."""
+    data = review.model_dump(mode="json")
+    unknown: list[str] = []
+
+    def strip(model: Any, dumped: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(model, BaseModel) and isinstance(dumped, dict):
+            for key in model.model_extra or {}:
+                dumped.pop(key, None)
+                unknown.append(join_path((*path, key)))
+            for name in type(model).model_fields:
+                strip(getattr(model, name), dumped.get(name), (*path, name))
+        elif isinstance(model, list | tuple) and isinstance(dumped, list):
+            for index, (child, out) in enumerate(zip(model, dumped, strict=False)):
+                strip(child, out, (*path, index))
+
+    strip(review, data, ())
+    return data, unknown
 
 
 def _case_record(obj: Any) -> str | None:

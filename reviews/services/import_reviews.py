@@ -16,13 +16,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from reviews.evidence import EvidenceError
-from reviews.formats.bundle import ReviewBundle, read_review_bundle
+from reviews.formats.bundle import ZIP_ERRORS, ReviewBundle, read_review_bundle
 from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import Sniffer
-from reviews.formats.errors import FormatError
+from reviews.formats.errors import FormatError, check_json_size
 from reviews.formats.review_file import (
     ReviewFile,
     iter_review_jsonl,
+    known_fields,
     parse_review_json,
     resolve_evidence_path,
 )
@@ -85,6 +86,7 @@ class ReviewImporter:
             with path.open("rb") as stream:
                 yield from iter_review_jsonl(stream, file=file)
         else:
+            check_json_size(path.stat().st_size, file=file)
             yield parse_review_json(path.read_bytes(), file=file)
 
 
@@ -144,6 +146,9 @@ def _sources(
                 ) from None
             except (EvidenceError, ValueError) as error:  # unusable file, or a path escaping
                 raise FormatError(str(error), file=file, record=record, path=where) from None
+            except ZIP_ERRORS as error:
+                reason = f"corrupt zip member {source.path!r} ({error})"
+                raise FormatError(reason, file=file, record=record, path=where) from None
             documents[source.normalised_path] = document
             context.counts["documents"] += int(created)
         by_artifact[source.artifact_id] = ItemSource.objects.create(
@@ -172,7 +177,6 @@ def _claim(item, sources, *, path, value, providers, cited, position, question=N
         quote=cited.evidence or "",
         bbox=list(cited.bbox) if cited.bbox else None,
         confidence=cited.confidence,
-        extra=cited.model_extra or {},
         position=position,
     )
 
@@ -222,8 +226,14 @@ def import_review(
             for i, c in enumerate(review.claims)
         )
     new_questions = _questions(review, item, sources, context)
+    known, unknown = known_fields(review)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        context.notes.append(f"{record}: unknown keys not kept: {shown}")
     if created or changed or new_questions:
-        item.metadata = {**item.metadata, "review_file": review.model_dump(mode="json")}
+        item.metadata = {**item.metadata, "review_file": known}
         item.save(update_fields=["metadata", "updated_at"])
         Event.objects.create(
             item=item,

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Protocol
 from django.db import transaction
 
 from reviews.evidence import EvidenceError
+from reviews.formats import limits
 from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
@@ -137,6 +138,9 @@ def detect(name: str, head: bytes) -> str:
 
 
 def choose_format(path: Path, *, name: str, requested: str | None) -> str:
+    size = path.stat().st_size
+    if size > limits.current().file_bytes:
+        raise FormatError(limits.message("file_bytes", "this file's size", size), file=name)
     if requested:
         if requested not in _IMPORTERS:
             raise FormatError(

@@ -5,12 +5,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews.access import project_for_user
+from reviews.formats import limits
 from reviews.models import ImportJob, Role
 from reviews.services.import_jobs import import_job_start
 from reviews.services.imports import import_formats
 from reviews.tasks import records_done
-
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024
 
 
 @require_http_methods(["GET", "POST"])
@@ -26,8 +25,10 @@ def import_upload(request, slug):
             messages.error(request, "Choose a file to import.")
         elif fmt and fmt not in import_formats():
             messages.error(request, f"Unknown format {fmt!r}.")
-        elif upload.size > MAX_UPLOAD_BYTES:
-            messages.error(request, f"{upload.name} is larger than 2 GB.")
+        elif upload.size > limits.current().file_bytes:
+            messages.error(
+                request, f"{upload.name}: {limits.message('file_bytes', 'its size', upload.size)}."
+            )
         else:
             job = import_job_start(
                 actor=request.user,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from reviews.formats import limits
 from reviews.formats.bundle import read_review_bundle
 from reviews.formats.canonical import rows_sha256
 from reviews.formats.errors import FormatError, FormatErrors
@@ -377,7 +378,11 @@ def test_bundle_in_a_folder_with_jsonl_and_file_object(tmp_path):
     [
         ({"../evil.json": b"{}"}, {}, r'member "\.\./evil\.json": unsafe member name'),
         ({"a.json": b"{}", "C:/b.pdf": b""}, {}, r'member "C:/b\.pdf": unsafe member name'),
-        ({"a.pdf": b"x" * 2000}, {"max_total_bytes": 1000}, "uncompressed size exceeds 1000"),
+        (
+            {"a.pdf": b"x" * 2000},
+            {"zip_bytes": 1000},
+            r"uncompressed size \(2,000\) is over the limit of 1,000 \(IMPORT_MAX_ZIP_BYTES\)",
+        ),
         ({f"{i}.pdf": b"" for i in range(5)}, {"max_members": 4}, "5 members .limit 4"),
         ({"x.pdf": b""}, {}, "no review .json or .jsonl"),
         ({"a.jsonl": b"", "b.jsonl": b""}, {}, "at most one .jsonl"),
@@ -386,8 +391,9 @@ def test_bundle_in_a_folder_with_jsonl_and_file_object(tmp_path):
 )
 def test_bundle_refusals(tmp_path, members, kwargs, message):
     path = make_zip(tmp_path / "b.zip", members)
-    with pytest.raises(FormatError, match=message) as exc:
-        read_review_bundle(path, file="b.zip", **kwargs)
+    members_limit = {k: kwargs.pop(k) for k in list(kwargs) if k == "max_members"}
+    with limits.overridden(**kwargs), pytest.raises(FormatError, match=message) as exc:
+        read_review_bundle(path, file="b.zip", **members_limit)
     assert str(exc.value).startswith("b.zip")
 
 
@@ -412,8 +418,13 @@ def test_bundle_zip_bomb_is_refused_before_inflating(tmp_path):
         zf.writestr("a.json", REVIEW_JSON.read_bytes())
         zf.writestr("statement-0912.pdf", b"\0" * (8 * 1024 * 1024))  # ~8 KB compressed
     assert path.stat().st_size < 100_000
-    with pytest.raises(FormatError, match="uncompressed size exceeds"):
-        read_review_bundle(path, file="bomb.zip", max_total_bytes=1024 * 1024)
+    with pytest.raises(FormatError, match=r"compression ratio \(.*IMPORT_MAX_ZIP_RATIO"):
+        read_review_bundle(path, file="bomb.zip")
+    with (
+        limits.overridden(zip_bytes=1024 * 1024, zip_ratio=10_000),
+        pytest.raises(FormatError, match=r"uncompressed size .*IMPORT_MAX_ZIP_BYTES"),
+    ):
+        read_review_bundle(path, file="bomb.zip")
 
 
 def test_loose_file_evidence_stays_in_its_folder(tmp_path, review_obj):

@@ -207,8 +207,11 @@ def _evidence_folder(folder: Path, bad_name: str, write) -> None:
 
 
 def _zip_add_file(bundle: zipfile.ZipFile, source: Path, name: str) -> None:
-    """Stream a file into the bundle (never holds the 60 MB file in memory)."""
-    with source.open("rb") as src, bundle.open(name, "w", force_zip64=True) as dst:
+    """Stream a file into the bundle (never holds the 60 MB file in memory), stored: the
+    sparse zeros deflated would trip the zip-ratio limit before the evidence size limit."""
+    info = zipfile.ZipInfo(name)
+    info.compress_type = zipfile.ZIP_STORED
+    with source.open("rb") as src, bundle.open(info, "w", force_zip64=True) as dst:
         shutil.copyfileobj(src, dst, MB)
 
 
