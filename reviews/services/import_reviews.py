@@ -15,7 +15,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from reviews.evidence import EvidenceError
+from reviews.evidence import EvidenceError, inspect_evidence
 from reviews.formats.bundle import ZIP_ERRORS, ReviewBundle, read_review_bundle
 from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import Sniffer
@@ -126,31 +126,54 @@ def _import_bundle(path: Path, context: ImportContext) -> None:
             import_review(case.review, context, opener=read, record=record, file=member_file)
 
 
+def _read_source(source, opener, *, file, record, where) -> bytes:
+    """The cited evidence file's bytes; every way it can be missing or damaged is named."""
+    try:
+        return opener(source.path)
+    except FileNotFoundError:
+        reason = f"evidence file {source.path!r} not found"
+        raise FormatError(reason, file=file, record=record, path=where) from None
+    except ValueError as error:  # a path escaping its folder
+        raise FormatError(str(error), file=file, record=record, path=where) from None
+    except ZIP_ERRORS as error:
+        reason = f"corrupt zip member {source.path!r} ({error})"
+        raise FormatError(reason, file=file, record=record, path=where) from None
+
+
 def _sources(
     review: ReviewFile, item: Item, context, opener, record, file
 ) -> dict[str, ItemSource]:
+    """The item's sources, new ones stored. Evidence is always read and checked: a source the
+    item already has must come with the same content (a re-import compares, never swaps)."""
     by_artifact = {s.artifact_id: s for s in item.sources.select_related("document")}
     documents: dict[str, object] = {}
     for index, source in enumerate(review.sources):
-        if source.artifact_id in by_artifact:
-            continue
         where = f"$.sources[{index}].path"
         if source.normalised_path not in documents:
+            data = _read_source(source, opener, file=file, record=record, where=where)
+            stored = by_artifact.get(source.artifact_id)
             try:
+                if stored is not None:
+                    # Bad evidence is refused whatever the review says; other content too.
+                    if inspect_evidence(data, name=source.path).sha256 != stored.document.sha256:
+                        raise FormatError(
+                            f"case {review.case_id!r} exists with other evidence "
+                            f"({source.path!r} differs from the file imported before); import "
+                            "it under a new case id or as a correction",
+                            file=file,
+                            record=record,
+                            path=where,
+                        )
+                    continue
                 document, created = document_for_bytes(
-                    opener(source.path), name=source.path, written=context.written
+                    data, name=source.path, written=context.written
                 )
-            except FileNotFoundError:
-                raise FormatError(
-                    f"evidence file {source.path!r} not found", file=file, record=record, path=where
-                ) from None
-            except (EvidenceError, ValueError) as error:  # unusable file, or a path escaping
+            except EvidenceError as error:
                 raise FormatError(str(error), file=file, record=record, path=where) from None
-            except ZIP_ERRORS as error:
-                reason = f"corrupt zip member {source.path!r} ({error})"
-                raise FormatError(reason, file=file, record=record, path=where) from None
             documents[source.normalised_path] = document
             context.counts["documents"] += int(created)
+        if source.artifact_id in by_artifact:
+            continue
         by_artifact[source.artifact_id] = ItemSource.objects.create(
             item=item,
             artifact_id=source.artifact_id,

@@ -374,3 +374,37 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
         "$.sources[1].path",
     )
     assert _row_counts() == rows and not _media_files()
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-import compares evidence by content (#10)
+
+
+def test_reimport_with_other_evidence_is_refused_and_changes_nothing(project, examples):
+    path = examples / "statement-0912.review.json"
+    import_file(actor=None, project=project, path=path)
+    rows, files = _row_counts(), _media_files()
+    (examples / "statement-0912.pdf").write_bytes(demo_evidence.statement_pdf())  # a real PDF
+    with pytest.raises(ImportFailed) as failure:
+        import_file(actor=None, project=project, path=path)
+    error = failure.value.error
+    assert (error.record, error.path) == ('case "statement-0912"', "$.sources[0].path")
+    assert error.reason.startswith("case 'statement-0912' exists with other evidence")
+    assert "import it under a new case id or as a correction" in error.reason
+    assert (_row_counts(), _media_files()) == (rows, files)
+
+
+@pytest.mark.parametrize("bad", ["not-a-pdf", "encrypted"])
+def test_reimport_always_checks_the_evidence(project, examples, bad):
+    from tests.bad_evidence import encrypted_pdf
+
+    path = examples / "statement-0912.review.json"
+    import_file(actor=None, project=project, path=path)
+    rows = _row_counts()
+    data = b"just some text" if bad == "not-a-pdf" else encrypted_pdf()
+    (examples / "statement-0912.pdf").write_bytes(data)
+    with pytest.raises(ImportFailed) as failure:
+        import_file(actor=None, project=project, path=path)
+    assert failure.value.error.path == "$.sources[0].path"
+    assert "exists with other evidence" not in failure.value.error.reason  # checked first
+    assert _row_counts() == rows
