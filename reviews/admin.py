@@ -3,7 +3,6 @@ is read-only here: it changes only through the services, and never in place."""
 
 from django import forms
 from django.contrib import admin
-from django.db import transaction
 
 from reviews import models as m
 
@@ -157,21 +156,15 @@ class TrustedKeyForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        from reviews.services.approved_imports import KeyRefused, trusted_key_register
+        from reviews.services.approved_imports import KeyRefused, trusted_key_check
 
-        if self.errors:
-            return data
-        try:
-            with transaction.atomic():  # validate by registering, then roll back
-                trusted_key_register(
-                    actor=self.actor,
-                    project=data["project"],
-                    pem=data["public_key_pem"],
-                    label=data.get("label", ""),
+        if not self.errors:
+            try:
+                trusted_key_check(
+                    actor=self.actor, project=data["project"], pem=data["public_key_pem"]
                 )
-                transaction.set_rollback(True)
-        except KeyRefused as error:
-            raise forms.ValidationError(str(error)) from None
+            except KeyRefused as error:
+                raise forms.ValidationError(str(error)) from None
         return data
 
 

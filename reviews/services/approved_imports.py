@@ -100,8 +100,8 @@ class KeyRefused(Exception):
     """Why a key cannot be registered (user-facing); nothing was written."""
 
 
-def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") -> TrustedKey:
-    """A project admin registers another signer's Ed25519 public key for this project."""
+def trusted_key_check(*, actor, project: Project, pem: str) -> str:
+    """The key id `pem` would be registered under; KeyRefused if it cannot be."""
     if Role.ADMIN not in roles_of(actor, project):
         raise KeyRefused(f"{actor} is not an admin of project {project.slug!r}.")
     try:
@@ -111,9 +111,14 @@ def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") 
     key_id = signing.key_id_of(key)
     if TrustedKey.objects.filter(project=project, key_id=key_id).exists():
         raise KeyRefused(f"key {key_id} is already trusted by {project.slug!r}.")
+    return key_id
+
+
+def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") -> TrustedKey:
+    """A project admin registers another signer's Ed25519 public key for this project."""
     return TrustedKey.objects.create(
         project=project,
-        key_id=key_id,
+        key_id=trusted_key_check(actor=actor, project=project, pem=pem),
         public_key_pem=pem.strip() + "\n",
         label=label.strip(),
         registered_by=actor,

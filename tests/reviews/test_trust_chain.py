@@ -412,3 +412,29 @@ def test_the_upload_refuses_an_untrusted_approved_review_unless_as_generated(
     job = ImportJob.objects.order_by("-pk").first()
     assert job.status == ImportJob.Status.SUCCEEDED, job.error
     assert not Approval.objects.exists()
+
+
+def test_a_project_admin_registers_a_key_in_the_admin(client):
+    from cryptography.hazmat.primitives import serialization
+    from django.urls import reverse
+
+    from tests.factories import MembershipFactory, UserFactory
+
+    project = ProjectFactory(slug="ledger")
+    staff = UserFactory(username="staffer", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    pem = (
+        Ed25519PrivateKey.generate()
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    url = reverse("admin:reviews_trustedkey_add")
+    data = {"project": project.pk, "public_key_pem": pem, "label": "Olga's site"}
+    refused = client.post(url, data)
+    assert "is not an admin of project" in refused.content.decode()
+    assert not TrustedKey.objects.exists()
+    MembershipFactory(project=project, user=staff, role=Role.ADMIN)
+    assert client.post(url, data).status_code == 302
+    key = TrustedKey.objects.get()
+    assert (key.registered_by, key.label, len(key.key_id)) == (staff, "Olga's site", 16)
