@@ -143,7 +143,14 @@ class Call(models.Model):
     reuses it and never pays for it twice; a failed one is kept for the record and retried."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="calls")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(
+        Item,
+        null=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="Empty: a blind "
+        "read of evidence made before its item existed (ground-truth generation).",
+    )
     fingerprint = models.CharField(max_length=64)
     sample = models.PositiveSmallIntegerField(default=0)
     display_order = models.CharField(max_length=2, blank=True)

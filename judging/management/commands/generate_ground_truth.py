@@ -1,0 +1,55 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.services.generation import GenerationError, generate_ground_truth
+from reviews.evidence import EvidenceError
+from reviews.models import Project
+from reviews.services.imports import ImportFailed
+
+
+class Command(BaseCommand):
+    help = (
+        "Each PATH (a PDF or image) becomes an item; every --provider (a judge configuration "
+        "without a criterion) reads its evidence blind; agreed fields become the generated "
+        "reference, the rest field questions for review."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        parser.add_argument("--fields", required=True, help="'$.a,$.b,...'")
+        parser.add_argument("--instruction", required=True, metavar="TEXT")
+        parser.add_argument(
+            "--provider", action="append", required=True, metavar="JUDGE_NAME", dest="providers"
+        )
+        parser.add_argument("--min-agreement", type=float, default=1.0)
+        parser.add_argument("--second-read", action="store_true")
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+
+    def handle(self, *args, **o):
+        project = Project.objects.filter(slug=o["project"]).first()
+        if project is None:
+            raise CommandError(f"No project {o['project']!r}.")
+        fields = [f.strip() for f in o["fields"].split(",") if f.strip()]
+        missing = [p for p in o["paths"] if not Path(p).is_file()]
+        if missing:
+            raise CommandError(f"{missing[0]}: no such file")
+        try:
+            result = generate_ground_truth(
+                project=project,
+                paths=[Path(p) for p in o["paths"]],
+                fields=fields,
+                instruction=o["instruction"],
+                readers=o["providers"],
+                min_agreement=o["min_agreement"],
+                second_read=o["second_read"],
+            )
+        except (GenerationError, EvidenceError) as exc:
+            raise CommandError(str(exc)) from None
+        except ImportFailed as exc:
+            raise CommandError(f"the generated review file did not import: {exc}") from None
+        for case in result.cases:
+            agreed = ", ".join(f"{p} ({how})" for p, how in case.agreed.items()) or "none"
+            disputed = ", ".join(f"{p} ({why})" for p, why in case.disputed.items()) or "none"
+            self.stdout.write(f"{case.case}: generated {agreed}; questions {disputed}")
+        self.stdout.write(result.report.summary())
