@@ -86,11 +86,14 @@ def approval_sign(*, actor, item: Item, rows, reason: str) -> Approval:
     parent = reference.derived_from
     now = timezone.now()
     approver_name = actor.email or actor.get_username()
+    superseded = signed_version(previous)
     bound = bound_fields(
         project=item.project.slug,
         case_id=item.external_id,
-        version=reference.version,
-        supersedes=signed_version(previous),
+        # An imported approval keeps the version it was signed under, which may be ahead of
+        # this site's numbering: the next signed version is always newer than it.
+        version=max(reference.version, (superseded or 0) + 1),
+        supersedes=superseded,
         parent_generated_sha256=parent.sha256 if parent else None,
         approved_by=approver_name,
         approved_at=now,

@@ -438,3 +438,20 @@ def test_a_project_admin_registers_a_key_in_the_admin(client):
     assert client.post(url, data).status_code == 302
     key = TrustedKey.objects.get()
     assert (key.registered_by, key.label, len(key.key_id)) == (staff, "Olga's site", 16)
+
+
+def test_a_local_correction_after_an_imported_approval_is_newer_than_it(tmp_path):
+    from reviews.services.ground_truth import approval_sign
+    from reviews.services.signing import load_or_create_private_key
+
+    project = ProjectFactory(slug="ledger")
+    path = _signed_file(
+        tmp_path, load_or_create_private_key(), project="ledger", case_id="c1", version=9, rows=ROWS
+    )
+    import_file(actor=None, project=project, path=path)
+    item = Item.objects.get(project=project, external_id="c1")
+    fixed = [{"path": "$.total", "expected_value": "1,290.00"}]
+    approval = approval_sign(
+        actor=member(project, Role.APPROVER), item=item, rows=fixed, reason="typo"
+    )
+    assert (approval.signed["version"], approval.signed["supersedes"]) == (10, 9)
