@@ -121,7 +121,9 @@ def _csv(csv_file: Path, name: str) -> Iterator[Signed]:
             )
     signatures = _signatures_of(csv_file)
     if signatures is None:
-        yield Signed(name, "?", problem=f"no signature file {csv_file.name}{SIGNATURES_SUFFIX}")
+        missing = f"no signature file {csv_file.name}{SIGNATURES_SUFFIX} beside the CSV"
+        for case in sorted(by_case) or ["?"]:
+            yield Signed(name, case, problem=missing)
         return
     manifest = loads_json(signatures.read_bytes(), file=signatures.name)
     approvals = manifest.get("approvals") if isinstance(manifest, dict) else None
