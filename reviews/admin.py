@@ -2,9 +2,10 @@
 is read-only here: it changes only through the services, and never in place."""
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from reviews import models as m
+from reviews.services.rater_quality import GoldError, gold_mark
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -76,6 +77,35 @@ class ItemAdmin(admin.ModelAdmin):
     list_filter = ["project", "status"]
     search_fields = ["external_id", "title"]
     readonly_fields = ["status"]  # status follows the workflow, never set by hand
+    actions = ["mark_gold", "unmark_gold"]
+
+    @admin.action(description="Mark as gold (known answer from ground truth or resolutions)")
+    def mark_gold(self, request, queryset):
+        marked = 0
+        for item in queryset:
+            try:
+                gold_mark(actor=request.user, item=item, gold=True)
+                marked += 1
+            except GoldError as error:
+                self.message_user(request, str(error), messages.ERROR)
+        self.message_user(request, f"{marked} item(s) marked as gold.")
+
+    @admin.action(description="Take the gold mark back")
+    def unmark_gold(self, request, queryset):
+        for item in queryset:
+            gold_mark(actor=request.user, item=item, gold=False)
+        self.message_user(request, f"{queryset.count()} item(s) are no longer gold.")
+
+
+@admin.register(m.GoldMark)
+class GoldMarkAdmin(ReadOnlyAdmin):
+    list_display = ["item", "gold", "source", "created_by", "created_at"]
+    list_filter = ["gold"]
+
+
+@admin.register(m.RaterQualitySetting)
+class RaterQualitySettingAdmin(admin.ModelAdmin):
+    list_display = ["project", "alert_below", "min_answers"]
 
 
 @admin.register(m.ItemSource)

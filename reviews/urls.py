@@ -18,6 +18,7 @@ urlpatterns = [
     path("projects/", projects.project_list, name="project_list"),
     path("projects/new/", projects.project_new, name="project_new"),
     path("p/<slug:slug>/", projects.project_home, name="project_home"),
+    path("p/<slug:slug>/raters/", projects.rater_quality_page, name="rater_quality"),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"

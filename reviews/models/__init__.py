@@ -14,6 +14,7 @@ from reviews.models.items import (
 )
 from reviews.models.keys import TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
+from reviews.models.quality import GoldMark, RaterQualitySetting
 from reviews.models.workflow import (
     HOLDING_STATUSES,
     Answer,
@@ -30,6 +31,8 @@ from reviews.models.workflow import (
 )
 
 __all__ = [
+    "GoldMark",
+    "RaterQualitySetting",
     "HOLDING_STATUSES",
     "Answer",
     "ApiToken",

@@ -37,7 +37,8 @@ class ResolutionError(Exception):
     """A decision that cannot be applied (user-facing reason)."""
 
 
-def _answer_key(answer: Answer):
+def answer_key(answer: Answer):
+    """What two answers must share to agree (`unclear` agrees with nothing)."""
     if answer.decision == Decision.UNCLEAR:
         return ("unclear", answer.pk)  # unique: never agrees with another answer
     if answer.decision == Decision.SET:
@@ -58,7 +59,7 @@ def latest_answers(question: Question, rater_ids) -> list[Answer]:
 def _agreeing(answers: list[Answer], rule: str) -> list[Answer] | None:
     groups: dict[object, list[Answer]] = {}
     for answer in answers:
-        groups.setdefault(_answer_key(answer), []).append(answer)
+        groups.setdefault(answer_key(answer), []).append(answer)
     key, members = max(groups.items(), key=lambda kv: len(kv[1]))
     if key[0] == "unclear":
         return None

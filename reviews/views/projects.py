@@ -8,8 +8,11 @@ from django.views.decorators.http import require_http_methods, require_safe
 from reviews import selectors
 from reviews.access import project_for_user
 from reviews.forms import ProjectCreateForm
-from reviews.models import ItemStatus
+from reviews.models import ItemStatus, RaterQualitySetting, Role
 from reviews.services.projects import project_create
+from reviews.services.rater_quality import gold_items, rater_alerts, rater_quality
+
+CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels
 
 
 @require_safe
@@ -39,8 +42,44 @@ def project_home(request, slug):
             "my_assignments": selectors.assignment_counts_for_rater(
                 rater=request.user, project=access.project
             ),
+            "rater_alerts": rater_alerts(access.project) if access.is_admin else [],
         },
     )
+
+
+@require_safe
+def rater_quality_page(request, slug):
+    """Each rater's accuracy on gold items, week by week, and agreement with the resolutions."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN, Role.ADJUDICATOR])
+    setting = RaterQualitySetting.objects.filter(project=access.project).first()
+    raters = rater_quality(access.project)
+    alerts = {q.rater for q in rater_alerts(access.project, raters)}
+    return render(
+        request,
+        "reviews/rater_quality.html",
+        {
+            "project": access.project,
+            "rows": [(q, q.rater in alerts, _sparkline(q.drift)) for q in raters],
+            "setting": setting or RaterQualitySetting(project=access.project),
+            "gold_count": len(gold_items(access.project)),
+            "chart": {"width": CHART_W, "height": CHART_H},
+        },
+    )
+
+
+def _sparkline(drift) -> list[dict]:
+    """Points of the weekly accuracy line: x by week, y = accuracy (1 at the top)."""
+    step = CHART_W / max(len(drift) - 1, 1)
+    return [
+        {
+            "x": round(i * step, 1),
+            "y": round((1 - accuracy) * (CHART_H - 8) + 4, 1),
+            "week": week,
+            "n": n,
+            "accuracy": accuracy,
+        }
+        for i, (week, n, accuracy) in enumerate(drift)
+    ]
 
 
 @require_http_methods(["GET", "POST"])

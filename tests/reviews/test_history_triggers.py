@@ -22,6 +22,7 @@ from reviews.models import (
     Answer,
     Approval,
     Event,
+    GoldMark,
     Reference,
     Resolution,
     ResolutionSource,
@@ -47,6 +48,7 @@ HISTORY = [
     JudgeVersion,
     ScoreRun,
     TrustedKey,
+    GoldMark,
 ]
 
 
@@ -68,6 +70,7 @@ def history(project, review_item, rate):
     TrustedKey.objects.create(
         project=project, key_id="k", public_key_pem="-", registered_by=member(project, Role.ADMIN)
     )
+    GoldMark.objects.create(item=item, gold=True, answers={})
     return item
 
 
