@@ -10,6 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.db.models import F
+from django.utils import timezone
+
 from judging.formats.replies import Claim, claims_schema, parse_claims
 from judging.models import Call, CallStatus, JudgeVersion, Run
 from judging.providers import ModelRequest, Part, Provider, ProviderError
@@ -106,6 +109,19 @@ def _call(p: _Planned):
 
 
 def _store(p: _Planned) -> Call:
+    call = _call_row(p)
+    counter = {CallStatus.DONE: "done", CallStatus.UNPARSED: "unparsed"}.get(call.status, "failed")
+    Run.objects.filter(pk=p.run.pk).update(
+        **{counter: F(counter) + 1},
+        input_tokens=F("input_tokens") + (call.input_tokens or 0),
+        output_tokens=F("output_tokens") + (call.output_tokens or 0),
+        planned=F("planned") + 1,
+        heartbeat_at=timezone.now(),
+    )
+    return call
+
+
+def _call_row(p: _Planned) -> Call:
     reply = p.outcome
     if isinstance(reply, ProviderError):
         return Call.objects.create(

@@ -69,3 +69,37 @@ def test_unanimous_sends_any_disagreement(panel_of):
 def test_panel_without_judges_is_refused(project):
     with pytest.raises(PanelError, match="every judge needs a version"):
         panel_decide(panel=Panel.objects.create(project=project, name="empty"))
+
+
+def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from judging.models import Verdict
+    from judging.services.panels import inconsistent_pairs
+    from tests.judging.run_helpers import judge
+
+    from judging.models import Criterion
+
+    labelled_project(project, tmp_path, n=2)
+    Criterion.objects.create(
+        project=project, name="preference", labels=["A", "B", "tie"], pairwise=True, sha256="p"
+    )
+    from reviews.models import Item
+
+    for item in Item.objects.all():
+        item.metadata = {"pairwise": {"preference": {"A": "short", "B": "long"}}}
+        item.save()
+    first = lambda r: Say(json.dumps({"winner": "first"}))  # noqa: E731  (position bias)
+    with WireServer("openai-compatible", answer=first) as srv:
+        config = judge(project, srv.url, criterion="preference").config
+        run_execute(run_create(config=config, split="all", confirm_held_out=True))
+    orders = set(Verdict.objects.values_list("display_order", "label"))
+    assert orders == {("AB", "A"), ("BA", "B")}
+    criterion = Verdict.objects.first().criterion
+    assert len(inconsistent_pairs(criterion=criterion)) == 2
+    out = StringIO()
+    call_command("send_to_humans", "--project", project.slug, "--criterion", "preference",
+                 "--inconsistent-pairs", stdout=out)  # fmt: skip
+    assert "2 questions created" in out.getvalue()

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from judging.services import panels
 from judging.services.criteria import latest_criterion
-from judging.services.send_to_humans import SendError, send_to_humans
+from judging.services.send_to_humans import CHOSEN, SendError, send_to_humans
 from judging.services.splits import SplitError
 from reviews.models import Project
 
@@ -20,10 +21,24 @@ class Command(BaseCommand):
             "--calibration-sample", type=int, metavar="N", help="N calibration items"
         )
         chosen.add_argument("--held-out", action="store_true", help="every held-out item")
+        chosen.add_argument(
+            "--inconsistent-pairs",
+            action="store_true",
+            help="pairwise items whose verdict changed with the display order",
+        )
         parser.add_argument("--seed", type=int, help="for --calibration-sample")
 
     def handle(
-        self, *args, project, criterion, split_votes, calibration_sample, held_out, seed, **options
+        self,
+        *args,
+        project,
+        criterion,
+        split_votes,
+        calibration_sample,
+        held_out,
+        inconsistent_pairs,
+        seed,
+        **options,
     ):
         try:
             target = Project.objects.get(slug=project)
@@ -35,6 +50,9 @@ class Command(BaseCommand):
         selection = (
             "split_votes" if split_votes else "held_out" if held_out else "calibration_sample"
         )
+        item_ids = None
+        if inconsistent_pairs:
+            selection, item_ids = CHOSEN, panels.inconsistent_pairs(criterion=found)
         try:
             result = send_to_humans(
                 actor=None,
@@ -43,6 +61,7 @@ class Command(BaseCommand):
                 selection=selection,
                 n=calibration_sample,
                 seed=seed,
+                item_ids=item_ids,
             )
         except (SendError, SplitError) as error:
             raise CommandError(str(error)) from None
