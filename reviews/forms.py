@@ -11,6 +11,12 @@ class ProjectCreateForm(forms.Form):
     resolution_rule = forms.ChoiceField(
         choices=ResolutionRule.choices, initial=ResolutionRule.UNANIMOUS
     )
+    instructions = forms.CharField(
+        required=False,
+        max_length=20_000,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Guidelines for raters, in Markdown; shown beside every question.",
+    )
 
 
 class AnswerChoiceForm(forms.Form):

@@ -88,13 +88,19 @@ class QuestionView:
         return self.my_answer.seq if self.my_answer else 0
 
 
-def rater_workspace(*, rater, item, blind: bool, pairwise_orders: dict) -> list[QuestionView]:
-    """The item's open questions as `rater` may see them: their own answers only.
+def rater_workspace(
+    *, rater, item, blind: bool, pairwise_orders: dict, settled: bool = False
+) -> list[QuestionView]:
+    """The item's open questions (with `settled`, all of them) as `rater` may see them: their
+    own answers only.
 
     Three queries whatever the project size: questions, candidates with their sources, and
     the rater's own answers (filtered by rater in SQL: other raters' rows never leave the DB).
     """
-    questions = list(item.questions.filter(status=QuestionStatus.OPEN).order_by("position", "id"))
+    questions = (
+        item.questions.all() if settled else item.questions.filter(status=QuestionStatus.OPEN)
+    )
+    questions = list(questions.order_by("position", "id"))
     claims = Claim.objects.filter(question__in=questions).select_related("source__document")
     by_question: dict[int, list[Claim]] = {}
     for claim in claims.order_by("position", "id"):

@@ -19,6 +19,13 @@ from reviews.services.imports import import_file
 from reviews.services.projects import membership_add, project_create
 
 DEMO_SLUG = "demo"
+DEMO_INSTRUCTIONS = """\
+Settle each field **as printed on the evidence**, not as a model read it.
+
+- Choose the candidate that matches the page; if none does, type the value exactly as printed.
+- *Omit* a field the document does not contain; *Unclear* when the page cannot decide.
+- Amounts keep the document's thousands separators and decimals (`12,480.55`).
+"""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,9 @@ def demo_load():
             "disagreed on, then approve the ground truth."
         )
         project.save(update_fields=["description"])
+    if not project.instructions:
+        project.instructions = DEMO_INSTRUCTIONS
+        project.save(update_fields=["instructions"])
     for spec in DEMO_USERS:
         for role in spec.roles:
             membership_add(

@@ -9,6 +9,7 @@ from reviews.models.items import (
     ItemStatus,
     Question,
     QuestionKind,
+    QuestionReason,
     QuestionStatus,
     Reference,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "Project",
     "Question",
     "QuestionKind",
+    "QuestionReason",
     "QuestionStatus",
     "Reference",
     "Resolution",

@@ -173,6 +173,15 @@ class QuestionKind(models.TextChoices):
     PAIRWISE = "pairwise", "Pairwise"
 
 
+class QuestionReason(models.TextChoices):
+    """Why a field question was raised (the review file's `reason`), in words for people."""
+
+    DISAGREEMENT = "disagreement", "Models disagree"
+    OMITTED_BY_SOME = "omitted_by_some", "Omitted by some models"
+    OMITTED_BY_ALL = "omitted_by_all", "Omitted by every model"
+    LOW_CONFIDENCE = "low_confidence", "Low confidence"
+
+
 class QuestionStatus(models.TextChoices):
     OPEN = "open", "Open"
     ADJUDICATION = "adjudication", "Needs adjudication"
@@ -190,7 +199,9 @@ class Question(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="questions")
     kind = models.CharField(max_length=16, choices=QuestionKind.choices)
     key = models.CharField(max_length=300)
-    reason = models.CharField(max_length=32, blank=True, help_text="Why it is disputed.")
+    reason = models.CharField(
+        max_length=32, blank=True, choices=QuestionReason.choices, help_text="Why it is disputed."
+    )
     labels = models.JSONField(default=list, blank=True, help_text="Criterion label set.")
     criterion_version = models.CharField(max_length=32, blank=True)
     prompt = models.TextField(blank=True, help_text="The criterion text shown to raters.")

@@ -15,6 +15,10 @@ class Project(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    instructions = models.TextField(
+        blank=True,
+        help_text="Guidelines for raters (Markdown), shown beside every question.",
+    )
     overlap = models.PositiveSmallIntegerField(
         default=2,
         validators=[MinValueValidator(1)],

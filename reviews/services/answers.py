@@ -19,6 +19,7 @@ from reviews.models import (
     Claim,
     Decision,
     Event,
+    Item,
     Question,
     QuestionStatus,
     decisions_for,
@@ -75,17 +76,24 @@ def _validated(question: Question, given: AnswerInput) -> AnswerInput:
 def answer_record(
     *, actor, assignment: Assignment, question: Question, given: AnswerInput, expected_seq: int
 ) -> Answer:
-    """Append the rater's new answer; `expected_seq` is the seq the client last saw (0: none)."""
+    """Append the rater's new answer; `expected_seq` is the seq the client last saw (0: none).
+
+    While the item is in progress, or after the rater submitted it until the question is
+    settled (a revision: still a new row, and the resolution reads the latest one)."""
     if assignment.rater_id != actor.pk or question.item_id != assignment.item_id:
         raise AnswerError("This question is not part of your assignment.")
     given = _validated(question, given)
     with transaction.atomic():
         # Lock the assignment row: one writer per rater and item at a time.
         assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if assignment.status != AssignmentStatus.ACTIVE:
-            raise AnswerError(
-                "This item is no longer assigned to you (submitted, skipped or expired)."
-            )
+        revision = assignment.status == AssignmentStatus.SUBMITTED
+        if revision:
+            # A revision after submitting counts until the question is settled: read its
+            # status under the item's lock, which the resolution holds while it settles.
+            Item.objects.select_for_update().filter(pk=question.item_id).first()
+            question.refresh_from_db(fields=["status"])
+        elif assignment.status != AssignmentStatus.ACTIVE:
+            raise AnswerError("This item is no longer assigned to you (skipped or expired).")
         if question.status != QuestionStatus.OPEN:
             raise AnswerError("This question is already settled.")
         latest = latest_answer(question=question, rater=actor)
@@ -113,7 +121,12 @@ def answer_record(
             item_id=question.item_id,
             actor=actor,
             kind="answered",
-            data={"question": question.key, "seq": answer.seq, "decision": answer.decision},
+            data={
+                "question": question.key,
+                "seq": answer.seq,
+                "decision": answer.decision,
+                **({"revision": True} if revision else {}),
+            },
         )
     return answer
 

@@ -17,6 +17,7 @@ were free.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -251,9 +252,13 @@ def active_assignment(*, rater, item) -> Assignment | None:
     every few seconds then costs no extra write.
     """
     now = timezone.now()
-    assignment = Assignment.objects.filter(
-        rater=rater, item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now
-    ).first()
+    assignment = (
+        Assignment.objects.filter(
+            rater=rater, item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now
+        )
+        .select_related("batch")
+        .first()
+    )
     if assignment is not None:
         assignment.item = item  # the caller's item (with its project): no second fetch
         half = timedelta(minutes=item.project.lease_minutes) / 2
@@ -261,3 +266,75 @@ def active_assignment(*, rater, item) -> Assignment | None:
             assignment.lease_expires_at = _lease_until(item.project, now)
             assignment.save(update_fields=["lease_expires_at"])
     return assignment
+
+
+def submitted_assignment(*, rater, item) -> Assignment | None:
+    """The rater's submitted assignment on `item` (what they see when they come back to it)."""
+    return (
+        Assignment.objects.filter(rater=rater, item=item, status=AssignmentStatus.SUBMITTED)
+        .select_related("batch")
+        .order_by("-submitted_at", "-id")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class Trail:
+    """Where an item sits among the rater's items: "item 3 of 9", and its neighbours."""
+
+    position: int
+    total: int | None  # None outside batches: the pull queue's size is not counted here
+    batch_name: str
+    previous_item_id: int | None
+    next_item_id: int | None
+
+
+def item_trail(assignment: Assignment) -> Trail:
+    """The rater's items in the same batch (outside batches: the items they claimed), in the
+    order they were given. Previous and next are the neighbours the rater can open again:
+    submitted items (read-only, or revised until settled) and the one in progress; items not
+    opened yet come through "Submit & next". One query at any size (subqueries)."""
+    mine = (
+        Assignment.objects.filter(
+            rater_id=assignment.rater_id,
+            item__project_id=assignment.item.project_id,
+            batch_id=assignment.batch_id,
+        )
+        .exclude(pk=assignment.pk)
+        .exclude(status__in=(AssignmentStatus.EXPIRED, AssignmentStatus.SKIPPED))
+        .order_by()
+    )
+    before = Q(claimed_at__lt=assignment.claimed_at) | Q(
+        claimed_at=assignment.claimed_at, id__lt=assignment.id
+    )
+    openable = mine.filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED))
+
+    def count(rows):
+        return Subquery(
+            rows.values("rater_id").annotate(n=Count("id")).values("n")[:1],
+            output_field=IntegerField(),
+        )
+
+    row = (
+        Assignment.objects.filter(pk=assignment.pk)
+        .annotate(
+            others=Coalesce(count(mine), 0),
+            earlier=Coalesce(count(mine.filter(before)), 0),
+            previous_item=Subquery(
+                openable.filter(before).order_by("-claimed_at", "-id").values("item_id")[:1]
+            ),
+            next_item=Subquery(
+                openable.exclude(before).order_by("claimed_at", "id").values("item_id")[:1]
+            ),
+        )
+        .values("others", "earlier", "previous_item", "next_item")
+        .get()
+    )
+    batch = assignment.batch if assignment.batch_id else None
+    return Trail(
+        position=row["earlier"] + 1,
+        total=row["others"] + 1 if batch else None,
+        batch_name=batch.name if batch else "",
+        previous_item_id=row["previous_item"],
+        next_item_id=row["next_item"],
+    )

@@ -25,6 +25,7 @@ def project_create(
     admin=None,
     overlap: int | None = None,
     resolution_rule: str | None = None,
+    instructions: str | None = None,
 ) -> ProjectResult:
     """Create project `slug`, or return it unchanged if it exists (idempotent).
 
@@ -46,6 +47,7 @@ def project_create(
             "name": name,
             "overlap": overlap,
             "resolution_rule": resolution_rule,
+            "instructions": instructions,
         }.items()
         if value is not None and getattr(project, field) != value
     }

@@ -1,15 +1,20 @@
-"""The rater's review screen: evidence beside the item's open questions, autosaved answers."""
+"""The rater's review screen: evidence beside the item's open questions, autosaved answers.
+
+After submitting, the same page is read-only (Back lands there), and while other raters are
+still working on the item the rater may revise their answers (`?revise=1`)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
+from django_htmx.http import reswap, retarget
 
 from reviews.access import item_for_user
 from reviews.forms import AnswerChoiceForm
-from reviews.models import Question, Role
+from reviews.models import AssignmentStatus, ItemStatus, Question, Role
 from reviews.selectors import rater_workspace
 from reviews.services.answers import (
     AnswerError,
@@ -22,7 +27,9 @@ from reviews.services.assignment import (
     active_assignment,
     claim_next,
     ensure_pairwise_orders,
+    item_trail,
     skip,
+    submitted_assignment,
 )
 from reviews.views.viewer_context import viewer_context
 
@@ -34,15 +41,29 @@ def _no_claim(request, slug):
     return redirect("my_queue")
 
 
+def _rater_assignment(rater, item):
+    """The claim being worked on, else the rater's submitted one (read-only, or revised)."""
+    return active_assignment(rater=rater, item=item) or submitted_assignment(rater=rater, item=item)
+
+
 @require_safe
+@never_cache  # Back after submitting must ask again, and get the read-only page
 def review_item(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
-    assignment = active_assignment(rater=request.user, item=item)
+    assignment = _rater_assignment(request.user, item)
     if assignment is None:
         return _no_claim(request, slug)
-    orders = ensure_pairwise_orders(assignment)
+    if assignment.status == AssignmentStatus.ACTIVE:
+        mode, orders = "answer", ensure_pairwise_orders(assignment)
+    else:
+        revising = request.GET.get("revise") == "1" and item.status == ItemStatus.OPEN
+        mode, orders = ("revise" if revising else "read"), assignment.pairwise_orders
     views = rater_workspace(
-        rater=request.user, item=item, blind=access.project.blind, pairwise_orders=orders
+        rater=request.user,
+        item=item,
+        blind=access.project.blind,
+        pairwise_orders=orders,
+        settled=mode != "answer",
     )
     return render(
         request,
@@ -54,6 +75,10 @@ def review_item(request, slug, item_pk):
             "assignment": assignment,
             "questions": views,
             "blind": access.project.blind,
+            "mode": mode,
+            "readonly": mode == "read",
+            "can_revise": mode == "read" and item.status == ItemStatus.OPEN,
+            "trail": item_trail(assignment),
             **viewer_context(item, [(v.question, v.candidates) for v in views]),
         },
     )
@@ -64,7 +89,7 @@ def answer_save(request, slug, item_pk, question_pk):
     """Autosave one question's answer. 200: saved; 409: stale (newer state returned); 422: bad."""
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
     question = get_object_or_404(Question, pk=question_pk, item=item)
-    assignment = active_assignment(rater=request.user, item=item)
+    assignment = _rater_assignment(request.user, item)
     context = {"project": access.project, "item": item, "blind": access.project.blind}
     if assignment is None:
         return _status(
@@ -105,20 +130,22 @@ def _status(request, context, question, *, state, status, message="", seq=None):
 
 
 def _stale(request, context, question, assignment):
-    """The newer state of the whole question card, swapped in out-of-band, with a notice."""
+    """The newer state of the whole question card, with a notice that stays on it."""
     views = rater_workspace(
         rater=request.user,
         item=context["item"],
         blind=context["blind"],
         pairwise_orders=assignment.pairwise_orders,
+        settled=True,
     )
     view = next((v for v in views if v.question.pk == question.pk), None)
-    return render(
+    response = render(
         request,
-        "reviews/review.html#stale-answer",
-        {**context, "q": view, "question": question},
+        "reviews/review.html#question-card",
+        {**context, "q": view, "state": "stale"},
         status=409,
     )
+    return reswap(retarget(response, f"#q-{question.pk}"), "outerHTML")
 
 
 @require_POST

@@ -11,12 +11,25 @@
 
   const typing = (el) => el && (el.matches("input[type=text], textarea, select") || el.isContentEditable);
 
+  // Bring a question into view by scrolling the questions panel only: scrollIntoView would
+  // scroll every ancestor, the page too, and hide the viewer's toolbar.
+  function reveal(li) {
+    const pane = document.getElementById("answer-scroll");
+    if (!pane) return;
+    const box = pane.getBoundingClientRect();
+    const rect = li.getBoundingClientRect();
+    let delta = 0;
+    if (rect.top < box.top) delta = rect.top - box.top - 8;
+    else if (rect.bottom > box.bottom) delta = Math.min(rect.bottom - box.bottom + 8, rect.top - box.top - 8);
+    if (delta) pane.scrollBy({ top: delta, behavior: "smooth" });
+  }
+
   function focusQuestion(li, options = {}) {
     if (!li) return;
     questions().forEach((q) => q.classList.toggle("current", q === li));
     current = li;
     if (!options.keepFocus) li.focus({ preventScroll: true });
-    li.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    reveal(li);
     const checked = li.querySelector("input[name=choice]:checked");
     const candidate = checked && checked.value.startsWith("claim:") ? checked.value.slice(6) : null;
     if (window.evidenceViewer) window.evidenceViewer.showQuestion(li.dataset.question, candidate, options.jump);
@@ -30,7 +43,7 @@
 
   function choose(li, selector) {
     const input = li && li.querySelector(selector);
-    if (!input) return;
+    if (!input || input.matches(":disabled")) return;  // a read-only (submitted or settled) question
     input.checked = true;
     input.dispatchEvent(new Event("change", { bubbles: true }));
     focusQuestion(li, { keepFocus: true });
@@ -38,8 +51,9 @@
 
   function editValue(li) {
     const box = li && li.querySelector(".value-input");
-    if (!box) return;
-    box.focus();
+    if (!box || box.matches(":disabled")) return;
+    box.focus({ preventScroll: true });
+    reveal(li);
     box.select();
   }
 
@@ -89,6 +103,19 @@
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
 
+  // Enter in a value box saves through the autosave request, like any change; the browser's
+  // own form submission (a page load) never happens.
+  workspace.addEventListener("submit", (e) => {
+    const form = e.target.closest("form.question-form");
+    if (!form) return;
+    e.preventDefault();
+    if (form.hasAttribute("hx-post")) htmx.trigger(form, "change");
+  });
+
+  // Back (or forward) to a page kept in the browser's memory: load it again, so a submitted
+  // item shows as read-only instead of the editable page it was.
+  window.addEventListener("pageshow", (e) => { if (e.persisted) window.location.reload(); });
+
   // Mouse: clicking a question focuses it; typing a value selects "type a value".
   workspace.addEventListener("focusin", (e) => {
     const li = e.target.closest("li.question");
@@ -114,7 +141,7 @@
     if (!box) return;
     box.value = box.value ? `${box.value} ${e.detail.text}` : e.detail.text;
     box.closest("label").querySelector("input[value=value]").checked = true;
-    box.focus();
+    box.focus({ preventScroll: true });
     box.dispatchEvent(new Event("change", { bubbles: true }));
   });
 

@@ -155,7 +155,10 @@
       ...h, rects: await rectsFor(h), active: String(h.candidate) === String(activeCandidate),
     })));
     state.marks = marks;
-    const target = marks.find((m) => m.active) || (jump ? marks[0] : null);
+    // The chosen candidate's citation; else, when nothing cited is on the page shown, the
+    // question's first citation (the viewer opens on the page the question cites).
+    const onThisPage = marks.some((m) => m.page === state.page && m.doc === state.doc.sha);
+    const target = marks.find((m) => m.active) || (jump || !onThisPage ? marks[0] : null);
     if (target && (jump || target.page !== state.page || target.doc !== state.doc.sha)) {
       goTo(target.page, target.doc);
     } else {

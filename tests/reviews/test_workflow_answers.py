@@ -141,16 +141,51 @@ def test_submit_is_refused_while_a_question_is_unanswered_and_names_it(assignmen
     assert assignment.status == AssignmentStatus.ACTIVE
 
 
-def test_answer_after_submit_is_refused(assignment):
+def _answer_all(assignment):
     _save(assignment, "$.total", AnswerInput(Decision.SET, "1200"), 0)
     _save(assignment, "$.date", AnswerInput(Decision.UNCLEAR), 0)
     _save(assignment, "tone", AnswerInput(Decision.LABEL, "good"), 0)
     assignment_submit(actor=assignment.rater, assignment=assignment)
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.SUBMITTED
-    with pytest.raises(AnswerError, match="no longer assigned"):
+
+
+def test_a_submitted_answer_can_be_revised_until_the_question_is_settled(
+    project, rater, item, assignment, rate
+):
+    _answer_all(assignment)  # overlap 2: the item waits for a second rater
+    revised = _save(assignment, "$.total", AnswerInput(Decision.SET, "1290"), 1)
+    assert (revised.seq, revised.value) == (2, "1290")  # a new row; the first one stays
+    assert Answer.objects.filter(rater=rater, question__key="$.total").count() == 2
+    event = Event.objects.filter(kind="answered").latest("id")
+    assert event.data["revision"] is True
+    other = member(project, Role.RATER)
+    rate(
+        other,
+        item,
+        {"$.total": "1290", "$.date": "2024-03-14", "tone": AnswerInput(Decision.LABEL, "good")},
+    )
+    total = item.questions.get(key="$.total")
+    assert total.status == "resolved"
+    assert total.resolutions.get().value == "1290"  # the revision counted
+    with pytest.raises(AnswerError, match="already settled"):
+        _save(assignment, "$.total", AnswerInput(Decision.SET, "1200"), 2)
+
+
+def test_an_answer_after_the_item_is_settled_is_refused(project, assignment):
+    project.overlap = 1
+    project.save()
+    _answer_all(assignment)  # the only rater: submitting settles every question it can
+    with pytest.raises(AnswerError, match="settled"):
         _save(assignment, "$.total", AnswerInput(Decision.SET, "1290"), 1)
     assert Answer.objects.filter(rater=assignment.rater).count() == 3
+
+
+def test_a_skipped_item_takes_no_answer(assignment):
+    assignment.status = AssignmentStatus.SKIPPED
+    assignment.save()
+    with pytest.raises(AnswerError, match="no longer assigned"):
+        _save(assignment, "$.total", AnswerInput(Decision.SET, "1290"), 0)
 
 
 def test_another_rater_cannot_submit_my_assignment(project, assignment):

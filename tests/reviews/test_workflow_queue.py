@@ -22,6 +22,7 @@ from reviews.services.assignment import (
     active_assignment,
     claim_next,
     expire_leases,
+    item_trail,
     queue_summary,
     skip,
 )
@@ -334,6 +335,24 @@ def test_a_batch_overlap_needs_as_many_raters(project, items, raters):
             overlap=2,
         )
     assert not Assignment.objects.exists()
+
+
+def test_the_trail_places_an_item_in_the_raters_batch(project, items, raters, rate):
+    project.overlap = 1
+    project.save()
+    ada = raters[0]
+    batch_create(actor=None, project=project, name="B", raters=[ada], selection="count", count=3)
+    first = claim_next(rater=ada, project=project)
+    trail = item_trail(first)
+    assert (trail.position, trail.total, trail.batch_name) == (1, 3, "B")
+    assert (trail.previous_item_id, trail.next_item_id) == (None, None)  # the rest not opened
+    rate(ada, first.item, {}, assignment=first)
+    second = claim_next(rater=ada, project=project)
+    trail = item_trail(second)
+    assert (trail.position, trail.total, trail.previous_item_id) == (2, 3, first.item_id)
+    assert item_trail(Assignment.objects.get(pk=first.pk)).next_item_id == second.item_id
+    pulled = claim_next(rater=raters[1], project=project)  # outside batches: no total
+    assert (item_trail(pulled).position, item_trail(pulled).total) == (1, None)
 
 
 @pytest.mark.parametrize(
