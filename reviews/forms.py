@@ -4,6 +4,15 @@ from reviews.models import Decision, Question, ResolutionRule, decisions_for
 from reviews.services.answers import AnswerInput
 
 
+def _instructions_field(rows: int = 6) -> forms.CharField:
+    return forms.CharField(
+        required=False,
+        max_length=20_000,
+        widget=forms.Textarea(attrs={"rows": rows}),
+        help_text="Guidelines for raters, in Markdown; shown beside every question.",
+    )
+
+
 class ProjectCreateForm(forms.Form):
     slug = forms.SlugField(max_length=64, help_text="Used in URLs and on the command line.")
     name = forms.CharField(max_length=200)
@@ -11,12 +20,11 @@ class ProjectCreateForm(forms.Form):
     resolution_rule = forms.ChoiceField(
         choices=ResolutionRule.choices, initial=ResolutionRule.UNANIMOUS
     )
-    instructions = forms.CharField(
-        required=False,
-        max_length=20_000,
-        widget=forms.Textarea(attrs={"rows": 6}),
-        help_text="Guidelines for raters, in Markdown; shown beside every question.",
-    )
+    instructions = _instructions_field()
+
+
+class ProjectInstructionsForm(forms.Form):
+    instructions = _instructions_field(rows=14)
 
 
 class AnswerChoiceForm(forms.Form):

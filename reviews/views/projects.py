@@ -1,4 +1,4 @@
-"""Project list, project home and project creation."""
+"""Project list, project home, project creation and the raters' guidelines."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews import selectors
 from reviews.access import project_for_user
-from reviews.forms import ProjectCreateForm
+from reviews.forms import ProjectCreateForm, ProjectInstructionsForm
 from reviews.models import ItemStatus, RaterQualitySetting, Role
 from reviews.services.projects import project_create
 from reviews.services.rater_quality import gold_items, rater_alerts, rater_quality
@@ -95,3 +95,22 @@ def project_new(request):
             messages.info(request, f"Project {result.project.slug} already existed; updated.")
         return redirect(result.project)
     return render(request, "reviews/project_new.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def project_instructions(request, slug):
+    """Project admins write the raters' guidelines (Markdown, shown sanitised)."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    project = access.project
+    form = ProjectInstructionsForm(
+        request.POST or None, initial={"instructions": project.instructions}
+    )
+    if request.method == "POST" and form.is_valid():
+        project_create(actor=request.user, slug=project.slug, **form.cleaned_data)
+        messages.success(request, "Guidelines saved.")
+        return redirect("project_instructions", project.slug)
+    return render(
+        request,
+        "reviews/project_instructions.html",
+        {"access": access, "project": project, "form": form},
+    )

@@ -83,3 +83,16 @@ def test_the_project_form_takes_instructions():
     )
     assert form.is_valid(), form.errors
     assert form.cleaned_data["instructions"] == "# Rules"
+
+
+def test_a_project_admin_writes_the_guidelines(client, project):
+    url = reverse("project_instructions", args=[project.slug])
+    client.force_login(member(project, Role.RATER, username="rater"))
+    assert client.post(url, {"instructions": "x"}).status_code == 403
+    client.force_login(member(project, Role.ADMIN, username="boss"))
+    response = client.post(url, {"instructions": "Read **twice**.\n\n<script>x</script>"})
+    assert response.status_code == 302
+    project.refresh_from_db()
+    assert project.instructions.startswith("Read **twice**.")
+    page = client.get(url).content.decode()
+    assert "<strong>twice</strong>" in page and "<script>x" not in page

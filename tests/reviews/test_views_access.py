@@ -40,6 +40,7 @@ class World:
         return {
             "project_home": {"slug": slug},
             "members": {"slug": slug},
+            "project_instructions": {"slug": slug},
             "member_remove": {"slug": slug, "user_pk": self.users["spare"].pk},
             "assignments": {"slug": slug},
             "import_upload": {"slug": slug},
@@ -68,6 +69,7 @@ class World:
     def data(self, name: str) -> dict:
         return {
             "member_remove": {"role": Role.RATER},
+            "project_instructions": {"instructions": "Read **twice**."},
             "question_adjudicate": {"choice": "value", "value": "1200", "reason": "page 1"},
             "answer_save": {"choice": f"claim:{self.claim.pk}", "expected_seq": "0"},
             "review_skip": {"reason": "unreadable"},
@@ -92,6 +94,7 @@ def world(project, review_item, rate, attach_evidence):
 VIEWS = [
     ("project_home", "get", Role.RATER, 200, None),
     ("members", "get", Role.ADMIN, 200, Role.RATER),
+    ("project_instructions", "post", Role.ADMIN, 302, Role.RATER),
     ("member_remove", "post", Role.ADMIN, 302, Role.APPROVER),
     ("assignments", "get", Role.ADMIN, 200, Role.RATER),
     ("import_upload", "get", Role.ADMIN, 200, Role.APPROVER),
@@ -244,7 +247,8 @@ def test_htmx_stale_answer_is_409_with_the_newer_state(answering, world):
     html = response.content.decode()
     assert response.status_code == 409
     assert "<html" not in html and "Changed elsewhere" in html
-    assert 'hx-swap-oob="true"' in html and 'value="1,234.56"' in html
+    # The whole card is swapped (its notice with it), not just the status line.
+    assert response["HX-Retarget"] == f"#q-{world.question.pk}" and 'value="1,234.56"' in html
     assert f'id="seq-{world.question.pk}" value="1"' in html
     assert list(Answer.objects.values_list("decision", flat=True)) == ["set"]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0002_history_triggers'),
+        ('reviews', '0004_gold_items'),
     ]
 
     operations = [
