@@ -55,3 +55,63 @@ class RunForm(forms.Form):
         required=False,
         label="I understand: this is a look at the held-out items, and it is recorded",
     )
+
+
+class _MultipleFiles(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class _FilesField(forms.FileField):
+    def clean(self, data, initial=None):
+        if isinstance(data, list | tuple):
+            return [super(_FilesField, self).clean(d, initial) for d in data]
+        return [super().clean(data, initial)]
+
+
+class GenerateForm(forms.Form):
+    """Ground truth from evidence: files, expected fields, instruction and blind readers."""
+
+    files = _FilesField(
+        widget=_MultipleFiles(attrs={"accept": ".pdf,.png,.jpg,.jpeg,.webp,.tif,.tiff"}),
+        help_text="PDFs or images; each becomes an item.",
+    )
+    fields = forms.CharField(
+        label="Expected fields", help_text="JSON paths, comma-separated: $.currency, $.total"
+    )
+    instruction = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    readers = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Judge configurations without a criterion; each reads the evidence blind.",
+    )
+    min_agreement = forms.FloatField(min_value=0.01, max_value=1, initial=1.0)
+    second_read = forms.BooleanField(
+        required=False, label="Second blind read of the disputed fields"
+    )
+
+    def __init__(self, *args, project, **kwargs):
+        super().__init__(*args, **kwargs)
+        from judging.models import JudgeConfig
+
+        names = JudgeConfig.objects.filter(
+            project=project, versions__criterion__isnull=True
+        ).values_list("name", flat=True)
+        self.fields["readers"].choices = [(n, n) for n in sorted(set(names))]
+
+    def clean_files(self):
+        """Checked by content (type, size, pages, pixels) before anything is queued."""
+        from reviews.evidence import EvidenceError, inspect_evidence
+
+        for upload in self.cleaned_data["files"]:
+            try:
+                inspect_evidence(upload.read(), name=upload.name)
+            except EvidenceError as exc:
+                raise forms.ValidationError(f"{upload.name}: {exc.reason}") from None
+            upload.seek(0)
+        return self.cleaned_data["files"]
+
+    def clean_fields(self):
+        paths = [p.strip() for p in self.cleaned_data["fields"].split(",") if p.strip()]
+        bad = [p for p in paths if not p.startswith("$.")]
+        if not paths or bad:
+            raise forms.ValidationError("give JSON paths like $.total, separated by commas")
+        return paths

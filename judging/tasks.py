@@ -41,3 +41,21 @@ def run_judge_task(run_pk: int) -> None:
     from judging.services.runner import run_execute
 
     run_execute(Run.objects.select_related("version__config", "version__criterion").get(pk=run_pk))
+
+
+@task()
+def generate_task(project_pk: int, paths: list[str], options: dict, actor_pk: int | None) -> None:
+    """The upload page's generation: blind reads, reconciliation, import (see services)."""
+    from pathlib import Path
+
+    from django.contrib.auth import get_user_model
+
+    from judging.services.generation import generate_ground_truth
+
+    actor = get_user_model().objects.filter(pk=actor_pk).first()
+    generate_ground_truth(
+        project=Project.objects.get(pk=project_pk),
+        paths=[Path(p) for p in paths],
+        actor=actor,
+        **options,
+    )

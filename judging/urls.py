@@ -1,6 +1,16 @@
 from django.urls import path, register_converter
 
-from judging.views import dashboard, disagreements, exports, item, judges, lists, scores, setup
+from judging.views import (
+    dashboard,
+    disagreements,
+    exports,
+    generate,
+    item,
+    judges,
+    lists,
+    scores,
+    setup,
+)
 
 
 def _choice(*words):
@@ -22,6 +32,7 @@ register_converter(_choice("confusion", "reliability"), "chart_kind")
 
 urlpatterns = [
     path("p/<slug:slug>/judges/", judges.judge_list, name="judge_list"),
+    path("p/<slug:slug>/generate/", generate.generate, name="generate"),
     path("p/<slug:slug>/judges/save/", judges.judge_save, name="judge_save"),
     path("p/<slug:slug>/judges/<slug:name>/", judges.judge_page, name="judge_page"),
     path("p/<slug:slug>/judges/<slug:name>/run/", judges.run_start, name="run_start"),

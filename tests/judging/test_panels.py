@@ -76,11 +76,9 @@ def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, 
 
     from django.core.management import call_command
 
-    from judging.models import Verdict
+    from judging.models import Criterion, Verdict
     from judging.services.panels import inconsistent_pairs
     from tests.judging.run_helpers import judge
-
-    from judging.models import Criterion
 
     labelled_project(project, tmp_path, n=2)
     Criterion.objects.create(

@@ -1,0 +1,54 @@
+"""The upload page of ground-truth generation: evidence, fields, instruction, blind readers."""
+
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from judging.forms import GenerateForm
+from judging.models import Run
+from judging.services.runs import run_progress
+from judging.tasks import generate_task
+from reviews.access import project_for_user
+from reviews.models import Role
+
+
+def _save(files) -> list[str]:
+    """Uploads to MEDIA_ROOT/generation/<uuid>/ under their base names (never a path)."""
+    folder = Path(settings.MEDIA_ROOT) / "generation" / uuid.uuid4().hex
+    folder.mkdir(parents=True)
+    saved = []
+    for upload in files:
+        target = folder / Path(upload.name).name
+        with target.open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        saved.append(str(target))
+    return saved
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def generate(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = GenerateForm(request.POST or None, request.FILES or None, project=access.project)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        options = {
+            "fields": data["fields"],
+            "instruction": data["instruction"],
+            "readers": data["readers"],
+            "min_agreement": data["min_agreement"],
+            "second_read": data["second_read"],
+        }
+        generate_task.enqueue(access.project.pk, _save(data["files"]), options, request.user.pk)
+        messages.success(request, "Generation queued: the readers' runs are below.")
+        return redirect("generate", slug)
+    runs = Run.objects.filter(project=access.project, version__criterion__isnull=True)[:10]
+    return render(
+        request,
+        "judging/generate.html",
+        {"project": access.project, "form": form, "runs": [run_progress(r) for r in runs]},
+    )

@@ -1,0 +1,46 @@
+"""The upload page of ground-truth generation, end to end with the immediate task backend."""
+
+import json
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from reviews.models import Question, Reference, Role
+from tests.factories import member
+from tests.judging.run_helpers import judge
+from tests.judging.test_generation import FIRST, SECOND, reader, statement
+from tests.judging.wire_server import WireServer
+
+
+def test_upload_generates_rows_and_questions(client, project, tmp_path):
+    client.force_login(member(project, Role.ADMIN))
+    pdf = statement(tmp_path).read_bytes()
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        for name in ("model-a", "model-b"):
+            judge(project, srv.url, name=name, model=name, criterion=None,
+                  prompt="{{ instruction }} {{ fields }}")  # fmt: skip
+        page = client.post(
+            reverse("generate", args=[project.slug]),
+            {
+                "files": [SimpleUploadedFile("statement.pdf", pdf, "application/pdf")],
+                "fields": "$.currency, $.total, $.account, $.iban",
+                "instruction": "Extract the statement fields.",
+                "readers": ["model-a", "model-b"],
+                "min_agreement": "1.0",
+            },
+            follow=True,
+        )
+    assert b"Generation queued" in page.content and b"<progress" in page.content
+    rows = Reference.objects.get(authority="generated").rows
+    assert json.dumps(sorted(r["path"] for r in rows)) == '["$.account", "$.currency"]'
+    assert set(Question.objects.values_list("key", flat=True)) == {"$.total", "$.iban"}
+
+
+def test_upload_refuses_a_file_that_is_not_evidence(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    page = client.post(
+        reverse("generate", args=[project.slug]),
+        {"files": [SimpleUploadedFile("x.pdf", b"not a pdf")], "fields": "$.a",
+         "instruction": "x", "min_agreement": "1"},
+    )  # fmt: skip
+    assert b"x.pdf:" in page.content and not Reference.objects.exists()
