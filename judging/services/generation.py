@@ -51,8 +51,11 @@ def _page_id(page) -> str:
     return f"page-{int(page or 1):03}"
 
 
-def reconcile(paths: list[str], readings: dict[str, Reading], min_agreement: float) -> dict:
-    """{path: ("agreed", claim row) | (reason, [candidates])} for one case."""
+def reconcile(
+    paths: list[str], readings: dict[str, Reading], min_agreement: float, union: bool = False
+) -> dict:
+    """{path: ("agreed", claim row) | (reason, [candidates])} for one case. `union`: a field some
+    readers omitted but the others agree on (no conflicting value) is accepted too."""
     outcome = {}
     readers = list(readings)
     for path in paths:
@@ -61,7 +64,9 @@ def reconcile(paths: list[str], readings: dict[str, Reading], min_agreement: flo
         for reader, claim in found.items():
             groups[comparable(claim.value)].append(reader)
         best = max(groups.values(), key=len, default=[])
-        if found and len(found) == len(readers) and len(best) / len(readers) >= min_agreement:
+        complete = len(found) == len(readers) and len(best) / len(readers) >= min_agreement
+        one_sided = union and found and len(groups) == 1
+        if complete or one_sided:
             first = found[best[0]]
             confidences = [found[r].confidence for r in best if found[r].confidence is not None]
             outcome[path] = (
@@ -164,6 +169,7 @@ def generate_ground_truth(
     readers: list[str],
     min_agreement: float = 1.0,
     second_read: bool = False,
+    union: bool = False,
     actor=None,
 ) -> GenerationResult:
     if not fields or not instruction.strip() or not readers:
@@ -180,7 +186,7 @@ def generate_ground_truth(
     outcomes, seconds = {}, {}
     for case in evidence:
         readings = {name: first[(case, name)] for name in runs}
-        outcomes[case] = reconcile(fields, readings, min_agreement)
+        outcomes[case] = reconcile(fields, readings, min_agreement, union)
     if second_read:
         disputed = {c: [p for p, (s, _) in o.items() if s != "agreed"] for c, o in outcomes.items()}
         again = read_all(runs, jobs, lambda case: disputed[case])

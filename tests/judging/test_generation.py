@@ -134,3 +134,12 @@ def test_a_criterion_judge_is_not_a_reader(project, tmp_path):
         with pytest.raises(CommandError, match="judges a criterion"):
             call_command("generate_ground_truth", "--project", project.slug, "--fields", "$.a",
                          "--instruction", "x", "--provider", "model-a", str(statement(tmp_path)))  # fmt: skip
+
+
+def test_union_accepts_one_sided_claims_but_not_conflicts(project, tmp_path):
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        out = generate(project, tmp_path, srv, "--union")
+    reference = Reference.objects.get(authority="generated")
+    assert {r["path"] for r in reference.rows} == {"$.currency", "$.account", "$.iban"}
+    assert set(Question.objects.values_list("key", flat=True)) == {"$.total"}
+    assert "$.total (disagreement)" in out

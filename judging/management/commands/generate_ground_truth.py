@@ -24,6 +24,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--min-agreement", type=float, default=1.0)
         parser.add_argument("--second-read", action="store_true")
+        parser.add_argument(
+            "--union",
+            action="store_true",
+            help="accept a field some readers omitted when the others agree (no conflict)",
+        )
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
     def handle(self, *args, **o):
@@ -43,6 +48,7 @@ class Command(BaseCommand):
                 readers=o["providers"],
                 min_agreement=o["min_agreement"],
                 second_read=o["second_read"],
+                union=o["union"],
             )
         except (GenerationError, EvidenceError) as exc:
             raise CommandError(str(exc)) from None
