@@ -35,6 +35,8 @@ from judging.services.import_batches import (
 )
 from judging.services.import_textflow import TextflowImporter
 from reviews.formats.errors import FormatError
+from reviews.models import QuestionKind
+from reviews.services.import_questions import QuestionSpec, register_question_source
 from reviews.services.import_records import register_record_sink
 from reviews.services.imports import ImportContext, register_importer
 
@@ -276,4 +278,29 @@ def handle_pairwise_verdict(record: rec.PairwiseVerdict, state: JudgingRecords, 
     )
 
 
+def criterion_question(project, name: str) -> QuestionSpec:
+    """`criterion:NAME` on import: the newest version of the project's criterion."""
+    criterion = latest_criterion(project=project, name=name)
+    if criterion is None:
+        known = ", ".join(
+            sorted(set(Criterion.objects.filter(project=project).values_list("name", flat=True)))
+        )
+        raise ValueError(
+            f"no criterion {name!r} in this project (known: {known or 'none'}); import a "
+            "criterion record first"
+        )
+    if criterion.pairwise:
+        raise ValueError(
+            f"{name!r} is pairwise: its questions need answers A and B, use send_to_humans"
+        )
+    return QuestionSpec(
+        kind=QuestionKind.CRITERION,
+        key=criterion.name,
+        labels=list(criterion.labels),
+        version=criterion.version,
+        prompt=criterion.text,
+    )
+
+
 register_importer(TextflowImporter)
+register_question_source("criterion", criterion_question)

@@ -56,7 +56,10 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
                 path=batch,
                 name=SOURCE_NAME,
                 format=payload.format,
-                options={"as_generated": True} if payload.as_generated else None,
+                options={
+                    **({"as_generated": True} if payload.as_generated else {}),
+                    **({"questions": payload.questions} if payload.questions else {}),
+                },
             )
         except ImportFailed as failed:
             raise _for_api(failed.error, payload) from None

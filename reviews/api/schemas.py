@@ -76,6 +76,11 @@ class ItemsBatchIn(Schema):
     )
     records: RecordList | None = None
     reviews: ReviewList | None = None
+    questions: list[str] = Field(
+        default_factory=list,
+        description="Questions every imported item gets, as `criterion:NAME` (besides the "
+        "project's own import questions).",
+    )
     evidence: dict[str, str] = Field(
         default_factory=dict,
         description=(

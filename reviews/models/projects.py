@@ -42,6 +42,11 @@ class Project(models.Model):
         validators=[MinValueValidator(1)],
         help_text="How long a claimed item stays with a rater before returning to the pool.",
     )
+    import_questions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Questions every imported item gets, e.g. ["criterion:faithful"].',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -33,6 +33,7 @@ from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.documents import StoredFiles
+from reviews.services.import_questions import questions_add_to_items, resolve, split_requests
 from reviews.signals import project_data_changed
 
 
@@ -58,6 +59,7 @@ class ImportContext:
     notes: list[str] = field(default_factory=list)
     progress: Callable[[int], None] | None = None
     records_seen: int = 0
+    items: set[int] = field(default_factory=set)  # pks of the items the file named
 
     def tick(self) -> None:
         """Count one record; report progress every 500 (cheap enough for 100k-line files)."""
@@ -80,30 +82,60 @@ class Importer(Protocol):
         """Write the file's rows (runs inside the import's one transaction)."""
 
 
+# What the report's counts mean, in words (the result page shows these, not the keys).
+COUNT_WORDS = {
+    "items_created": "new items",
+    "items_updated": "items updated",
+    "items_unchanged": "items unchanged",
+    "questions": "questions added",
+    "documents": "evidence files stored",
+    "references": "generated reference versions",
+    "ground_truth": "approved references imported",
+    "criteria": "criteria defined",
+    "criteria_unchanged": "criteria already defined",
+    "judges": "judges added",
+    "verdicts": "verdicts",
+    "verdicts_unchanged": "verdicts already there",
+    "pairwise_verdicts": "of them pairwise",
+    "human_labels": "human labels",
+    "human_labels_unchanged": "human labels already there",
+}
+SHOWN_ITEMS = 20  # items the result page links to by name
+
+
+def count_rows(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """The report's counts as (words, number), in a fixed order."""
+    known = [(COUNT_WORDS[k], counts[k]) for k in COUNT_WORDS if counts.get(k)]
+    return known + [(k.replace("_", " "), n) for k, n in counts.items() if k not in COUNT_WORDS]
+
+
 @dataclass(frozen=True)
 class ImportReport:
     file: str
     format: str
     counts: dict[str, int]
     notes: list[str]
+    items: list[int] = field(default_factory=list)  # the first SHOWN_ITEMS items imported
 
     def summary(self) -> str:
         items = sum(
             self.counts.get(k, 0) for k in ("items_created", "items_updated", "items_unchanged")
         )
         extra = ", ".join(
-            f"{n} {label}"
-            for key, label in (
-                ("verdicts", "verdicts"),
-                ("human_labels", "human labels"),
-                ("criteria", "criteria"),
-                ("references", "references"),
+            f"{n} {one if n == 1 else many}"
+            for key, one, many in (
+                ("verdicts", "verdict", "verdicts"),
+                ("human_labels", "human label", "human labels"),
+                ("criteria", "criterion", "criteria"),
+                ("references", "reference", "references"),
             )
             if (n := self.counts.get(key))
         )
         unchanged = self.counts.get("items_unchanged", 0)
-        line = f"imported {items} items" + (f" ({unchanged} unchanged)" if unchanged else "")
-        line += f", {self.counts.get('questions', 0)} questions"
+        line = f"imported {_plural(items, 'item')}" + (
+            f" ({unchanged} unchanged)" if unchanged else ""
+        )
+        line += f", {_plural(self.counts.get('questions', 0), 'question')}"
         return f"{line}{', ' + extra if extra else ''}, 0 errors"
 
     def as_dict(self) -> dict[str, Any]:
@@ -112,7 +144,12 @@ class ImportReport:
             "format": self.format,
             "counts": self.counts,
             "notes": self.notes,
+            "items": self.items,
         }
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 _IMPORTERS: dict[str, type[Importer]] = {}
@@ -153,6 +190,17 @@ def choose_format(path: Path, *, name: str, requested: str | None) -> str:
     return detect(name, head)
 
 
+def _questions_on_import(context: ImportContext) -> None:
+    """The questions the project and the caller ask for, on every item the file named."""
+    requests = split_requests(
+        [*context.project.import_questions, *context.options.get("questions", [])]
+    )
+    if requests and context.items:
+        specs = resolve(context.project, requests, file=context.file)
+        added = questions_add_to_items(context.items, specs, actor=context.actor, file=context.file)
+        context.counts["questions"] += added
+
+
 def import_file(
     *,
     actor,
@@ -180,6 +228,7 @@ def import_file(
         context.records_seen = 0  # progress counts the writing pass
         with transaction.atomic():
             importer.write(path)
+            _questions_on_import(context)
             transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
     except FormatError as error:
         context.written.discard()
@@ -190,4 +239,10 @@ def import_file(
     except BaseException:
         context.written.discard()
         raise
-    return ImportReport(file=name, format=chosen, counts=dict(context.counts), notes=context.notes)
+    return ImportReport(
+        file=name,
+        format=chosen,
+        counts=dict(context.counts),
+        notes=context.notes,
+        items=sorted(context.items)[:SHOWN_ITEMS],
+    )

@@ -26,6 +26,7 @@ def project_create(
     overlap: int | None = None,
     resolution_rule: str | None = None,
     instructions: str | None = None,
+    import_questions: list[str] | None = None,
 ) -> ProjectResult:
     """Create project `slug`, or return it unchanged if it exists (idempotent).
 
@@ -48,6 +49,7 @@ def project_create(
             "overlap": overlap,
             "resolution_rule": resolution_rule,
             "instructions": instructions,
+            "import_questions": import_questions,
         }.items()
         if value is not None and getattr(project, field) != value
     }

@@ -6,9 +6,10 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews.access import project_for_user
 from reviews.formats import limits
-from reviews.models import ImportJob, Role
+from reviews.models import ImportJob, Item, Role
 from reviews.services.import_jobs import import_job_start
-from reviews.services.imports import import_formats
+from reviews.services.import_questions import split_requests
+from reviews.services.imports import count_rows, import_formats
 from reviews.tasks import records_done
 
 
@@ -21,6 +22,8 @@ def import_upload(request, slug):
         options = {k: v for k in ("kind", "judge") if (v := request.POST.get(k, "").strip())}
         if request.POST.get("as_generated"):
             options["as_generated"] = True
+        if questions := split_requests(request.POST.get("questions", "")):
+            options["questions"] = questions
         if upload is None:
             messages.error(request, "Choose a file to import.")
         elif fmt and fmt not in import_formats():
@@ -53,8 +56,19 @@ def import_job(request, slug, job_pk):
     template = (
         "reviews/import_job.html#import-progress" if request.htmx else "reviews/import_job.html"
     )
+    report = job.report or {}
+    items = Item.objects.filter(project=access.project, pk__in=report.get("items", [])).order_by(
+        "external_id"
+    )
     return render(
         request,
         template,
-        {"access": access, "project": access.project, "job": job, "done": records_done(job)},
+        {
+            "access": access,
+            "project": access.project,
+            "job": job,
+            "done": records_done(job),
+            "counts": count_rows(report.get("counts", {})),
+            "items": items.only("pk", "external_id", "project_id"),
+        },
     )

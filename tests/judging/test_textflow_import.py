@@ -75,7 +75,7 @@ def human_labels_file(tmp_path):
 
 def test_example_file_imports_items_verdicts_and_flags(project):
     out = import_items(project, EXAMPLE, "--format", "textflow")
-    assert "imported 30 items, 0 questions, 90 verdicts, 1 criteria, 0 errors" in out
+    assert "imported 30 items, 0 questions, 90 verdicts, 1 criterion, 0 errors" in out
     assert "5 split votes" in out and "1 three-way splits flagged ambiguous: keys 29" in out
     assert "key \"29\" (final 'Correct', majority none: a tie)" in out
     assert 'TextFlow accuracy (final_decision exactly "Correct"): 22/30' in out

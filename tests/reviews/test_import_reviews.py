@@ -39,8 +39,8 @@ from tests.factories import ProjectFactory
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 SUMMARY = re.compile(
-    r"^imported (?P<items>\d+) items(?: \((?P<unchanged>\d+) unchanged\))?, "
-    r"(?P<questions>\d+) questions(?:, [^,]+)*, 0 errors$"
+    r"^imported (?P<items>\d+) items?(?: \((?P<unchanged>\d+) unchanged\))?, "
+    r"(?P<questions>\d+) questions?(?:, [^,]+)*, 0 errors$"
 )
 
 
@@ -80,7 +80,7 @@ def test_review_file_creates_item_sources_claims_questions_and_generated_referen
     report = import_file(actor=None, project=project, path=examples / "statement-0912.review.json")
     assert report.format == "review"
     assert report.counts == {"items_created": 1, "questions": 2, "references": 1, "documents": 1}
-    assert report.summary() == "imported 1 items, 2 questions, 1 references, 0 errors"
+    assert report.summary() == "imported 1 item, 2 questions, 1 reference, 0 errors"
 
     item = Item.objects.get(project=project, external_id="statement-0912")
     assert item.status == ItemStatus.OPEN
@@ -152,7 +152,8 @@ def test_reimporting_the_same_file_adds_no_rows_and_says_unchanged(project, exam
 
     again = import_file(actor=None, project=project, path=examples / name)
     assert again.counts == {"items_unchanged": items, "questions": 0}
-    assert again.summary() == f"imported {items} items ({items} unchanged), 0 questions, 0 errors"
+    noun = "item" if items == 1 else "items"
+    assert again.summary() == f"imported {items} {noun} ({items} unchanged), 0 questions, 0 errors"
     assert _row_counts() == rows
     assert _media_files() == files
 

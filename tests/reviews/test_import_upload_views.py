@@ -38,6 +38,16 @@ def test_admin_upload_runs_the_import_and_reports(
     assert Item.objects.filter(project=project).count() == 3
     page = client.get(response.url).content.decode()
     assert "imported 3 items, 0 questions, 0 errors" in page
+    assert "New items" in page and "items_created" not in page  # words, not keys
+    first = Item.objects.get(project=project, external_id="i0")
+    assert f'href="{reverse("item_detail", args=[project.slug, first.pk])}">i0</a>' in page
+
+
+def test_one_item_reads_as_one_item(client, project, django_capture_on_commit_callbacks):
+    client.force_login(member(project, Role.ADMIN))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(client, project, _jsonl({"type": "item", "item_id": "only"}))
+    assert "imported 1 item, 0 questions, 0 errors" in client.get(response.url).content.decode()
 
 
 def test_failed_import_says_why_and_writes_nothing(

@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from reviews.models import ResolutionRule
+from reviews.services.import_questions import split_requests
 from reviews.services.projects import project_create
 
 
@@ -15,8 +16,13 @@ class Command(BaseCommand):
         parser.add_argument("--admin", metavar="USERNAME", help="make this user a project admin")
         parser.add_argument("--overlap", type=int, help="raters per item (default 2)")
         parser.add_argument("--resolution", choices=ResolutionRule.values)
+        parser.add_argument(
+            "--questions",
+            metavar="criterion:NAME,...",
+            help="questions every imported item gets (comma-separated; '' clears them)",
+        )
 
-    def handle(self, *args, slug, name, admin, overlap, resolution, **options):
+    def handle(self, *args, slug, name, admin, overlap, resolution, questions, **options):
         admin_user = None
         if admin:
             try:
@@ -31,6 +37,7 @@ class Command(BaseCommand):
                 admin=admin_user,
                 overlap=overlap,
                 resolution_rule=resolution,
+                import_questions=None if questions is None else split_requests(questions),
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from None

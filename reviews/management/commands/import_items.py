@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from reviews.models import Project
+from reviews.services.import_questions import split_requests
 from reviews.services.imports import ImportFailed, import_file, import_formats
 
 
@@ -29,6 +30,14 @@ class Command(BaseCommand):
             help="rename a label before checking it against the criterion (repeatable)",
         )
         parser.add_argument(
+            "--questions",
+            action="append",
+            default=[],
+            metavar="criterion:NAME",
+            help="ask this question on every imported item (repeatable; the project's own "
+            "import questions are asked too)",
+        )
+        parser.add_argument(
             "--clip",
             action="store_true",
             help="drop verdicts/labels outside the criterion's label set instead of failing",
@@ -51,6 +60,7 @@ class Command(BaseCommand):
         map,
         clip,
         as_generated,
+        questions,
         **options,
     ):
         try:
@@ -71,6 +81,7 @@ class Command(BaseCommand):
             "label_map": label_map,
             "clip": clip,
             "as_generated": as_generated,
+            "questions": split_requests(questions),
         }
         try:
             report = import_file(

@@ -1,0 +1,119 @@
+"""Questions every imported item gets, so items are ready to rate the moment they land.
+
+Asked for as `KIND:NAME` (`criterion:faithful`): by the project (`Project.import_questions`),
+by the command (`import_items --questions criterion:NAME`), the upload form or the API. Reviews
+does not know what a criterion is: the app that does registers a `QuestionSource` for its kind
+(`judging` for `criterion`), which turns a name into the question's label set and text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db.models import Max
+from django.utils import timezone
+
+from reviews.formats.errors import FormatError
+from reviews.models import Event, Item, ItemStatus, Project, Question
+
+CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    kind: str  # a QuestionKind
+    key: str
+    labels: list[str] = field(default_factory=list)
+    version: str = ""
+    prompt: str = ""
+
+
+# (project, name) -> the question; raises ValueError with a sentence when there is none.
+QuestionSource = Callable[[Project, str], QuestionSpec]
+_SOURCES: dict[str, QuestionSource] = {}
+
+
+def register_question_source(kind: str, source: QuestionSource) -> None:
+    _SOURCES[kind] = source
+
+
+def question_kinds() -> tuple[str, ...]:
+    return tuple(_SOURCES)
+
+
+def split_requests(text: str | Iterable[str]) -> list[str]:
+    """`"criterion:a, criterion:b"` (or a list of such) -> `["criterion:a", "criterion:b"]`."""
+    parts = [text] if isinstance(text, str) else list(text)
+    return list(dict.fromkeys(p.strip() for part in parts for p in part.split(",") if p.strip()))
+
+
+def resolve(project: Project, requests: list[str], *, file: str) -> list[QuestionSpec]:
+    """The questions asked for, or FormatError naming the one that cannot be asked."""
+    specs = []
+    for request in requests:
+        kind, _, name = request.partition(":")
+        source = _SOURCES.get(kind.strip())
+        if source is None or not name.strip():
+            choices = ", ".join(f"{k}:NAME" for k in _SOURCES) or "none"
+            raise FormatError(
+                f"questions {request!r}: write them as {choices}", file=file, path="questions"
+            )
+        try:
+            specs.append(source(project, name.strip()))
+        except ValueError as error:
+            raise FormatError(
+                f"questions {request!r}: {error}", file=file, path="questions"
+            ) from None
+    return specs
+
+
+def questions_add_to_items(
+    item_pks: Iterable[int], specs: list[QuestionSpec], *, actor, file: str
+) -> int:
+    """Each spec's question on each item that lacks it (items reopen); returns how many."""
+    pks = sorted(set(item_pks))
+    created = 0
+    for start in range(0, len(pks), CHUNK):
+        chunk = pks[start : start + CHUNK]
+        positions = dict(
+            Question.objects.filter(item_id__in=chunk)
+            .values("item_id")
+            .annotate(last=Max("position"))
+            .values_list("item_id", "last")
+        )
+        for spec in specs:
+            asked = set(
+                Question.objects.filter(item_id__in=chunk, kind=spec.kind, key=spec.key)
+                .values_list("item_id", flat=True)
+                .order_by()
+            )
+            new = [pk for pk in chunk if pk not in asked]
+            Question.objects.bulk_create(
+                Question(
+                    item_id=pk,
+                    kind=spec.kind,
+                    key=spec.key,
+                    labels=list(spec.labels),
+                    criterion_version=spec.version,
+                    prompt=spec.prompt,
+                    position=positions.get(pk, -1) + 1,
+                )
+                for pk in new
+            )
+            for pk in new:
+                positions[pk] = positions.get(pk, -1) + 1
+            Event.objects.bulk_create(
+                Event(
+                    item_id=pk,
+                    actor=actor if getattr(actor, "pk", None) else None,
+                    kind="question_added",
+                    data={"question": spec.key, "kind": spec.kind, "file": file},
+                )
+                for pk in new
+            )
+            Item.objects.filter(pk__in=new).exclude(status=ItemStatus.OPEN).update(
+                status=ItemStatus.OPEN, updated_at=timezone.now()
+            )
+            created += len(new)
+    return created
