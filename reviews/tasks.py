@@ -70,3 +70,19 @@ def run_import_job(job_pk: int) -> str:
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
     cache.delete(progress_key(job.pk))
     return job.status
+
+
+@task()
+def evidence_gc_periodic() -> int:
+    """Remove unreferenced evidence files, then queue the next run (a periodic task without a
+    scheduler: `manage.py evidence_gc --schedule` starts it)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    from reviews.services.evidence_gc import evidence_gc
+
+    removed = evidence_gc()
+    every = timedelta(minutes=settings.EVIDENCE_GC_MINUTES)
+    evidence_gc_periodic.using(run_after=timezone.now() + every).enqueue()
+    return len(removed)

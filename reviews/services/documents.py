@@ -27,8 +27,10 @@ class StoredFiles:
     names: list[str] = field(default_factory=list)
 
     def discard(self) -> None:
-        for name in self.names:
-            default_storage.delete(name)
+        """Remove them, except any a concurrent import committed a Document for meanwhile."""
+        from reviews.services.evidence_gc import remove_unreferenced
+
+        remove_unreferenced(self.names)
         self.names.clear()
 
 

@@ -33,6 +33,7 @@ from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.documents import StoredFiles
+from reviews.services.evidence_gc import evidence_lock
 from reviews.services.import_questions import questions_add_to_items, resolve, split_requests
 from reviews.signals import project_data_changed
 
@@ -227,6 +228,7 @@ def import_file(
         importer.validate(path)
         context.records_seen = 0  # progress counts the writing pass
         with transaction.atomic():
+            evidence_lock(exclusive=False)  # evidence_gc waits until this import is done
             importer.write(path)
             _questions_on_import(context)
             transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
