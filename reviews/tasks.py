@@ -7,10 +7,13 @@ the end.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from pathlib import Path
 
 from django.core.cache import cache
+from django.core.files.storage import default_storage
 from django.utils import timezone
 from django_tasks import task
 
@@ -28,6 +31,14 @@ def records_done(job: ImportJob) -> int:
     if job.status == ImportJob.Status.RUNNING:
         return cache.get(progress_key(job.pk), 0)
     return job.records_done
+
+
+def _upload_remove(job: ImportJob) -> None:
+    """The upload and its folder (each upload has one, see `import_upload_path`)."""
+    folder = Path(job.file.name).parent
+    job.file.delete(save=False)
+    with contextlib.suppress(NotImplementedError, OSError):  # not a local folder, or not empty
+        os.rmdir(default_storage.path(str(folder)))
 
 
 @task()
@@ -56,7 +67,7 @@ def run_import_job(job_pk: int) -> str:
         job.status = ImportJob.Status.FAILED
         job.error = str(failure)
         job.report = {**job.report, "error": failure.error.as_dict()}
-        job.file.delete(save=False)  # a refused file is not kept (a crash keeps it, to retry)
+        _upload_remove(job)  # a refused file is not kept (a crash keeps it, to retry)
     except Exception as error:  # a bug, not bad input: say so instead of hanging "running"
         logger.exception("import job %s crashed", job.pk)
         job.status = ImportJob.Status.FAILED

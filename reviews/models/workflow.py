@@ -1,5 +1,7 @@
 """The review workflow: assignments, answers, resolutions, approvals, the timeline and imports."""
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -252,6 +254,12 @@ class Event(AppendOnlyModel):
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind}"
 
 
+def import_upload_path(job: "ImportJob", filename: str) -> str:
+    """Each upload in a folder of its own, per project: a review file resolves the evidence it
+    cites next to itself, so it can reach only what came with it (a .zip bundle's members)."""
+    return f"imports/{job.project.slug}/{uuid.uuid4().hex}/{filename}"
+
+
 class ImportJob(models.Model):
     """A file import running in the background; polled by the upload page for progress."""
 
@@ -263,7 +271,7 @@ class ImportJob(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
     created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
-    file = models.FileField(upload_to="imports/", max_length=255)
+    file = models.FileField(upload_to=import_upload_path, max_length=255)
     original_name = models.CharField(max_length=255)
     format = models.CharField(max_length=16, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)

@@ -86,3 +86,33 @@ def test_rater_gets_403_and_outsider_404(client, project, rater, outsider):
     assert client.get(url).status_code == 403
     client.force_login(outsider)
     assert client.get(url).status_code == 404
+
+
+def test_an_upload_reaches_only_its_own_files(
+    client, project, django_capture_on_commit_callbacks, settings
+):
+    """A file another upload (of another project) left on disk cannot be cited."""
+    from pathlib import Path
+
+    from reviews.models import Document
+
+    stray = Path(settings.MEDIA_ROOT, "imports", "other-project", "abc", "statement-0912.pdf")
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(
+        (Path(__file__).parent.parent / "data/examples/statement-0912.pdf").read_bytes()
+    )
+    review = (
+        Path(__file__).parent.parent / "data/examples/statement-0912.review.json"
+    ).read_bytes()
+    client.force_login(member(project, Role.ADMIN))
+    for cited in ("statement-0912.pdf", "../../other-project/abc/statement-0912.pdf"):
+        body = review.replace(b'"statement-0912.pdf"', json.dumps(cited).encode())
+        with django_capture_on_commit_callbacks(execute=True):
+            _upload(client, project, body, name="case.review.json")
+        job = ImportJob.objects.latest("pk")
+        assert job.status == ImportJob.Status.FAILED, job.error
+        assert "not found" in job.error or "escapes" in job.error, job.error
+        assert not job.file  # removed, folder and all
+    assert not Document.objects.exists()
+    ours = Path(settings.MEDIA_ROOT, "imports", project.slug)
+    assert list(ours.rglob("*")) == []  # neither the files nor their folders stay
