@@ -57,6 +57,8 @@ def test_no_csp_violation_on_the_working_pages(page, live_server, login, screens
     visit("/p/demo/approvals/", "main h1")
     visit(f"/p/demo/items/{item_pk}/approve/", "main h1")
     screenshot("csp-approve", full_page=False)
+    visit("/p/demo/instructions/", "#id_instructions")  # the guidelines page (project admin)
+    screenshot("guidelines-page", full_page=False)
     visit("/p/judge-demo/dashboard/", ".decision")
     screenshot("csp-dashboard", full_page=False)
     visit("/p/judge-demo/dashboard/criteria/faithful/", "main h1")
