@@ -172,6 +172,9 @@ EVIDENCE_CACHE_DIR = env_path("EVIDENCE_CACHE_DIR", MEDIA_ROOT / "renders")
 # Minutes between runs of the periodic evidence_gc task (started by `evidence_gc --schedule`).
 EVIDENCE_GC_MINUTES = env_int("EVIDENCE_GC_MINUTES", 60, minimum=1)
 
+# Seconds without a worker's heartbeat before a running import counts as dead (Retry offered).
+IMPORT_STALE_SECONDS = env_int("IMPORT_STALE_SECONDS", 60, minimum=10)
+
 # Import limits (reviews/formats/limits.py): each refused with its own message naming it.
 IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 2048 * 1024 * 1024, minimum=1)
 IMPORT_MAX_JSON_BYTES = env_int("IMPORT_MAX_JSON_BYTES", 50 * 1024 * 1024, minimum=1)

@@ -10,8 +10,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
+import time
 from pathlib import Path
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.utils import timezone
@@ -23,8 +26,45 @@ from reviews.services.imports import ImportFailed, import_file
 logger = logging.getLogger(__name__)
 
 
+HEARTBEAT_SECONDS = 5
+
+
 def progress_key(job_pk: int) -> str:
     return f"import-progress:{job_pk}"
+
+
+def heartbeat_key(job_pk: int) -> str:
+    return f"import-heartbeat:{job_pk}"
+
+
+class _Heartbeat(threading.Thread):
+    """Says "this worker is alive" in the shared cache every few seconds while a job runs (the
+    import's transaction hides everything else from the web server until it ends)."""
+
+    def __init__(self, job_pk: int):
+        super().__init__(daemon=True, name=f"import-heartbeat-{job_pk}")
+        self.key, self.stopped = heartbeat_key(job_pk), threading.Event()
+
+    def run(self) -> None:
+        while True:
+            cache.set(self.key, time.time(), timeout=24 * 3600)
+            if self.stopped.wait(HEARTBEAT_SECONDS):
+                return
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join()
+        cache.delete(self.key)
+
+
+def job_stalled(job: ImportJob) -> bool:
+    """A running job whose worker stopped beating (killed, crashed) for IMPORT_STALE_SECONDS.
+    Its transaction died with it, so nothing it read was written."""
+    if job.status != ImportJob.Status.RUNNING:
+        return False
+    last = cache.get(heartbeat_key(job.pk))
+    since = time.time() - (last if last is not None else job.created_at.timestamp())
+    return since > settings.IMPORT_STALE_SECONDS
 
 
 def records_done(job: ImportJob) -> int:
@@ -44,9 +84,13 @@ def _upload_remove(job: ImportJob) -> None:
 @task()
 def run_import_job(job_pk: int) -> str:
     job = ImportJob.objects.select_related("project", "created_by").get(pk=job_pk)
+    if job.status != ImportJob.Status.QUEUED:
+        return job.status  # retried or finished meanwhile: never run a job twice
     job.status = ImportJob.Status.RUNNING
     job.save(update_fields=["status"])
     done = 0
+    heartbeat = _Heartbeat(job.pk)
+    heartbeat.start()
 
     def progress(count: int) -> None:
         nonlocal done
@@ -76,6 +120,8 @@ def run_import_job(job_pk: int) -> str:
         job.status = ImportJob.Status.SUCCEEDED
         job.report = {**job.report, **report.as_dict(), "summary": report.summary()}
         done = job.records_total or done
+    finally:
+        heartbeat.stop()
     job.records_done = done
     job.finished_at = timezone.now()
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])

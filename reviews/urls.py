@@ -45,6 +45,11 @@ urlpatterns = [
     path("p/<slug:slug>/imports/", imports.import_upload, name="import_upload"),
     path("p/<slug:slug>/export/", exports.project_export, name="project_export"),
     path("p/<slug:slug>/imports/<int:job_pk>/", imports.import_job, name="import_job"),
+    path(
+        "p/<slug:slug>/imports/<int:job_pk>/retry/",
+        imports.import_job_retry_view,
+        name="import_job_retry",
+    ),
     path("queue/", queue.my_queue, name="my_queue"),
     path("p/<slug:slug>/review/next/", queue.review_next, name="review_next"),
     path("p/<slug:slug>/items/<int:item_pk>/review/", review.review_item, name="review_item"),

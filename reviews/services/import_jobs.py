@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from reviews.models import ImportJob
 from reviews.services.imports import import_formats
-from reviews.tasks import run_import_job
+from reviews.tasks import job_stalled, run_import_job
 
 
 def _count_lines(upload) -> int | None:
@@ -38,3 +40,39 @@ def import_job_start(*, actor, project, upload, format: str = "", options=None) 
     )
     transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
     return job
+
+
+class RetryRefused(Exception):
+    """The job cannot be retried; the message says why."""
+
+
+STALLED = (
+    "The task worker stopped while importing (no heartbeat for {seconds} s); nothing was "
+    "written. Retry to import the same file again."
+)
+
+
+@transaction.atomic
+def import_job_retry(*, actor, job: ImportJob) -> ImportJob:
+    """A new job for the same file, once the old one has failed or its worker has died."""
+    job = ImportJob.objects.select_for_update().get(pk=job.pk)
+    if job_stalled(job):
+        job.status = ImportJob.Status.FAILED
+        job.error = STALLED.format(seconds=settings.IMPORT_STALE_SECONDS)
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+    if job.status != ImportJob.Status.FAILED:
+        raise RetryRefused(f"This import is {job.get_status_display().lower()}: nothing to retry.")
+    if not job.file or not job.file.storage.exists(job.file.name):
+        raise RetryRefused("The file was refused and not kept: fix it and upload it again.")
+    retry = ImportJob.objects.create(
+        project=job.project,
+        created_by=actor,
+        file=job.file.name,
+        original_name=job.original_name,
+        format=job.format,
+        records_total=job.records_total,
+        report={"options": job.report.get("options", {}), "retry_of": job.pk},
+    )
+    transaction.on_commit(lambda: run_import_job.enqueue(retry.pk))
+    return retry

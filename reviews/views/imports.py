@@ -2,15 +2,15 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.formats import limits
 from reviews.models import ImportJob, Item, Role
-from reviews.services.import_jobs import import_job_start
+from reviews.services.import_jobs import RetryRefused, import_job_retry, import_job_start
 from reviews.services.import_questions import split_requests
 from reviews.services.imports import count_rows, import_formats
-from reviews.tasks import records_done
+from reviews.tasks import job_stalled, records_done
 
 
 @require_http_methods(["GET", "POST"])
@@ -68,7 +68,20 @@ def import_job(request, slug, job_pk):
             "project": access.project,
             "job": job,
             "done": records_done(job),
+            "stalled": job_stalled(job),
             "counts": count_rows(report.get("counts", {})),
             "items": items.only("pk", "external_id", "project_id"),
         },
     )
+
+
+@require_POST
+def import_job_retry_view(request, slug, job_pk):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    job = get_object_or_404(ImportJob, pk=job_pk, project=access.project)
+    try:
+        retry = import_job_retry(actor=request.user, job=job)
+    except RetryRefused as refused:
+        messages.error(request, str(refused))
+        return redirect("import_job", slug, job.pk)
+    return redirect("import_job", slug, retry.pk)

@@ -116,3 +116,37 @@ def test_an_upload_reaches_only_its_own_files(
     assert not Document.objects.exists()
     ours = Path(settings.MEDIA_ROOT, "imports", project.slug)
     assert list(ours.rglob("*")) == []  # neither the files nor their folders stay
+
+
+def test_a_job_whose_worker_died_is_failed_and_retried(
+    client, project, django_capture_on_commit_callbacks, settings
+):
+    """The worker was killed mid-import: no heartbeat, the job "running" forever. After
+    IMPORT_STALE_SECONDS the page says so and offers Retry, which imports the same file."""
+    import time
+
+    from django.core.cache import cache
+    from django.core.files.base import ContentFile
+
+    from reviews.tasks import heartbeat_key
+
+    client.force_login(member(project, Role.ADMIN))
+    job = ImportJob(project=project, original_name="items.jsonl", status=ImportJob.Status.RUNNING)
+    job.file.save("items.jsonl", ContentFile(_jsonl({"type": "item", "item_id": "a"})), save=True)
+    url = reverse("import_job", args=[project.slug, job.pk])
+    cache.set(heartbeat_key(job.pk), time.time())  # alive
+    assert "Retry" not in client.get(url).content.decode()
+    cache.set(heartbeat_key(job.pk), time.time() - settings.IMPORT_STALE_SECONDS - 1)  # dead
+    page = client.get(url).content.decode()
+    assert "The task worker stopped while importing" in page and "Retry" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("import_job_retry", args=[project.slug, job.pk]))
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.FAILED and "no heartbeat" in job.error
+    retry = ImportJob.objects.exclude(pk=job.pk).get()
+    assert response.url == reverse("import_job", args=[project.slug, retry.pk])
+    assert retry.status == ImportJob.Status.SUCCEEDED and retry.report["retry_of"] == job.pk
+    assert Item.objects.filter(project=project, external_id="a").exists()
+    # A job that is still running, or succeeded, is not retried.
+    again = client.post(reverse("import_job_retry", args=[project.slug, retry.pk]))
+    assert again.status_code == 302 and ImportJob.objects.count() == 2
