@@ -101,6 +101,33 @@ def reconcile(
     return outcome
 
 
+def independence(version, producer: str) -> str:
+    """A reader against the prediction's producer (`provider/model`): `same_model`,
+    `same_provider` or `independent` (`unknown` when no producer is given)."""
+    if not producer:
+        return "unknown"
+    provider, _, model = producer.partition("/")
+    if (version.provider, version.model) == (provider, model):
+        return "same_model"
+    return "same_provider" if version.provider == provider else "independent"
+
+
+def flag_related(outcome: dict, labels: dict[str, str]) -> None:
+    """A field agreed only by readers related to the producer goes to review all the same."""
+    for path, (status, row) in list(outcome.items()):
+        if status == "agreed" and all(
+            labels[r] in ("same_model", "same_provider") for r in row["providers"]
+        ):
+            candidate = {
+                k: row[k] for k in ("expected_value", "reference_id", "evidence", "confidence")
+            }
+            outcome[path] = (
+                "low_confidence",
+                [{"provider": r, **candidate} for r in row["providers"]],
+                "settled only by models of the prediction's producer family",
+            )
+
+
 def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
     runs = {}
     for name in names:
@@ -121,10 +148,10 @@ def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
 
 
 def _review(case, evidence: Evidence, folder: str, fields, outcome, readings, runs, second):
-    claims = [row for status, row in outcome.values() if status == "agreed"]
+    claims = [rest[0] for status, *rest in outcome.values() if status == "agreed"]
     items = [
-        {"path": path, "reason": status, "candidates": rows}
-        for path, (status, rows) in outcome.items()
+        {"path": path, "reason": status, "candidates": rest[0], "note": (rest[1:] or [None])[0]}
+        for path, (status, *rest) in outcome.items()
         if status != "agreed"
     ]
     return {
@@ -154,7 +181,7 @@ def _review(case, evidence: Evidence, folder: str, fields, outcome, readings, ru
                 }
                 for name, (run, _) in runs.items()
             },
-            "reconciliation": {path: status for path, (status, _) in outcome.items()},
+            "reconciliation": {path: status for path, (status, *_) in outcome.items()},
             "second_read": second,
         },
     }
@@ -170,6 +197,7 @@ def generate_ground_truth(
     min_agreement: float = 1.0,
     second_read: bool = False,
     union: bool = False,
+    producer: str = "",
     actor=None,
 ) -> GenerationResult:
     if not fields or not instruction.strip() or not readers:
@@ -188,16 +216,22 @@ def generate_ground_truth(
         readings = {name: first[(case, name)] for name in runs}
         outcomes[case] = reconcile(fields, readings, min_agreement, union)
     if second_read:
-        disputed = {c: [p for p, (s, _) in o.items() if s != "agreed"] for c, o in outcomes.items()}
+        disputed = {
+            c: [p for p, (s, *_) in o.items() if s != "agreed"] for c, o in outcomes.items()
+        }
         again = read_all(runs, jobs, lambda case: disputed[case])
         for case, paths_again in disputed.items():
             if not paths_again:
                 continue
             readings = {name: again[(case, name)] for name in runs}
             settled = reconcile(paths_again, readings, 1.0)
-            seconds[case] = [p for p, (s, _) in settled.items() if s == "agreed"]
+            seconds[case] = [p for p, (s, *_) in settled.items() if s == "agreed"]
             outcomes[case].update({p: settled[p] for p in seconds[case]})
-    report = _import(project, evidence, fields, outcomes, first, runs, seconds, actor)
+    labels = {name: independence(run.version, producer) for name, (run, _) in runs.items()}
+    for outcome in outcomes.values():
+        if producer:
+            flag_related(outcome, labels)
+    report = _import(project, evidence, fields, outcomes, first, runs, seconds, actor, labels)
     for run, provider in runs.values():
         provider.close()
         Run.objects.filter(pk=run.pk).update(status=RunStatus.DONE, finished_at=timezone.now())
@@ -206,17 +240,17 @@ def generate_ground_truth(
             case,
             {
                 p: ("second read" if p in seconds.get(case, []) else "first read")
-                for p, (s, _) in o.items()
+                for p, (s, *_) in o.items()
                 if s == "agreed"
             },
-            {p: s for p, (s, _) in o.items() if s != "agreed"},
+            {p: s for p, (s, *_) in o.items() if s != "agreed"},
         )  # fmt: skip
         for case, o in outcomes.items()
     ]
     return GenerationResult(cases, report, [run for run, _ in runs.values()])
 
 
-def _import(project, evidence, fields, outcomes, first, runs, seconds, actor) -> ImportReport:
+def _import(project, evidence, fields, outcomes, first, runs, seconds, actor, labels):
     with tempfile.TemporaryDirectory(prefix="generated-") as tmp:
         lines = []
         for case, ev in evidence.items():
@@ -226,6 +260,8 @@ def _import(project, evidence, fields, outcomes, first, runs, seconds, actor) ->
             review = _review(
                 case, ev, case, fields, outcomes[case], readings, runs, seconds.get(case, [])
             )
+            for name, label in labels.items():
+                review["generation"]["readers"][name]["independence"] = label
             lines.append(json.dumps(review, ensure_ascii=False))
         target = Path(tmp) / "generated.jsonl"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -143,3 +143,23 @@ def test_union_accepts_one_sided_claims_but_not_conflicts(project, tmp_path):
     assert {r["path"] for r in reference.rows} == {"$.currency", "$.account", "$.iban"}
     assert set(Question.objects.values_list("key", flat=True)) == {"$.total"}
     assert "$.total (disagreement)" in out
+
+
+def test_fields_settled_only_by_the_producers_family_go_to_review(project, tmp_path):
+    from judging.models import JudgeVersion
+    from judging.services.generation import flag_related, independence
+
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        generate(project, tmp_path, srv, "--producer", "openai-compatible/model-a")
+    versions = {v.model: v for v in JudgeVersion.objects.all()}
+    assert independence(versions["model-a"], "openai-compatible/model-a") == "same_model"
+    assert independence(versions["model-b"], "openai-compatible/model-a") == "same_provider"
+    assert independence(versions["model-b"], "anthropic/claude") == "independent"
+    # both readers share the producer's provider: nothing they agree on is settled
+    assert Reference.objects.get(authority="generated").rows == []
+    flagged = Question.objects.get(key="$.currency")
+    assert flagged.reason == "low_confidence"
+    outcome = {"$.x": ("agreed", {"providers": ["a"], "expected_value": 1, "reference_id": "page-001",
+                                   "evidence": None, "confidence": None})}  # fmt: skip
+    flag_related(outcome, {"a": "independent"})
+    assert outcome["$.x"][0] == "agreed"

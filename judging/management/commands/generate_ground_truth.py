@@ -29,6 +29,12 @@ class Command(BaseCommand):
             action="store_true",
             help="accept a field some readers omitted when the others agree (no conflict)",
         )
+        parser.add_argument(
+            "--producer",
+            default="",
+            metavar="PROVIDER/MODEL",
+            help="who made the predictions: readers of the same family cannot settle a field",
+        )
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
     def handle(self, *args, **o):
@@ -49,6 +55,7 @@ class Command(BaseCommand):
                 min_agreement=o["min_agreement"],
                 second_read=o["second_read"],
                 union=o["union"],
+                producer=o["producer"],
             )
         except (GenerationError, EvidenceError) as exc:
             raise CommandError(str(exc)) from None
