@@ -17,8 +17,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Development settings for this checkout (git-ignored): every `manage.py` command the README
+# prints then works without exporting anything. Written once; edit it freely afterwards.
+.env:
+	printf '%s\n' '# Written by `make run` for local development (git-ignored); the environment wins over it.' \
+	  '# A deployment has no .env: it sets DEBUG=false and SECRET_KEY in its environment.' 'DEBUG=true' > .env
+
 # The embedded demo: SQLite under var/, DEBUG on, a task worker beside the web server.
-run: install
+# `make run PORT=8001` (or `PORT=8001 make run`) serves on another port; HOST likewise.
+run: install .env
 	DEBUG=true $(PY) manage.py migrate --noinput
 	DEBUG=true $(PY) manage.py load_demo --if-empty
 	@echo "Evalsite on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the task worker)"

@@ -9,6 +9,8 @@ import os
 import tempfile
 
 _run_dir = tempfile.mkdtemp(prefix="evalsite-test-")
+# The suite never reads a developer's `.env` (`make run` writes DEBUG=true there).
+os.environ.setdefault("DEBUG", "false")
 os.environ.setdefault("SECRET_KEY", "test-only-not-secret-" + "x" * 40)
 os.environ.setdefault("TASKS_BACKEND", "immediate")
 os.environ.setdefault("EVALSITE_VAR_DIR", _run_dir)

@@ -1,6 +1,9 @@
-"""Evalsite settings, read from the environment only (see `.env.example` for every variable).
+"""Evalsite settings, read from the environment (see `.env.example` for every variable).
 
-Secure by default: DEBUG is off unless asked for, and SECRET_KEY is required whenever it is off.
+A git-ignored `.env` in the checkout fills in what the environment leaves unset: `make run`
+writes one with `DEBUG=true`, so every `manage.py` command works afterwards without exporting
+anything. A deployment has no `.env`: DEBUG is off unless asked for, and SECRET_KEY is required
+whenever it is off.
 """
 
 from datetime import timedelta
@@ -8,6 +11,7 @@ from pathlib import Path
 
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 from evalsite.env import (
     env_bool,
@@ -19,6 +23,8 @@ from evalsite.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The environment wins over the file (override=False), so `DEBUG=false manage.py ...` still works.
+load_dotenv(BASE_DIR / ".env", override=False)
 VAR_DIR = env_path("EVALSITE_VAR_DIR", BASE_DIR / "var")
 
 DEBUG = env_bool("DEBUG", False)

@@ -1,0 +1,148 @@
+"""Every command the README prints works as printed on a fresh clone after `make run`.
+
+The clone is a copy of the checkout's files (no `var/`, no `.env`) with `.venv` linked to the
+running virtualenv; commands run with a bare environment (nothing exported: no DEBUG, no
+SECRET_KEY, no DATABASE_URL), so the throw-away SQLite database lives in the clone's `var/`.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+MANAGE = ".venv/bin/python manage.py "
+# Lines the README prints that this test does not run, and why.
+NOT_RUN = {
+    "make run": "serves until stopped: its set-up steps run below instead",
+    "make test": "runs this very suite",
+}
+# The production recipe: placeholders (`SECRET_KEY=...`) to fill in, and servers that never exit.
+PRODUCTION_BLOCK_START = "export DEBUG=false SECRET_KEY=..."
+# Commands that need an approved item: the tour's rate and approve steps run first.
+NEED_APPROVAL = ("export_ground_truth", "verify_approval")
+APPROVE_SCRIPT = ROOT / "tests/data/scripts/approve_one_demo_item.py"
+BARE_ENV = {
+    key: value
+    for key, value in os.environ.items()
+    if key in {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"}
+}
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+
+
+def _code_lines() -> list[tuple[str, bool]]:
+    """(line, in the production block) for every command line of the README's sh blocks."""
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
+        production = block.startswith(PRODUCTION_BLOCK_START)
+        joined = re.sub(r"\\\n\s*", " ", block)  # shell line continuations
+        lines += [(line.strip(), production) for line in joined.splitlines() if line.strip()]
+    return lines
+
+
+def _command(line: str) -> str:
+    return re.sub(r"\s+#.*$", "", line)  # the README's trailing comments
+
+
+def _run(clone: Path, command: str, env_extra=None, script=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=clone,
+        env={**BARE_ENV, **(env_extra or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        input=script,
+    )
+
+
+def _ok(result: subprocess.CompletedProcess, what: str) -> str:
+    assert result.returncode == 0, (
+        f"{what} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    )
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A fresh checkout: the repository's files as git sees them, nothing generated."""
+    target = tmp_path_factory.mktemp("clone")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    (target / ".venv").symlink_to(Path(sys.prefix))
+    return target
+
+
+def test_every_readme_command_works_as_printed_after_make_run(clone):
+    lines = _code_lines()
+    runnable = [_command(line) for line, prod in lines if line.startswith(MANAGE) and not prod]
+    others = {_command(line) for line, prod in lines if not line.startswith(MANAGE) and not prod}
+    assert others == set(NOT_RUN), "a README command this test does not run: run it here"
+    assert any(prod for _, prod in lines), "the README lost its production recipe"
+    assert len(runnable) >= 10
+
+    # A fresh clone is production: no .env, no DEBUG, so no start without a SECRET_KEY.
+    refused = _run(clone, MANAGE + "check")
+    assert refused.returncode != 0 and "SECRET_KEY is not set" in refused.stderr
+
+    # `make run`'s set-up: the real `.env` target, then migrate and the demo, nothing exported.
+    _ok(_run(clone, "make .env"), "make .env")
+    _ok(_run(clone, MANAGE + "migrate --noinput"), "migrate")
+    _ok(_run(clone, MANAGE + "load_demo --if-empty"), "load_demo")
+
+    approved = False
+    for command in runnable:
+        if not approved and any(name in command for name in NEED_APPROVAL):
+            script = APPROVE_SCRIPT.read_text()
+            _ok(_run(clone, MANAGE + "shell", script=script), "approving a demo item")
+            approved = True
+        _ok(_run(clone, command), command)
+
+    # The environment still wins over `.env`: production refuses without a secret key.
+    refused = _run(clone, MANAGE + "check", env_extra={"DEBUG": "false"})
+    assert refused.returncode != 0 and "SECRET_KEY is not set" in refused.stderr
+
+
+DEMO_FACTS = """
+from judging.services.dashboard import compute_dashboard
+from reviews.models import Project
+for project in Project.objects.filter(slug__in=["demo", "judge-demo"]).order_by("slug"):
+    print(project.slug, project.items.count())
+for decision in compute_dashboard(Project.objects.get(slug="judge-demo"))["decisions"]:
+    print(decision["judge"], decision["decision"], ",".join(decision["failing_criteria"]))
+"""
+
+
+def test_readme_describes_the_demo_the_site_shows(clone):
+    """Item counts and each judge's release decision, as the README's demo paragraph says."""
+    if not (clone / "var" / "evalsite.sqlite3").exists():
+        _ok(_run(clone, "make .env && " + MANAGE + "migrate --noinput"), "migrate")
+        _ok(_run(clone, MANAGE + "load_demo --if-empty"), "load_demo")
+    facts = _ok(_run(clone, MANAGE + "shell", script=DEMO_FACTS), "demo facts").split("\n")
+    counts = dict(line.split() for line in facts if line.startswith(("demo ", "judge-demo ")))
+    assert counts["demo"] == "6" and "six items" in README
+    assert f"{counts['judge-demo']} items" in README
+    decisions = [
+        line.split() for line in facts if line.startswith(("openai/", "anthropic/", "panel:"))
+    ]
+    assert decisions, facts
+    for judge, decision, *failing in decisions:
+        assert f"`{judge}`" in README or judge.startswith("panel:"), f"README omits {judge}"
+        assert decision == "HOLD", f"README says every release holds; {judge} is {decision}"
+        for criterion in failing[0].split(",") if failing else []:
+            assert f"`{criterion}`" in README
