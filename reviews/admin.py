@@ -5,6 +5,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from reviews import models as m
+from reviews.services.projects import SETTINGS_FIELDS
 from reviews.services.rater_quality import GoldError, gold_mark
 
 
@@ -27,9 +28,16 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(m.Project)
 class ProjectAdmin(admin.ModelAdmin):
+    """Read-only settings: projects are created at /projects/new/ (or `create_project`) and
+    their settings change only on the project's own settings page, by its admins."""
+
     list_display = ["slug", "name", "overlap", "resolution_rule", "blind", "created_at"]
     search_fields = ["slug", "name"]
+    readonly_fields = ["slug", *SETTINGS_FIELDS, "created_by"]
     inlines = [MembershipInline]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(m.Membership)

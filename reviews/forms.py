@@ -1,7 +1,9 @@
 from django import forms
+from django.utils.text import slugify
 
-from reviews.models import Decision, Question, ResolutionRule, decisions_for
+from reviews.models import Decision, Project, Question, ResolutionRule, decisions_for
 from reviews.services.answers import AnswerInput
+from reviews.services.projects import SETTINGS_FIELDS
 
 
 def _instructions_field(rows: int = 6) -> forms.CharField:
@@ -14,8 +16,15 @@ def _instructions_field(rows: int = 6) -> forms.CharField:
 
 
 class ProjectCreateForm(forms.Form):
-    slug = forms.SlugField(max_length=64, help_text="Used in URLs and on the command line.")
+    """Name first; the slug follows the name (static/js/project-new.js) unless edited."""
+
     name = forms.CharField(max_length=200)
+    slug = forms.SlugField(
+        max_length=64,
+        required=False,
+        help_text="Used in URLs and on the command line; made from the name if left empty.",
+        widget=forms.TextInput(attrs={"data-slug-from": "id_name"}),
+    )
     overlap = forms.IntegerField(min_value=1, max_value=20, initial=2)
     resolution_rule = forms.ChoiceField(
         choices=ResolutionRule.choices, initial=ResolutionRule.UNANIMOUS
@@ -25,6 +34,12 @@ class ProjectCreateForm(forms.Form):
 
 class ProjectInstructionsForm(forms.Form):
     instructions = _instructions_field(rows=14)
+
+    def clean_slug(self):
+        slug = self.cleaned_data.get("slug") or slugify(self.data.get("name", ""))[:64].strip("-_")
+        if not slug:
+            raise forms.ValidationError("Give a slug: the name has no letters or digits to use.")
+        return slug
 
 
 class AnswerChoiceForm(forms.Form):
@@ -88,3 +103,9 @@ class AnswerChoiceForm(forms.Form):
         """The first error, for a one-line status or message."""
         errors = self.errors.get("__all__") or next(iter(self.errors.values()), [""])
         return str(errors[0])
+
+
+class ProjectSettingsForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = SETTINGS_FIELDS

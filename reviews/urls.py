@@ -20,6 +20,7 @@ urlpatterns = [
     path("p/<slug:slug>/", projects.project_home, name="project_home"),
     path("p/<slug:slug>/raters/", projects.rater_quality_page, name="rater_quality"),
     path("p/<slug:slug>/instructions/", projects.project_instructions, name="project_instructions"),
+    path("p/<slug:slug>/settings/", projects.project_settings, name="project_settings"),
     path("p/<slug:slug>/members/", members.members, name="members"),
     path(
         "p/<slug:slug>/members/<int:user_pk>/remove/", members.member_remove, name="member_remove"

@@ -77,13 +77,16 @@ def clone(tmp_path_factory) -> Path:
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file() and not source.is_symlink():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
+    )
+    if listed.returncode == 0:
+        for name in filter(None, listed.stdout.decode().split("\0")):
+            source = ROOT / name
+            if source.is_file() and not source.is_symlink():
+                (target / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target / name)
+    else:  # an exported tree, not a git checkout: everything but what git would ignore
+        ignored = shutil.ignore_patterns(".venv", "var", ".env", "__pycache__", "artifacts")
+        shutil.copytree(ROOT, target, ignore=ignored, dirs_exist_ok=True)
     (target / ".venv").symlink_to(Path(sys.prefix))
     return target
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
 
 from reviews.models import Membership, Project, ResolutionRule, Role
 
@@ -14,6 +14,19 @@ from reviews.models import Membership, Project, ResolutionRule, Role
 class ProjectResult:
     project: Project
     created: bool
+
+
+# What an admin may change on the project's settings page (and nowhere else).
+SETTINGS_FIELDS = (
+    "name",
+    "description",
+    "overlap",
+    "resolution_rule",
+    "blind",
+    "show_rater_names",
+    "separation_of_duties",
+    "lease_minutes",
+)
 
 
 @transaction.atomic
@@ -28,10 +41,12 @@ def project_create(
     instructions: str | None = None,
     import_questions: list[str] | None = None,
 ) -> ProjectResult:
-    """Create project `slug`, or return it unchanged if it exists (idempotent).
+    """Create project `slug` with `admin` as its admin.
 
-    Settings given explicitly are applied to an existing project too, so a script can re-run
-    with a new overlap; settings left out are never reset. `admin` becomes a project admin.
+    A slug that exists is an error for anyone who is not already one of its admins, so nobody
+    (staff included) joins or reconfigures a project by "creating" it again. For its admins the
+    call is idempotent so set-up scripts can re-run, and it changes nothing: settings change only
+    on the project's settings page (`project_settings_update`).
     """
     if overlap is not None and overlap < 1:
         raise ValidationError({"overlap": "Overlap must be at least 1."})
@@ -39,30 +54,80 @@ def project_create(
         raise ValidationError(
             {"resolution_rule": f"Use one of: {', '.join(ResolutionRule.values)}."}
         )
-    project, created = Project.objects.get_or_create(
-        slug=slug, defaults={"name": name or slug, "created_by": actor}
-    )
-    changes = {
-        field: value
-        for field, value in {
-            "name": name,
-            "overlap": overlap,
-            "resolution_rule": resolution_rule,
-            "instructions": instructions,
-            "import_questions": import_questions,
-        }.items()
-        if value is not None and getattr(project, field) != value
+    requested = {
+        "name": name,
+        "overlap": overlap,
+        "resolution_rule": resolution_rule,
+        "instructions": instructions,
+        "import_questions": import_questions,
     }
-    if changes:
-        for field, value in changes.items():
-            setattr(project, field, value)
-        project.full_clean()
-        project.save(update_fields=list(changes))
-    elif created:
-        project.full_clean()
+    existing = Project.objects.select_for_update().filter(slug=slug).first()
+    if existing is not None:
+        return ProjectResult(project=_existing(existing, actor, requested), created=False)
+    given = {field: value for field, value in requested.items() if value is not None}
+    project = Project(slug=slug, created_by=actor, **{"name": slug, **given})
+    project.full_clean()
+    try:
+        with transaction.atomic():
+            project.save()
+    except IntegrityError:  # created by someone else a moment ago
+        raise _slug_taken(slug) from None
     if admin is not None:
         membership_add(actor=actor, project=project, user=admin, role=Role.ADMIN)
-    return ProjectResult(project=project, created=created)
+    return ProjectResult(project=project, created=True)
+
+
+def _slug_taken(slug: str) -> ValidationError:
+    return ValidationError(
+        {"slug": f"A project with the slug {slug!r} exists already: choose another slug."}
+    )
+
+
+def _existing(project: Project, actor, requested: dict) -> Project:
+    """`project` itself for one of its admins re-running the same creation; else an error."""
+    if not is_project_admin(actor, project):
+        raise _slug_taken(project.slug)
+    differing = [
+        f"{field} is {getattr(project, field)!r}, not {value!r}"
+        for field, value in requested.items()
+        if value is not None and getattr(project, field) != value
+    ]
+    if differing:
+        raise ValidationError(
+            f"Project {project.slug!r} exists with other settings ({'; '.join(differing)}): "
+            "change them on the project's settings page."
+        )
+    return project
+
+
+def is_project_admin(user, project: Project) -> bool:
+    return (
+        user is not None
+        and user.is_authenticated
+        and Membership.objects.filter(project=project, user=user, role=Role.ADMIN).exists()
+    )
+
+
+@transaction.atomic
+def project_settings_update(*, actor, project: Project, changes: dict) -> list[str]:
+    """Apply `changes` (SETTINGS_FIELDS, or the guidelines page's instructions and the import
+    questions) for one of the project's admins.
+
+    Returns the names of the fields that changed; staff who are not its admins are refused.
+    """
+    if not is_project_admin(actor, project):
+        raise PermissionDenied("Only the project's admins can change its settings.")
+    unknown = set(changes) - set(SETTINGS_FIELDS) - {"instructions", "import_questions"}
+    if unknown:
+        raise ValidationError(f"Not a project setting: {', '.join(sorted(unknown))}.")
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    changed = [field for field, value in changes.items() if getattr(project, field) != value]
+    for field in changed:
+        setattr(project, field, changes[field])
+    if changed:
+        project.full_clean()
+        project.save(update_fields=changed)
+    return changed
 
 
 def membership_add(*, actor, project: Project, user, role: str) -> Membership:

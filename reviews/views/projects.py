@@ -1,15 +1,15 @@
-"""Project list, project home, project creation and the raters' guidelines."""
+"""Project list, project home, project creation, the raters' guidelines and settings."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews import selectors
 from reviews.access import project_for_user
-from reviews.forms import ProjectCreateForm, ProjectInstructionsForm
+from reviews.forms import ProjectCreateForm, ProjectInstructionsForm, ProjectSettingsForm
 from reviews.models import ItemStatus, RaterQualitySetting, Role
-from reviews.services.projects import project_create
+from reviews.services.projects import project_create, project_settings_update
 from reviews.services.rater_quality import gold_items, rater_alerts, rater_quality
 
 CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels
@@ -88,12 +88,16 @@ def project_new(request):
         raise PermissionDenied("Only staff can create projects.")
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        result = project_create(actor=request.user, admin=request.user, **form.cleaned_data)
-        if result.created:
-            messages.success(request, f"Project {result.project.name} created.")
+        try:
+            result = project_create(actor=request.user, admin=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
         else:
-            messages.info(request, f"Project {result.project.slug} already existed; updated.")
-        return redirect(result.project)
+            if result.created:
+                messages.success(request, f"Project {result.project.name} created.")
+            else:
+                messages.info(request, f"You already run {result.project.name}; nothing changed.")
+            return redirect(result.project)
     return render(request, "reviews/project_new.html", {"form": form})
 
 
@@ -106,11 +110,28 @@ def project_instructions(request, slug):
         request.POST or None, initial={"instructions": project.instructions}
     )
     if request.method == "POST" and form.is_valid():
-        project_create(actor=request.user, slug=project.slug, **form.cleaned_data)
+        project_settings_update(actor=request.user, project=project, changes=form.cleaned_data)
         messages.success(request, "Guidelines saved.")
         return redirect("project_instructions", project.slug)
     return render(
         request,
         "reviews/project_instructions.html",
         {"access": access, "project": project, "form": form},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def project_settings(request, slug):
+    """The one place a project's settings change: its admins only (staff included as members)."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = ProjectSettingsForm(request.POST or None, instance=access.project)
+    if request.method == "POST" and form.is_valid():
+        changes = {field: form.cleaned_data[field] for field in form.changed_data}
+        project_settings_update(actor=request.user, project=access.project, changes=changes)
+        messages.success(request, "Settings saved." if changes else "Nothing changed.")
+        return redirect("project_settings", slug)
+    return render(
+        request,
+        "reviews/project_settings.html",
+        {"access": access, "project": access.project, "form": form},
     )

@@ -72,8 +72,97 @@ def test_only_staff_create_projects_in_the_ui(client):
     user.save()
     response = client.post(
         reverse("project_new"),
-        {"slug": "fresh", "name": "Fresh", "overlap": 3, "resolution_rule": "majority"},
+        {"name": "Fresh", "slug": "fresh", "overlap": 3, "resolution_rule": "majority"},
     )
     project = Project.objects.get(slug="fresh")
     assert response.status_code == 302 and project.overlap == 3
     assert Membership.objects.filter(project=project, user=user, role=Role.ADMIN).exists()
+
+
+def test_new_project_form_asks_for_the_name_first_and_derives_the_slug(client):
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(reverse("project_new")).content.decode()
+    assert page.index('name="name"') < page.index('name="slug"')
+    assert 'data-slug-from="id_name"' in page and "js/project-new.js" in page
+    assert "<script>" not in page and " onclick=" not in page
+    client.post(
+        reverse("project_new"),
+        {"name": "Café receipts 2026!", "slug": "", "overlap": 2, "resolution_rule": "unanimous"},
+    )
+    assert Project.objects.filter(slug="cafe-receipts-2026", name="Café receipts 2026!").exists()
+
+
+def _project_state(project):
+    project.refresh_from_db()
+    return (
+        [(f, getattr(project, f)) for f in ("name", "overlap", "resolution_rule")],
+        sorted(Membership.objects.filter(project=project).values_list("user_id", "role")),
+    )
+
+
+def test_staff_creating_an_existing_slug_get_an_error_and_no_membership(client, project):
+    member(project, Role.ADMIN)
+    staff = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    before = _project_state(project)
+    response = client.post(
+        reverse("project_new"),
+        {"name": "Hijack", "slug": project.slug, "overlap": 9, "resolution_rule": "majority"},
+    )
+    assert response.status_code == 200
+    assert "exists already: choose another slug" in response.content.decode()
+    assert _project_state(project) == before
+    assert not Membership.objects.filter(user=staff).exists()
+
+
+def test_its_admin_recreating_the_slug_changes_no_setting(client, project):
+    admin = member(project, Role.ADMIN)
+    client.force_login(admin)
+    admin.is_staff = True
+    admin.save()
+    before = _project_state(project)
+    response = client.post(
+        reverse("project_new"),
+        {"name": project.name, "slug": project.slug, "overlap": 9, "resolution_rule": "majority"},
+    )
+    assert "settings page" in response.content.decode()
+    assert _project_state(project) == before
+
+
+def test_settings_change_on_the_settings_page_by_its_admins_only(client, project, rater):
+    url = reverse("project_settings", args=[project.slug])
+    data = {"name": "Renamed", "description": "", "overlap": 3, "resolution_rule": "majority"}
+    data |= {"separation_of_duties": "on", "blind": "on", "lease_minutes": 30}
+    staff = UserFactory(is_staff=True, is_superuser=True)
+    for outsider, status in ((rater, 403), (staff, 404)):
+        client.force_login(outsider)
+        assert client.post(url, data).status_code == status
+    assert project.name != "Renamed"
+    client.force_login(member(project, Role.ADMIN))
+    assert client.get(url).status_code == 200
+    assert client.post(url, data).status_code == 302
+    project.refresh_from_db()
+    assert (project.name, project.overlap, project.resolution_rule) == ("Renamed", 3, "majority")
+    assert project.show_rater_names is False
+
+
+def test_the_settings_page_refuses_bad_values_and_changes_nothing(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    before = _project_state(project)
+    response = client.post(
+        reverse("project_settings", args=[project.slug]),
+        {"name": "", "overlap": 0, "resolution_rule": "coin-toss", "lease_minutes": 30},
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "This field is required" in page and "coin-toss is not one of" in page
+    assert _project_state(project) == before
+
+
+def test_the_django_admin_shows_project_settings_read_only(client, project):
+    superuser = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(superuser)
+    assert client.get(reverse("admin:reviews_project_add")).status_code == 403
+    url = reverse("admin:reviews_project_change", args=[project.pk])
+    page = client.get(url).content.decode()
+    assert 'name="overlap"' not in page and 'name="name"' not in page

@@ -8,7 +8,10 @@ from reviews.services.projects import project_create
 
 
 class Command(BaseCommand):
-    help = "Create a project (idempotent): re-running changes only the settings given."
+    help = (
+        "Create a project with --admin as its admin. Re-running for a project that exists works "
+        "only with --admin naming one of its admins, and changes nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -42,7 +45,8 @@ class Command(BaseCommand):
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from None
         project = result.project
-        verb = "created" if result.created else "exists"
-        self.stdout.write(
-            f"{verb} project {project.slug} (overlap {project.overlap}, {project.resolution_rule})"
-        )
+        settings = f"overlap {project.overlap}, {project.resolution_rule}"
+        if result.created:
+            self.stdout.write(f"created project {project.slug} ({settings})")
+        else:
+            self.stdout.write(f"project {project.slug} exists ({settings}): nothing changed")
