@@ -17,6 +17,7 @@ from reviews.models import (
     Membership,
     Question,
     QuestionStatus,
+    Resolution,
 )
 
 
@@ -200,3 +201,61 @@ def answers_for_adjudication(*, item, show_names: bool) -> dict[int, list[RaterA
     for (question_id, rater_id), answer in sorted(latest.items()):
         by_question.setdefault(question_id, []).append(RaterAnswerView(labels[rater_id], answer))
     return by_question
+
+
+@dataclass(frozen=True)
+class AdjudicationPanel:
+    """One question as an adjudicator sees it: candidates, raters' answers, current decision."""
+
+    question: Question
+    candidates: list[CandidateView]
+    answers: list[RaterAnswerView]
+    resolution: Resolution | None
+
+
+def adjudication_panels(*, item, show_names: bool) -> list[AdjudicationPanel]:
+    """Every question of `item`, in a fixed number of queries whatever the question count."""
+    answers = answers_for_adjudication(item=item, show_names=show_names)
+    resolutions = current_resolutions(item)
+    questions = item.questions.order_by("position", "id").prefetch_related(
+        "candidates__source__document"
+    )
+    return [
+        AdjudicationPanel(
+            question=question,
+            candidates=[
+                candidate_view(c, n, blind=False)
+                for n, c in enumerate(question.candidates.all(), start=1)
+            ],
+            answers=answers.get(question.pk, []),
+            resolution=resolutions.get(question.pk),
+        )
+        for question in questions
+    ]
+
+
+def next_item_to_adjudicate(*, project, after: Item) -> Item | None:
+    """The adjudication queue's first item other than `after` (the queue's own order)."""
+    return (
+        project.items.filter(status=ItemStatus.ADJUDICATION)
+        .exclude(pk=after.pk)
+        .order_by("updated_at", "id")
+        .only("id", "external_id", "title")
+        .first()
+    )
+
+
+def first_question_to_decide(panels: list[AdjudicationPanel]) -> Question | None:
+    """Where an adjudicator starts: the first question waiting for them, else the first open."""
+    waiting = [p.question for p in panels if p.question.status == QuestionStatus.ADJUDICATION]
+    unresolved = [p.question for p in panels if p.question.status != QuestionStatus.RESOLVED]
+    return next(iter(waiting or unresolved), None)
+
+
+def current_resolutions(item) -> dict[int, Resolution]:
+    """Each question's newest resolution (history is append-only), in one query."""
+    newest: dict[int, Resolution] = {}
+    rows = Resolution.objects.filter(question__item=item).select_related("decided_by")
+    for resolution in rows.order_by("question_id", "created_at", "pk"):
+        newest[resolution.question_id] = resolution
+    return newest

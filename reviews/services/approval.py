@@ -25,9 +25,9 @@ from reviews.models import (
     QuestionKind,
     QuestionStatus,
 )
+from reviews.selectors import current_resolutions
 from reviews.services.ground_truth import STATEMENT, approval_sign  # noqa: F401 (the page shows it)
 from reviews.services.references import current_ground_truth, latest_reference
-from reviews.services.resolution import current_resolution
 
 
 class ApprovalRefused(Exception):
@@ -57,18 +57,17 @@ def approval_diff(item: Item) -> list[DiffRow]:
     gen_rows = {r["path"]: r["expected_value"] for r in (generated.rows if generated else [])}
     resolved = dict(gen_rows)
     deciders = dict.fromkeys(gen_rows, "consensus")
-    questions = item.questions.filter(kind=QuestionKind.FIELD).prefetch_related(
-        "resolutions__decided_by"
-    )
-    for question in questions:
-        resolution = current_resolution(question)
+    resolutions = current_resolutions(item)
+    fields = item.questions.filter(kind=QuestionKind.FIELD).values_list("pk", "key")
+    for question_pk, path in fields:
+        resolution = resolutions.get(question_pk)
         if resolution is None:
             continue
-        deciders[question.key] = _decider(resolution)
+        deciders[path] = _decider(resolution)
         if resolution.decision == Decision.SET:
-            resolved[question.key] = resolution.value
+            resolved[path] = resolution.value
         else:
-            resolved.pop(question.key, None)
+            resolved.pop(path, None)
     rows = []
     for path in sorted(set(gen_rows) | set(resolved) | set(deciders)):
         in_gen, in_res = path in gen_rows, path in resolved

@@ -11,9 +11,14 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from reviews.access import item_for_user, project_for_user
 from reviews.forms import AnswerChoiceForm
-from reviews.models import ItemStatus, Question, Role
+from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
-from reviews.selectors import answers_for_adjudication, candidate_view, items_page
+from reviews.selectors import (
+    adjudication_panels,
+    first_question_to_decide,
+    items_page,
+    next_item_to_adjudicate,
+)
 from reviews.services.approval import (
     STATEMENT,
     ApprovalRefused,
@@ -23,7 +28,7 @@ from reviews.services.approval import (
 )
 from reviews.services.batch_approval import approval_waiting
 from reviews.services.references import current_ground_truth
-from reviews.services.resolution import ResolutionError, adjudicate, current_resolution
+from reviews.services.resolution import ResolutionError, adjudicate
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
@@ -56,32 +61,11 @@ def item_list(request, slug):
     )
 
 
-def _question_panels(item, show_names: bool) -> list[dict]:
-    answers = answers_for_adjudication(item=item, show_names=show_names)
-    questions = item.questions.order_by("position", "id").prefetch_related(
-        "candidates__source__document", "resolutions__decided_by"
-    )
-    panels = []
-    for question in questions:
-        candidates = [
-            candidate_view(c, n, blind=False)
-            for n, c in enumerate(question.candidates.all(), start=1)
-        ]
-        panels.append(
-            {
-                "question": question,
-                "candidates": candidates,
-                "answers": answers.get(question.pk, []),
-                "resolution": current_resolution(question),
-            }
-        )
-    return panels
-
-
 @require_safe
 def item_detail(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
-    panels = _question_panels(item, access.project.show_rater_names)
+    panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
+    focus = first_question_to_decide(panels)
     return render(
         request,
         "reviews/item_detail.html",
@@ -93,7 +77,14 @@ def item_detail(request, slug, item_pk):
             "can_adjudicate": access.is_adjudicator,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
-            **viewer_context(item, [(p["question"], p["candidates"]) for p in panels]),
+            "focus_pk": focus.pk if focus else None,
+            "to_decide": any(p.question.status == QuestionStatus.ADJUDICATION for p in panels),
+            "next_item": (
+                next_item_to_adjudicate(project=access.project, after=item)
+                if access.is_adjudicator
+                else None
+            ),
+            **viewer_context(item, [(p.question, p.candidates) for p in panels]),
         },
     )
 
@@ -143,7 +134,7 @@ def item_approve(request, slug, item_pk):
                 f"signed with key {approval.key_id}.",
             )
             return redirect("item_detail", slug, item.pk)
-    panels = _question_panels(item, access.project.show_rater_names)
+    panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
     ground_truth = current_ground_truth(item)
     return render(
         request,
@@ -158,7 +149,7 @@ def item_approve(request, slug, item_pk):
             "ground_truth": ground_truth,
             "approved": item.status == ItemStatus.APPROVED,
             "approval": getattr(ground_truth, "approval", None),
-            **viewer_context(item, [(p["question"], p["candidates"]) for p in panels]),
+            **viewer_context(item, [(p.question, p.candidates) for p in panels]),
         },
     )
 

@@ -222,6 +222,7 @@
     zoomOut: () => setZoom(-1),
     fit: () => setZoom(0),
     rotate: () => { state.rotation = (state.rotation + 90) % 360; layout(); },
+    goTo,
     showQuestion,
     state,
   };
