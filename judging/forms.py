@@ -4,6 +4,8 @@ from django import forms
 
 from judging.models import Criterion, Split
 from judging.providers import PROVIDERS
+from judging.services.criteria import latest_criterion
+from judging.services.send_to_humans import SELECTIONS as SEND_SELECTIONS
 
 
 class JudgeForm(forms.Form):
@@ -119,3 +121,34 @@ class GenerateForm(forms.Form):
         if not paths or bad:
             raise forms.ValidationError("give JSON paths like $.total, separated by commas")
         return paths
+
+
+class SplitDrawForm(forms.Form):
+    seed = forms.IntegerField(error_messages={"required": "give a whole-number seed."})
+    held_out_fraction = forms.FloatField(
+        min_value=0, max_value=1, required=False, label="held-out fraction"
+    )
+
+    def clean_held_out_fraction(self):
+        fraction = self.cleaned_data.get("held_out_fraction")
+        return 0.5 if fraction is None else fraction
+
+
+class SendToHumansForm(forms.Form):
+    """Which items of which criterion go to the review queue (`send_to_humans` checks the rest)."""
+
+    criterion = forms.CharField(max_length=100)
+    selection = forms.ChoiceField(choices=[(s, s) for s in SEND_SELECTIONS])
+    n = forms.IntegerField(min_value=1, required=False, label="how many")
+    seed = forms.IntegerField(required=False)
+
+    def __init__(self, data, *, project):
+        super().__init__(data)
+        self.project = project
+
+    def clean_criterion(self):
+        name = self.cleaned_data["criterion"]
+        criterion = latest_criterion(project=self.project, name=name)
+        if criterion is None:
+            raise forms.ValidationError(f"this project has no criterion {name!r}.")
+        return criterion

@@ -3,6 +3,7 @@ from django.utils.text import slugify
 
 from reviews.models import Decision, Project, Question, ResolutionRule, decisions_for
 from reviews.services.answers import AnswerInput
+from reviews.services.batches import SELECTIONS as BATCH_SELECTIONS
 from reviews.services.projects import SETTINGS_FIELDS
 
 
@@ -13,6 +14,15 @@ def _instructions_field(rows: int = 6) -> forms.CharField:
         widget=forms.Textarea(attrs={"rows": rows}),
         help_text="Guidelines for raters, in Markdown; shown beside every question.",
     )
+
+
+def errors_text(form: forms.Form) -> str:
+    """Every error of a bound form on one line, each named by its field's label."""
+    parts = []
+    for field, errors in form.errors.items():
+        label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
+        parts += [f"{label}: {error}" if label else str(error) for error in errors]
+    return " ".join(parts)
 
 
 class ProjectCreateForm(forms.Form):
@@ -109,3 +119,33 @@ class ProjectSettingsForm(forms.ModelForm):
     class Meta:
         model = Project
         fields = SETTINGS_FIELDS
+
+
+class BatchForm(forms.Form):
+    """A pre-assigned batch as the Assignments page posts it; `batch_create` checks the rest."""
+
+    name = forms.CharField(max_length=200, required=False)
+    raters = forms.ModelMultipleChoiceField(
+        queryset=None, error_messages={"required": "choose at least one rater."}
+    )
+    selection = forms.ChoiceField(choices=[(s, s) for s in BATCH_SELECTIONS])
+    slice = forms.CharField(max_length=200, required=False)
+    count = forms.IntegerField(min_value=0, required=False, label="How many")
+    seed = forms.IntegerField(required=False)
+    overlap = forms.IntegerField(min_value=1, max_value=20, required=False)
+
+    def __init__(self, data, *, raters):
+        super().__init__(data)
+        self.fields["raters"].queryset = raters
+
+    def batch_arguments(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "raters": list(data["raters"]),
+            "selection": data["selection"],
+            "slice_name": data["slice"],
+            "count": data["count"] or 0,
+            "seed": data["seed"],
+            "overlap": data["overlap"],
+        }

@@ -17,16 +17,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 MANAGE = ".venv/bin/python manage.py "
-# Lines the README prints that this test does not run, and why.
-NOT_RUN = {
-    "make run": "serves until stopped: its set-up steps run below instead",
-    "make test": "runs this very suite",
-}
+# The block this test does not run, and why: `make run` serves until stopped (its set-up steps
+# run below instead) and `make test` runs this very suite.
+MAKE_BLOCK = ["make run", "make test"]
 # The production recipe: placeholders (`SECRET_KEY=...`) to fill in, and servers that never exit.
 PRODUCTION_BLOCK_START = "export DEBUG=false SECRET_KEY=..."
-# Commands that need an approved item: the tour's rate and approve steps run first.
+# Blocks that need an approved item: the tour's rate and approve steps run first.
 NEED_APPROVAL = ("export_ground_truth", "verify_approval")
 APPROVE_SCRIPT = ROOT / "tests/data/scripts/approve_one_demo_item.py"
+# Each block runs as one script, as a reader pastes it: stop at the first failing line (named by
+# the trace), and stop any server the block started in the background.
+PREAMBLE = "set -ex -o pipefail\ntrap 'kill $(jobs -p) 2>/dev/null' EXIT\n"
 BARE_ENV = {
     key: value
     for key, value in os.environ.items()
@@ -36,18 +37,13 @@ BARE_ENV = {
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
-def _code_lines() -> list[tuple[str, bool]]:
-    """(line, in the production block) for every command line of the README's sh blocks."""
-    lines = []
-    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
-        production = block.startswith(PRODUCTION_BLOCK_START)
-        joined = re.sub(r"\\\n\s*", " ", block)  # shell line continuations
-        lines += [(line.strip(), production) for line in joined.splitlines() if line.strip()]
-    return lines
+def _blocks() -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", README, flags=re.S)
 
 
-def _command(line: str) -> str:
-    return re.sub(r"\s+#.*$", "", line)  # the README's trailing comments
+def _commands(block: str) -> list[str]:
+    joined = re.sub(r"\\\n\s*", " ", block)  # shell line continuations
+    return [re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines() if line.strip()]
 
 
 def _run(clone: Path, command: str, env_extra=None, script=None) -> subprocess.CompletedProcess:
@@ -92,12 +88,12 @@ def clone(tmp_path_factory) -> Path:
 
 
 def test_every_readme_command_works_as_printed_after_make_run(clone):
-    lines = _code_lines()
-    runnable = [_command(line) for line, prod in lines if line.startswith(MANAGE) and not prod]
-    others = {_command(line) for line, prod in lines if not line.startswith(MANAGE) and not prod}
-    assert others == set(NOT_RUN), "a README command this test does not run: run it here"
-    assert any(prod for _, prod in lines), "the README lost its production recipe"
-    assert len(runnable) >= 10
+    blocks = _blocks()
+    assert _commands(blocks[0]) == MAKE_BLOCK
+    production = [b for b in blocks if b.startswith(PRODUCTION_BLOCK_START)]
+    assert len(production) == 1, "the README lost its production recipe"
+    runnable = [b for b in blocks[1:] if b not in production]
+    assert sum(line.startswith(MANAGE) for b in runnable for line in _commands(b)) >= 10
 
     # A fresh clone is production: no .env, no DEBUG, so no start without a SECRET_KEY.
     refused = _run(clone, MANAGE + "check")
@@ -109,12 +105,12 @@ def test_every_readme_command_works_as_printed_after_make_run(clone):
     _ok(_run(clone, MANAGE + "load_demo --if-empty"), "load_demo")
 
     approved = False
-    for command in runnable:
-        if not approved and any(name in command for name in NEED_APPROVAL):
+    for block in runnable:
+        if not approved and any(name in block for name in NEED_APPROVAL):
             script = APPROVE_SCRIPT.read_text()
             _ok(_run(clone, MANAGE + "shell", script=script), "approving a demo item")
             approved = True
-        _ok(_run(clone, command), command)
+        _ok(_run(clone, PREAMBLE + block), block)
 
     # The environment still wins over `.env`: production refuses without a secret key.
     refused = _run(clone, MANAGE + "check", env_extra={"DEBUG": "false"})

@@ -4,32 +4,24 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from judging.services.criteria import latest_criterion
-from judging.services.send_to_humans import SELECTIONS, SendError, send_to_humans
+from judging.forms import SendToHumansForm, SplitDrawForm
+from judging.services.send_to_humans import SendError, send_to_humans
 from judging.services.splits import SplitError, split_draw
 from reviews.access import project_for_user
+from reviews.forms import errors_text
 from reviews.models import Role
-
-
-def _number(value, kind=int):
-    try:
-        return kind(value)
-    except (TypeError, ValueError):
-        return None
 
 
 @require_POST
 def draw_split(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    seed = _number(request.POST.get("seed"))
-    fraction = _number(request.POST.get("held_out_fraction", "0.5"), float)
-    if seed is None or fraction is None:
-        messages.error(request, "Give a whole-number seed and a held-out fraction between 0 and 1.")
+    form = SplitDrawForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Split not drawn: {errors_text(form)}")
         return redirect("project_dashboard", slug)
+    seed = form.cleaned_data["seed"]
     try:
-        draw = split_draw(
-            actor=request.user, project=access.project, seed=seed, held_out_fraction=fraction
-        )
+        draw = split_draw(actor=request.user, project=access.project, **form.cleaned_data)
     except SplitError as error:
         messages.error(request, f"Split not drawn: {error}.")
     else:
@@ -41,20 +33,13 @@ def draw_split(request, slug):
 @require_POST
 def send_items_to_humans(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    criterion = latest_criterion(project=access.project, name=request.POST.get("criterion", ""))
-    selection = request.POST.get("selection", "")
-    if criterion is None or selection not in SELECTIONS:
-        messages.error(request, "Choose a criterion and which items to send.")
+    form = SendToHumansForm(request.POST, project=access.project)
+    if not form.is_valid():
+        messages.error(request, f"Nothing sent: {errors_text(form)}")
         return redirect("project_dashboard", slug)
+    criterion = form.cleaned_data["criterion"]
     try:
-        result = send_to_humans(
-            actor=request.user,
-            project=access.project,
-            criterion=criterion,
-            selection=selection,
-            n=_number(request.POST.get("n")),
-            seed=_number(request.POST.get("seed")),
-        )
+        result = send_to_humans(actor=request.user, project=access.project, **form.cleaned_data)
     except SendError as error:
         messages.error(request, f"Nothing sent: {error}.")
     else:

@@ -7,15 +7,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from reviews.access import project_for_user
+from reviews.forms import BatchForm, errors_text
 from reviews.models import AssignmentBatch, Membership, Role
 from reviews.services.batches import batch_create, rater_progress
-
-
-def _int(value, default=None):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 @require_http_methods(["GET", "POST"])
@@ -28,19 +22,11 @@ def assignments(request, slug):
         .order_by("username")
     )
     if request.method == "POST":
-        chosen = list(raters.filter(pk__in=request.POST.getlist("raters")))
+        form = BatchForm(request.POST, raters=raters)
         try:
-            batch = batch_create(
-                actor=request.user,
-                project=project,
-                name=request.POST.get("name", ""),
-                raters=chosen,
-                selection=request.POST.get("selection", ""),
-                slice_name=request.POST.get("slice", ""),
-                count=_int(request.POST.get("count"), 0),
-                seed=_int(request.POST.get("seed")),
-                overlap=_int(request.POST.get("overlap")),
-            )
+            if not form.is_valid():
+                raise ValidationError(f"No batch created. {errors_text(form)}")
+            batch = batch_create(actor=request.user, project=project, **form.batch_arguments())
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
         else:
