@@ -27,7 +27,7 @@ NEED_APPROVAL = ("export_ground_truth", "verify_approval")
 APPROVE_SCRIPT = ROOT / "tests/data/scripts/approve_one_demo_item.py"
 # Each block runs as one script, as a reader pastes it: stop at the first failing line (named by
 # the trace), and stop any server the block started in the background.
-PREAMBLE = "set -ex -o pipefail\ntrap 'kill $(jobs -p) 2>/dev/null' EXIT\n"
+PREAMBLE = "set -ex -o pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
 BARE_ENV = {
     key: value
     for key, value in os.environ.items()
