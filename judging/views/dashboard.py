@@ -155,10 +155,11 @@ def criterion_page(request, slug, name):
     )
 
 
-def _lower_bound(row: dict) -> float:
-    """Worst first: undefined or missing intervals sort before any number."""
+def _lower_bound(row: dict) -> tuple[bool, float]:
+    """Worst first: undefined or missing intervals before any number; slices with no items
+    (n = 0: nothing to judge) last."""
     ci = (row.get("cohen_kappa") or {}).get("ci")
-    return ci[0] if ci else float("-inf")
+    return (not row.get("n"), ci[0] if ci else float("-inf"))
 
 
 @require_POST
