@@ -3,11 +3,10 @@ every human label, every judge sample, and the failure tags of its disagreements
 
 from __future__ import annotations
 
-from collections import Counter
-
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from judging.metrics.voting import group_vote
 from judging.models import Criterion, ItemSplit, Split, Verdict
 from judging.services.failures import buckets_for, current_tags
 from judging.services.labels import final_labels, rater_labels
@@ -46,19 +45,13 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
                 "name": name,
                 "verdicts": samples,
                 # The same rule as the disagreement list: the judge's majority label counts.
-                "disagrees": human is not None and _majority(samples) not in (None, human),
+                "disagrees": human is not None
+                and group_vote(v.label for v in samples) not in (None, human),
                 "tag": tags.get((item.pk, criterion.name, name)),
             }
             for name, samples in judges.items()
         ],
     }
-
-
-def _majority(samples) -> str | None:
-    ranked = Counter(v.label for v in samples).most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
-        return None
-    return ranked[0][0]
 
 
 @require_safe
