@@ -51,6 +51,8 @@ def disagreement_list(request, slug):
         and (not filters["slice"] or filters["slice"] in r["slices"])
         and (not filters["pair"] or f"{r['human']} → {r['judged']}" == filters["pair"])
     ]
+    lead = [name for name in request.GET.get("lead", "").split(",") if name]
+    shown = led_by(shown, lead)
     tags = current_tags(project)
     for row in shown:
         row["tag"] = tags.get((row["item_pk"], row["criterion"], row["judge"]))
@@ -62,6 +64,7 @@ def disagreement_list(request, slug):
             "rows": shown,
             "total": len(rows),
             "filters": filters,
+            "lead": lead,
             "options": options,
             "buckets": buckets_for(project),
             "can_tag": context["access"].is_adjudicator,
@@ -130,4 +133,11 @@ def failure_analysis(request, slug):
             "slice_names": slice_names,
             "total": len(rows),
         },
+    )
+
+
+def led_by(rows: list[dict], lead: list[str]) -> list[dict]:
+    """From a HOLD decision: rows of the criteria that failed its gate first, in that order."""
+    return sorted(
+        rows, key=lambda r: lead.index(r["criterion"]) if r["criterion"] in lead else len(lead)
     )

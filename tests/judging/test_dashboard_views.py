@@ -22,6 +22,7 @@ from judging.models import DashboardSnapshot, FailureTag, SplitDraw
 from judging.services.dashboard import dashboard_refresh, latest_snapshot
 from judging.services.failures import buckets_for
 from judging.services.splits import split_draw
+from judging.views.disagreements import led_by
 from reviews.models import Item, Question, Role, Slice
 from reviews.services.imports import import_file
 from tests.factories import ItemFactory, ProjectFactory, member
@@ -414,3 +415,17 @@ def test_a_criterion_name_with_a_slash_does_not_break_the_dashboard(client, proj
     _hostile_project(project, tmp_path, "faithful/strict", GPT)
     client.force_login(member(project, Role.ADMIN))
     assert client.get(reverse("project_dashboard", args=[project.slug])).status_code == 200
+
+
+def test_disagreements_from_a_hold_are_led_by_the_failing_criterion(client, world):
+    rows = [
+        {"criterion": c, "n": n} for n, c in enumerate(["clarity", "faithful", "tone", "faithful"])
+    ]
+    led = [(r["criterion"], r["n"]) for r in led_by(rows, ["faithful"])]
+    assert led == [("faithful", 1), ("faithful", 3), ("clarity", 0), ("tone", 2)]
+    client.force_login(world.users[Role.ADJUDICATOR])
+    dashboard = client.get(reverse("project_dashboard", args=[world.project.slug])).content
+    assert b"&amp;lead=faithful" in dashboard
+    url = reverse("dashboard_disagreements", args=[world.project.slug])
+    page = client.get(url, {"lead": "faithful"}).content.decode()
+    assert "Led by the criteria that hold the release: <strong>faithful</strong>" in page
