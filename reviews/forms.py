@@ -41,15 +41,15 @@ class ProjectCreateForm(forms.Form):
     )
     instructions = _instructions_field()
 
-
-class ProjectInstructionsForm(forms.Form):
-    instructions = _instructions_field(rows=14)
-
     def clean_slug(self):
         slug = self.cleaned_data.get("slug") or slugify(self.data.get("name", ""))[:64].strip("-_")
         if not slug:
             raise forms.ValidationError("Give a slug: the name has no letters or digits to use.")
         return slug
+
+
+class ProjectInstructionsForm(forms.Form):
+    instructions = _instructions_field(rows=14)
 
 
 class AnswerChoiceForm(forms.Form):
