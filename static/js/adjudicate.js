@@ -33,8 +33,14 @@
     const viewer = window.evidenceViewer;
     if (!saved || !viewer || !viewer.goTo) return;
     const { sha, page, zoom } = JSON.parse(saved);
-    viewer.state.zoom = zoom;
-    viewer.goTo(page, sha);
+    // The viewer moves to the focused question's citation once its marks are located (async);
+    // restore after that, so the page the adjudicator was reading wins.
+    const li = questions.querySelector("li.question.current") || questions.querySelector("li.question");
+    const located = li ? viewer.showQuestion(li.dataset.question, null, false) : Promise.resolve();
+    located.then(() => {
+      viewer.state.zoom = zoom;
+      viewer.goTo(page, sha);
+    });
   }
 
   document.addEventListener("submit", (e) => {
