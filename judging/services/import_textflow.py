@@ -384,7 +384,7 @@ class TextflowImporter:
             raise RuntimeError("validate() first: it parses the file")
         criterion = _correctness(context)
         pks = _upsert_items(parsed, context)
-        context.items.update(pks.values())
+        context.items_named(pks.values())
         _attach_images(parsed, pks, context)
         lookup = ItemLookup(context)
         lookup.pks.update(pks)

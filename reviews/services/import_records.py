@@ -113,7 +113,7 @@ class ItemBatch:
                 continue
             if not self.seen.add(item.pk):
                 self._twice(record, where, _first_mention(item, file))
-            self.context.items.add(item.pk)
+            self.context.items_named([item.pk])
             self._update(item, record, where)
         if new:
             self._create(new)
@@ -169,7 +169,7 @@ class ItemBatch:
         pks = dict(created.order_by().values_list("external_id", "pk"))
         for pk in pks.values():
             self.seen.add(pk)
-        context.items.update(pks.values())
+        context.items_named(pks.values())
         insert_rows(
             Item.slices.through,
             ("item_id", "slice_id"),
@@ -418,7 +418,7 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
             external_id=case_id,
             defaults={"title": case_id, "status": ItemStatus.RESOLVED},
         )
-        context.items.add(item.pk)
+        context.items_named([item.pk])
         _, changed = generated_add(item, rows, actor=context.actor, source_name=context.file)
         if not changed:
             context.counts["items_unchanged"] += 1

@@ -225,7 +225,7 @@ def import_review(
         external_id=review.case_id,
         defaults={"title": review.case_id},
     )
-    context.items.add(item.pk)
+    context.items_named([item.pk])
     sources = _sources(review, item, context, opener, record, file)
     generated, changed = generated_add(
         item,

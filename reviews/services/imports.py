@@ -20,7 +20,7 @@ so reviews never imports judging.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -60,7 +60,19 @@ class ImportContext:
     notes: list[str] = field(default_factory=list)
     progress: Callable[[int], None] | None = None
     records_seen: int = 0
-    items: set[int] = field(default_factory=set)  # pks of the items the file named
+    items: set[int] = field(default_factory=set)  # items the file named (see items_named)
+    every_item: bool = False  # keep every pk (questions to add), else the first few (memory)
+
+    def items_named(self, pks: Iterable[int]) -> None:
+        """Note the items the file named: all of them when questions are to be added to them,
+        else only the first SHOWN_ITEMS the result page links to (memory stays flat)."""
+        if self.every_item:
+            self.items.update(pks)
+            return
+        for pk in pks:
+            if len(self.items) >= SHOWN_ITEMS:
+                return
+            self.items.add(pk)
 
     def tick(self) -> None:
         """Count one record; report progress every 500 (cheap enough for 100k-line files)."""
@@ -191,11 +203,15 @@ def choose_format(path: Path, *, name: str, requested: str | None) -> str:
     return detect(name, head)
 
 
-def _questions_on_import(context: ImportContext) -> None:
-    """The questions the project and the caller ask for, on every item the file named."""
-    requests = split_requests(
+def _question_requests(context: ImportContext) -> list[str]:
+    return split_requests(
         [*context.project.import_questions, *context.options.get("questions", [])]
     )
+
+
+def _questions_on_import(context: ImportContext) -> None:
+    """The questions the project and the caller ask for, on every item the file named."""
+    requests = _question_requests(context)
     if requests and context.items:
         specs = resolve(context.project, requests, file=context.file)
         added = questions_add_to_items(context.items, specs, actor=context.actor, file=context.file)
@@ -222,6 +238,7 @@ def import_file(
         options=options or {},
         progress=progress,
     )
+    context.every_item = bool(_question_requests(context))
     try:
         chosen = choose_format(path, name=name, requested=format)
         importer = _IMPORTERS[chosen](context)
