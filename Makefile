@@ -7,7 +7,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/evalsite
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-sqlite test-postgres bench lint chromium clean
+.PHONY: install run test test-sqlite test-postgres bench lint chromium tesseract clean
 
 install: $(STAMP)
 
@@ -39,7 +39,14 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: browser tests will be skipped (sudo apt-get install chromium)"; fi; }
 
-test: install chromium test-sqlite test-postgres
+# Debian's Tesseract reads the words on image evidence (click-a-word, quote highlights); without
+# it images have no words and the OCR tests are skipped.
+tesseract:
+	@command -v tesseract >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr >/dev/null; \
+	  else echo "tesseract is missing: images will have no words, OCR tests skip (sudo apt-get install tesseract-ocr)"; fi; }
+
+test: install chromium tesseract test-sqlite test-postgres
 
 test-sqlite: install
 	$(PY) -m pytest -q

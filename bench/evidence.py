@@ -2,9 +2,9 @@
 
 Demo statement, page 1, 150 dpi. Median wall time of
   * PyMuPDF's own render: open + get_pixmap(dpi=150) + tobytes("png")
-  * our first (uncached) ``evidence.render_page``: sniff + open + render + encode + atomic write
-  * our cached ``evidence.render_page``: one stat
-Both uncached paths open the PDF from disk, so the comparison is like for like.
+  * our ``evidence.render_page``: sniff + open + render + encode (what a cache miss costs)
+Both open the PDF from disk, so the comparison is like for like. (A cache hit is a database
+lookup and a read from storage: ``reviews/services/renders.py``.)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _median_ms(fn, repeats: int) -> tuple[float, list[float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=21)
-    parser.add_argument("--dpi", type=int, default=150)
+    parser.add_argument("--dpi", type=int, default=150, help="one of the zoom levels")
     parser.add_argument("--page", type=int, default=1)
     args = parser.parse_args(argv)
 
@@ -42,26 +42,12 @@ def main(argv: list[str] | None = None) -> int:
         data = demo_evidence.statement_pdf()
         source = work / "statement.pdf"
         source.write_bytes(data)
-        sha = evidence.inspect_evidence(data, name=source.name).sha256
-        cache = work / "cache"
 
         def pymupdf_own() -> bytes:
             return pdf.mupdf_png(source, args.page, dpi=args.dpi)
 
-        counter = iter(range(10**9))
-
-        def first_render() -> Path:
-            # A fresh cache folder each time: always a miss, never a leftover temp file.
-            return evidence.render_page(
-                source, sha, args.page, dpi=args.dpi, cache_dir=cache / str(next(counter))
-            )
-
-        warm = evidence.render_page(source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit")
-
-        def cached_render() -> Path:
-            return evidence.render_page(
-                source, sha, args.page, dpi=args.dpi, cache_dir=cache / "hit"
-            )
+        def first_render() -> bytes:
+            return evidence.render_page(source, args.page, dpi=args.dpi)
 
         pymupdf_own(), first_render()  # warm-up: imports, font loading
         # Interleave rounds so that load from other processes hits both sides alike.
@@ -71,14 +57,9 @@ def main(argv: list[str] | None = None) -> int:
             own_times += _median_ms(pymupdf_own, 1)[1]
             first_times += _median_ms(first_render, 1)[1]
         own, first = statistics.median(own_times), statistics.median(first_times)
-        cached, _ = _median_ms(cached_render, max(args.repeats, 200))
-
-        own_png = pymupdf_own()
-        ours_png = warm.read_bytes()
         rows = [
-            ("PyMuPDF get_pixmap + tobytes('png')", own, len(own_png)),
-            ("render_page, first (uncached)", first, len(ours_png)),
-            ("render_page, cached", cached, len(ours_png)),
+            ("PyMuPDF get_pixmap + tobytes('png')", own, len(pymupdf_own())),
+            ("render_page (a cache miss)", first, len(first_render())),
         ]
         print(f"Demo statement page {args.page} at {args.dpi} dpi, median of {args.repeats} runs")
         print(f"{'path':<38} {'ms':>9} {'bytes':>9}")
@@ -87,7 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         ratio = first / own
         print(f"first render / PyMuPDF own render: {ratio:.2f} (target <= 1.20)")
         print(f"RESULT evidence_first_render_ratio={ratio:.3f}")
-        print(f"RESULT evidence_cached_render_ms={cached:.4f}")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -171,9 +171,12 @@ EVIDENCE_MAX_PAGES = env_int("EVIDENCE_MAX_PAGES", 500, minimum=1)
 # Decoded pixels allowed per image page (decompression-bomb guard, checked from the header).
 EVIDENCE_MAX_PIXELS = env_int("EVIDENCE_MAX_PIXELS", 50_000_000, minimum=1)
 
+# Page images and OCR words are cached in storage under renders/; least recently used go first
+# beyond this many bytes (a render is 50-500 KB, so the default holds thousands of pages).
+EVIDENCE_CACHE_MAX_BYTES = env_int("EVIDENCE_CACHE_MAX_BYTES", 2 * 1024**3, minimum=1024 * 1024)
+
 # Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
-EVIDENCE_CACHE_DIR = env_path("EVIDENCE_CACHE_DIR", MEDIA_ROOT / "renders")
 
 # Minutes between runs of the periodic evidence_gc task (started by `evidence_gc --schedule`).
 EVIDENCE_GC_MINUTES = env_int("EVIDENCE_GC_MINUTES", 60, minimum=1)

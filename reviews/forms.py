@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.text import slugify
 
+from reviews import evidence
 from reviews.models import Decision, Project, Question, ResolutionRule, decisions_for
 from reviews.services.answers import AnswerInput
 from reviews.services.batches import SELECTIONS as BATCH_SELECTIONS
@@ -149,3 +150,24 @@ class BatchForm(forms.Form):
             "seed": data["seed"],
             "overlap": data["overlap"],
         }
+
+
+class PageImageForm(forms.Form):
+    """?dpi=&format= of an evidence page image: only the viewer's zoom levels are rendered."""
+
+    dpi = forms.TypedChoiceField(
+        choices=[(dpi, str(dpi)) for dpi in evidence.ZOOM_DPIS],
+        coerce=int,
+        required=False,
+        empty_value=evidence.DEFAULT_DPI,
+        error_messages={
+            "invalid_choice": "dpi must be one of the zoom levels: "
+            + ", ".join(map(str, evidence.ZOOM_DPIS))
+            + "."
+        },
+    )
+    format = forms.ChoiceField(
+        choices=[("png", "png"), ("webp", "webp")],
+        required=False,
+        error_messages={"invalid_choice": "format must be png or webp."},
+    )

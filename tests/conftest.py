@@ -27,7 +27,6 @@ def outsider(db):
 def _media_in_tmp(settings, tmp_path):
     """Every test writes evidence, renders and keys into its own folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.EVIDENCE_CACHE_DIR = tmp_path / "media" / "renders"
     settings.SIGNING_KEY_PATH = tmp_path / "signing-key.pem"
     # Tests do not run collectstatic, so no hashed manifest.
     settings.STORAGES = {

@@ -37,6 +37,7 @@ _IMAGE_MIME = {
     "TIFF": "image/tiff",
     "WEBP": "image/webp",
 }
+Source = bytes | bytearray | memoryview | str | os.PathLike  # a stored file: path or bytes
 _EXTENSION = {"PDF": ".pdf", "PNG": ".png", "JPEG": ".jpg", "TIFF": ".tif", "WEBP": ".webp"}
 
 
@@ -76,13 +77,24 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
-def sniff_file(path: str | os.PathLike, name: object) -> str:
-    """The format of a stored file by its first bytes; EvidenceError if none we read."""
-    with open(Path(path), "rb") as f:
-        fmt = sniff(f.read(1024))
+def sniff_source(source: Source, name: object) -> str:
+    """The format of a stored file (path or bytes) by its first bytes; EvidenceError if none
+    we read."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        fmt = sniff(bytes(source[:1024]))
+    else:
+        with open(source, "rb") as f:
+            fmt = sniff(f.read(1024))
     if fmt is None:
         raise EvidenceError(name, "is not a PDF or a supported image", code="unknown_type")
     return fmt
+
+
+def source_label(source: Source) -> str:
+    """A name for messages when the caller gave none: the file name, or "(file)" for bytes."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        return "(file)"
+    return Path(source).name
 
 
 def read_limited(data, name: object, max_bytes: int) -> bytes:

@@ -6,6 +6,7 @@ orientation (what browsers display); a multi-frame TIFF has one page per frame.
 
 from __future__ import annotations
 
+import io
 import struct
 
 from reviews.evidence.encode import Pixels
@@ -105,6 +106,8 @@ def open_image(source, name: object, fmt: str):
     """Pillow open restricted to the sniffed format (no guessing, no EPS/Ghostscript)."""
     from PIL import Image
 
+    if isinstance(source, bytes | bytearray | memoryview):
+        source = io.BytesIO(source)
     try:
         image = Image.open(source, formats=[fmt])
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
@@ -145,10 +148,19 @@ def image_page_size(source, name: object, fmt: str, page: int) -> tuple[float, f
         return float(w), float(h)
 
 
-def image_pixels(source, name: object, fmt: str, page: int, dpi: int, limit: int) -> Pixels:
+def image_pixels(
+    source,
+    name: object,
+    fmt: str,
+    page: int,
+    dpi: int,
+    limit: int,
+    max_output: int = MAX_RENDER_PIXELS,
+) -> Pixels:
     """``page`` decoded to RGB pixels at ``dpi`` (zoom = min(dpi / 72, 1), never upscaled).
 
-    Output is also capped at MAX_RENDER_PIXELS; boxes scale by image width / page width.
+    ``limit`` bounds the decoded image, ``max_output`` the result (downscaled to fit); boxes
+    scale by image width / page width.
     """
     from PIL import Image, ImageOps
 
@@ -158,8 +170,8 @@ def image_pixels(source, name: object, fmt: str, page: int, dpi: int, limit: int
             raw_w, raw_h = image.size
             check_pixels(name, raw_w, raw_h, limit)
             zoom = min(dpi / 72.0, 1.0)
-            if raw_w * raw_h * zoom * zoom > MAX_RENDER_PIXELS:
-                zoom = (MAX_RENDER_PIXELS / (raw_w * raw_h)) ** 0.5
+            if raw_w * raw_h * zoom * zoom > max_output:
+                zoom = (max_output / (raw_w * raw_h)) ** 0.5
             out_w, out_h = max(1, round(raw_w * zoom)), max(1, round(raw_h * zoom))
             turned = oriented_size(image, 1, 2) == (2, 1)  # EXIF says rotate by 90 degrees
             if fmt == "JPEG" and zoom < 1:

@@ -8,6 +8,7 @@ could replace this file without touching callers. Everything here speaks plain P
 * rendering: ``render_pixels(source, page, dpi=...)`` -> :class:`~reviews.evidence.encode.Pixels`
   (raw RGB; :mod:`reviews.evidence.encode` turns it into PNG/WebP), ``mupdf_png`` (PyMuPDF's own
   render + PNG, the benchmark reference), ``svg_to_png`` (the dashboards' chart downloads)
+* OCR: ``tessdata()`` (is Tesseract installed?), ``ocr_words(png)`` (word boxes in pixels)
 * writing: ``build_pdf(pages)`` from drawing operations, ``text_bbox``/``text_width`` (font
   metrics) and ``encrypt_pdf``: the primitives the demo data and the tests draw their PDFs with
   (the documents themselves are built in ``reviews/demo/`` and ``tests/``)
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from reviews.evidence.drawing import FONTS, DrawBox, DrawLine, DrawOp, DrawText
 from reviews.evidence.encode import Pixels
 
 Source = bytes | bytearray | memoryview | str | os.PathLike
@@ -242,45 +244,51 @@ def svg_to_png(svg: bytes, *, scale: float = 2.0) -> bytes:
 
 
 # --------------------------------------------------------------------------------------------
+# OCR (Tesseract through PyMuPDF, when Debian's tesseract-ocr is installed)
+
+_TESSDATA: list[str | None] = []  # found once per process: [path] or [None]
+
+
+def tessdata() -> str | None:
+    """Tesseract's language data folder (``TESSDATA_PREFIX`` or the installed one), or None."""
+    if not _TESSDATA:
+        try:
+            found = pymupdf.get_tessdata()
+        except Exception:  # RuntimeError "Tesseract is not installed"
+            found = None
+        _TESSDATA.append(found or None)
+    return _TESSDATA[0]
+
+
+def ocr_words(png: bytes, *, language: str = "eng") -> list[tuple[float, float, float, float, str]]:
+    """Words Tesseract reads in a PNG image: (x0, y0, x1, y1, text) in the image's pixels.
+
+    Raises RendererError if Tesseract is not installed (check :func:`tessdata` first).
+    """
+    folder = tessdata()
+    if folder is None:
+        raise RendererError("Tesseract is not installed")
+    with _LOCK:
+        pix = pymupdf.Pixmap(png)
+        width = pix.width
+        try:
+            scanned = pix.pdfocr_tobytes(language=language, tessdata=folder)
+        except Exception as exc:
+            raise RendererError("OCR failed") from exc
+        doc = pymupdf.open(stream=scanned, filetype="pdf")
+        try:
+            p = doc[0]
+            scale = width / p.rect.width  # the OCR page is in points at the pixmap's resolution
+            return [
+                (w[0] * scale, w[1] * scale, w[2] * scale, w[3] * scale, str(w[4]))
+                for w in p.get_text("words", sort=False)
+            ]
+        finally:
+            doc.close()
+
+
+# --------------------------------------------------------------------------------------------
 # Writing (the primitives demo data and tests draw their PDFs with)
-
-FONTS = {"helv", "hebo", "heit", "cour", "cobo", "tiro", "tibo"}  # PDF base-14 fonts
-
-
-@dataclass(frozen=True, slots=True)
-class DrawText:
-    """Text with its baseline starting at (x, y), points from the top-left."""
-
-    x: float
-    y: float
-    text: str
-    size: float = 10.0
-    font: str = "helv"
-    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class DrawLine:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    width: float = 0.5
-    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class DrawBox:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    fill: tuple[float, float, float] | None = None
-    stroke: tuple[float, float, float] | None = (0.0, 0.0, 0.0)
-    width: float = 0.5
-
-
-DrawOp = DrawText | DrawLine | DrawBox
 
 
 def text_width(text: str, *, size: float = 10.0, font: str = "helv") -> float:

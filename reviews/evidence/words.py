@@ -7,18 +7,21 @@ is the same for both: ``scale = rendered_image_width / page_width``.
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
-from reviews.evidence import pdf
+from reviews.evidence import limits, pdf
+from reviews.evidence.encode import encode_rgb
 from reviews.evidence.errors import from_pdf_error
-from reviews.evidence.identify import sniff_file
-from reviews.evidence.images import image_page_size
+from reviews.evidence.identify import Source, sniff_source, source_label
+from reviews.evidence.images import image_page_size, image_pixels
+from reviews.evidence.limits import DEFAULT_MAX_PIXELS
 
 BBox = list[float]
+# Images are read at no more than this many pixels (downscaled first): Tesseract reads text at
+# ~300 dpi well, and a 50-megapixel photo would take it a minute. Boxes are scaled back.
+OCR_MAX_PIXELS = 12_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,30 +40,54 @@ class Word:
         return {"text": self.text, "bbox": [round(v, 2) for v in self.bbox]}
 
 
-def page_size(
-    source_path: str | os.PathLike, page: int, *, name: str | None = None
-) -> tuple[float, float]:
+def ocr_available() -> bool:
+    """Whether image pages have words: Tesseract (Debian's tesseract-ocr) is installed."""
+    return pdf.tessdata() is not None
+
+
+def page_size(source: Source, page: int, *, name: str | None = None) -> tuple[float, float]:
     """(width, height) of ``page`` in points (images: pixels after EXIF orientation)."""
-    label = name or Path(source_path).name
-    fmt = sniff_file(source_path, label)
+    label = name or source_label(source)
+    fmt = sniff_source(source, label)
     if fmt != "PDF":
-        return image_page_size(source_path, label, fmt, page)
+        return image_page_size(source, label, fmt, page)
     try:
-        return pdf.page_size(source_path, page)
+        return pdf.page_size(source, page)
     except pdf.RendererError as exc:
         raise from_pdf_error(label, exc) from exc
 
 
-def page_words(source_path: str | os.PathLike, page: int, *, name: str | None = None) -> list[Word]:
-    """Words on ``page`` in content order with boxes in points; [] for images (no OCR here)."""
-    label = name or Path(source_path).name
-    if sniff_file(source_path, label) != "PDF":
-        return []
+def page_words(source: Source, page: int, *, name: str | None = None) -> list[Word]:
+    """Words on ``page`` in content order with boxes in points (images: pixels).
+
+    PDF: the text layer. Images: what Tesseract reads, when it is installed (see
+    :func:`ocr_available`; [] otherwise). OCR takes seconds: callers cache the result.
+    """
+    label = name or source_label(source)
+    fmt = sniff_source(source, label)
+    if fmt != "PDF":
+        return _image_words(source, label, fmt, page) if ocr_available() else []
     try:
-        words = pdf.page_words(source_path, page)
+        words = pdf.page_words(source, page)
     except pdf.RendererError as exc:
         raise from_pdf_error(label, exc) from exc
     return [Word(x0, y0, x1, y1, text) for x0, y0, x1, y1, text in words]
+
+
+def _image_words(source: Source, label: str, fmt: str, page: int) -> list[Word]:
+    width, height = image_page_size(source, label, fmt, page)
+    limit = int(limits.setting("EVIDENCE_MAX_PIXELS", DEFAULT_MAX_PIXELS))
+    pixels = image_pixels(source, label, fmt, page, 72, limit, OCR_MAX_PIXELS)
+    scale = width / pixels.width  # back from the (possibly downscaled) image to page pixels
+    try:
+        found = pdf.ocr_words(encode_rgb(pixels, "png"))
+    except pdf.RendererError:
+        return []  # Tesseract failed on this image: no words, as without OCR
+    return [
+        Word(x0 * scale, y0 * scale, x1 * scale, y1 * scale, text)
+        for x0, y0, x1, y1, text in found
+        if text.strip()
+    ]
 
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
@@ -91,30 +118,37 @@ def _token_key(text: str) -> str:
     return text.translate(_LOOKALIKES).casefold()
 
 
-def locate_quote(
-    source_path: str | os.PathLike, page: int, quote: str, *, name: str | None = None
-) -> list[BBox]:
+def locate_quote(source: Source, page: int, quote: str, *, name: str | None = None) -> list[BBox]:
     """Boxes ``[x0, y0, x1, y1]`` (points) where ``quote`` appears on ``page``; [] if absent.
 
     Whitespace in the quote is normalised. MuPDF's search runs first (case-insensitive; a hit
     spanning lines or separated spans gives several boxes); if it finds nothing, the quote is
     matched word by word against the page's words (tolerating curly quotes, dashes and
-    layout gaps), one box per line of the match. Images have no text layer: []. Quotes longer
-    than MAX_QUOTE_CHARS are not searched ([]).
+    layout gaps), one box per line of the match. Images are matched against their OCR words
+    ([] without OCR). Quotes longer than MAX_QUOTE_CHARS are not searched ([]).
     """
-    label = name or Path(source_path).name
+    label = name or source_label(source)
     text = normalize_quote(quote)
     if not text or len(text) > MAX_QUOTE_CHARS:
         return []
-    if sniff_file(source_path, label) != "PDF":
-        return []
-    try:
-        hits = pdf.search_quote(source_path, page, text)
-    except pdf.RendererError as exc:
-        raise from_pdf_error(label, exc) from exc
+    hits = []
+    if sniff_source(source, label) == "PDF":
+        try:
+            hits = pdf.search_quote(source, page, text)
+        except pdf.RendererError as exc:
+            raise from_pdf_error(label, exc) from exc
     if not hits:
-        hits = _match_words(page_words(source_path, page, name=label), text)
+        hits = _match_words(page_words(source, page, name=label), text)
     return [[round(v, 2) for v in box] for box in hits]
+
+
+def find_quote(words: list[Word], quote: str) -> list[BBox]:
+    """Boxes where ``quote`` reads in ``words`` (e.g. an image's cached OCR words), matched
+    word by word as :func:`locate_quote`'s fallback does; [] if absent."""
+    text = normalize_quote(quote)
+    if not text or len(text) > MAX_QUOTE_CHARS:
+        return []
+    return [[round(v, 2) for v in box] for box in _match_words(words, text)]
 
 
 def _match_words(words: list[Word], quote: str) -> list[tuple[float, float, float, float]]:

@@ -16,6 +16,7 @@ from reviews.models.items import (
 from reviews.models.keys import TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
 from reviews.models.quality import GoldMark, RaterQualitySetting
+from reviews.models.renders import CachedRender
 from reviews.models.workflow import (
     HOLDING_STATUSES,
     Answer,
@@ -44,6 +45,7 @@ __all__ = [
     "AssignmentBatch",
     "AssignmentStatus",
     "Authority",
+    "CachedRender",
     "Claim",
     "Decision",
     "Document",

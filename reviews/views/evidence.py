@@ -1,15 +1,17 @@
 """Evidence pages for the viewer: rendered images, word boxes, quote locations.
 
 A document is served only to members of a project that has an item citing it. Renders are
-content-addressed (sha256, page, dpi), so browsers may cache them for good.
+content-addressed (sha256, page, dpi), so browsers may cache them for good; only the viewer's
+zoom levels are rendered (any other dpi is a 400).
 """
 
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import FileResponse, Http404, HttpResponseBadRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
-from reviews import evidence
 from reviews.access import project_for_user
+from reviews.forms import PageImageForm
 from reviews.models import Document
+from reviews.services import renders
 
 
 def _document(request, slug: str, sha256: str, page: int) -> Document:
@@ -23,15 +25,14 @@ def _document(request, slug: str, sha256: str, page: int) -> Document:
 @require_GET
 def page_image(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
-    fmt = "webp" if request.GET.get("format") == "webp" else "png"
-    try:
-        dpi = evidence.clamp_dpi(request.GET.get("dpi", 110))
-    except ValueError:
-        raise Http404("Bad dpi.") from None
-    path = evidence.render_page(
-        document.file.path, document.sha256, page, dpi=dpi, fmt=fmt, name=document.original_name
-    )
-    response = FileResponse(path.open("rb"), content_type=f"image/{fmt}")
+    form = PageImageForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest(
+            " ".join(e for errors in form.errors.values() for e in errors)
+        )
+    fmt = form.cleaned_data["format"] or "png"
+    image = renders.page_image(document, page, dpi=form.cleaned_data["dpi"], fmt=fmt)
+    response = FileResponse(image, content_type=f"image/{fmt}")
     response["Cache-Control"] = "private, max-age=31536000, immutable"
     return response
 
@@ -40,11 +41,20 @@ def page_image(request, slug, sha256, page):
 def page_words(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
     width, height = document.page_sizes[page - 1] if document.page_sizes else (0, 0)
-    words = evidence.page_words(document.file.path, page, name=document.original_name)
+    available = renders.words_available(document)
+    words = renders.page_words(document, page)
     response = JsonResponse(
-        {"page": page, "width": width, "height": height, "words": [w.as_dict() for w in words]}
+        {
+            "page": page,
+            "width": width,
+            "height": height,
+            "words_available": available,
+            "words": [w.as_dict() for w in words],
+        }
     )
-    response["Cache-Control"] = "private, max-age=31536000, immutable"
+    # Without OCR the answer changes once Tesseract is installed: let the browser ask again.
+    cache = "private, max-age=31536000, immutable" if available else "private, no-cache"
+    response["Cache-Control"] = cache
     return response
 
 
@@ -52,5 +62,5 @@ def page_words(request, slug, sha256, page):
 def page_locate(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
     quote = request.GET.get("q", "")[:500]
-    boxes = evidence.locate_quote(document.file.path, page, quote, name=document.original_name)
+    boxes = renders.locate_quote(document, page, quote)
     return JsonResponse({"page": page, "quote": quote, "boxes": [list(b) for b in boxes]})

@@ -1,5 +1,6 @@
 """The data the evidence viewer needs (documents, and where each question's evidence is)."""
 
+from reviews import evidence
 from reviews.selectors import item_documents
 
 
@@ -8,6 +9,9 @@ def viewer_context(item, questions_with_candidates) -> dict:
     documents = item_documents(item)
     return {
         "documents": documents,
+        # The only resolutions the server renders: the viewer picks its zoom steps from these.
+        "viewer_zoom_dpis": " ".join(map(str, evidence.ZOOM_DPIS)),
+        "viewer_thumbnail_dpi": evidence.THUMBNAIL_DPI,
         "viewer_documents": [
             {"sha": d.sha256, "kind": d.kind, "pages": d.page_count, "sizes": d.page_sizes}
             for d in documents

@@ -17,7 +17,10 @@
   const pageLabel = document.getElementById("page-label");
   const zoomLabel = document.getElementById("zoom-label");
   const docSelect = document.getElementById("viewer-doc");
-  const DPI_STEPS = [72, 100, 150, 200, 300];
+  // The server renders only these resolutions (any other dpi is refused): thumbnails use the
+  // smallest, the page the first one sharp enough for the zoom and the screen.
+  const DPI_STEPS = root.dataset.zoomDpis.split(" ").map(Number);
+  const THUMBNAIL_DPI = Number(root.dataset.thumbnailDpi);
   const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3];
 
   const state = { doc: docs[0], page: 1, zoom: null, rotation: 0, marks: [], focusedValue: null };
@@ -85,7 +88,7 @@
       const thumb = document.createElement("img");
       thumb.loading = "lazy";
       thumb.alt = `Page ${p}`;
-      thumb.src = url(p, 36);
+      thumb.src = url(p, THUMBNAIL_DPI);
       const [w, h] = state.doc.sizes[p - 1] || [612, 792];
       thumb.style.aspectRatio = `${w} / ${h}`;
       link.append(thumb, Object.assign(document.createElement("span"), { textContent: p }));
@@ -169,22 +172,40 @@
   }
 
   // Words: transparent boxes over the page; a click copies the word into the value box.
+  // Images have words only when the server has OCR; the value boxes say so when it has none.
+  const wordsAvailable = new Map();
   function loadWords() {
     const key = `${state.doc.sha}:${state.page}`;
-    if (state.doc.kind !== "pdf") { wordCache.set(key, []); drawWords(); return; }
     if (!wordCache.has(key)) {
       wordCache.set(key, null);
       fetch(`${base}${state.doc.sha}/pages/${state.page}/words.json`)
-        .then((r) => (r.ok ? r.json() : { words: [] }))
-        .then((d) => { wordCache.set(key, d.words); drawWords(); })
+        .then((r) => (r.ok ? r.json() : { words: [], words_available: true }))
+        .then((d) => {
+          wordCache.set(key, d.words);
+          wordsAvailable.set(key, d.words_available !== false);
+          drawWords();
+        })
         .catch(() => wordCache.set(key, []));
     }
     drawWords();
   }
 
+  function sayWhetherWordsCanBeClicked(key, words) {
+    const loaded = wordsAvailable.has(key);
+    let hint = null;
+    if (loaded && !wordsAvailable.get(key)) hint = "words are not available on this image";
+    else if (loaded && words.length === 0) hint = "no words were found on this page";
+    document.querySelectorAll(".value-input").forEach((input) => {
+      if (input.dataset.placeholder === undefined) input.dataset.placeholder = input.placeholder;
+      input.placeholder = hint ? `Type a value (${hint})` : input.dataset.placeholder;
+    });
+  }
+
   function drawWords() {
     overlay.querySelectorAll(".word").forEach((w) => w.remove());
-    const words = wordCache.get(`${state.doc.sha}:${state.page}`) || [];
+    const key = `${state.doc.sha}:${state.page}`;
+    const words = wordCache.get(key) || [];
+    sayWhetherWordsCanBeClicked(key, words);
     const fragment = document.createDocumentFragment();
     for (const word of words) {
       const el = box(word.bbox, "word", word.text);
@@ -213,6 +234,10 @@
     if (action === "rotate") { state.rotation = (state.rotation + 90) % 360; layout(); }
   });
   if (docSelect) docSelect.addEventListener("change", () => goTo(1, docSelect.value));
+  // A saved answer card is swapped in with the template's placeholder: say it again.
+  document.body.addEventListener("htmx:afterSwap", () => {
+    if (state.doc) sayWhetherWordsCanBeClicked(`${state.doc.sha}:${state.page}`, wordCache.get(`${state.doc.sha}:${state.page}`) || []);
+  });
   window.addEventListener("resize", () => { if (!state.zoom) layout(); });
 
   window.evidenceViewer = {

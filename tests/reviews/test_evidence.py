@@ -9,7 +9,6 @@ import hashlib
 import io
 import os
 import re
-import threading
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from PIL import Image
 
 from reviews import evidence
 from reviews.demo import documents as demo_evidence
-from reviews.evidence import EvidenceError, identify, images, limits, pdf, render
+from reviews.evidence import EvidenceError, identify, images, limits, pdf
 from tests import bad_evidence
 
 MB = 1024 * 1024
@@ -326,108 +325,65 @@ def test_pixel_limit_applies_to_every_format_before_decoding(fmt, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------
-# Rendering and the on-disk cache
+# Rendering at the zoom levels (the cache is reviews.services.renders, tested in test_renders)
 
 
-def test_render_pdf_page_dimensions_match_dpi(statement_file, tmp_path):
-    path, sha = statement_file
-    out = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path / "cache")
-    assert out == tmp_path / "cache" / sha[:2] / sha / "p1-150.png"
-    with Image.open(out) as image:
+def _png(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data))
+
+
+def test_render_pdf_page_dimensions_match_dpi(statement_file):
+    path, _ = statement_file
+    with _png(evidence.render_page(path, 1, dpi=150)) as image:
         assert image.format == "PNG" and image.mode == "RGB"
         assert image.size == (1275, 1650)  # 612 x 792 pt * 150 / 72
-    out72 = evidence.render_page(path, sha, 3, dpi=72, cache_dir=tmp_path / "cache")
-    assert Image.open(out72).size == (612, 792)
+    assert _png(evidence.render_page(path, 3, dpi=72)).size == (612, 792)
+    assert _png(evidence.render_page(path.read_bytes(), 2, dpi=36)).size == (306, 396)
 
 
-def test_dpi_is_clamped_and_rounded(statement_file, tmp_path):
-    path, sha = statement_file
-    assert evidence.clamp_dpi(10) == 36 and evidence.clamp_dpi(1000) == 400
-    assert evidence.clamp_dpi(149.6) == 150 and evidence.clamp_dpi("nan") == 150
-    low = evidence.render_page(path, sha, 2, dpi=5, cache_dir=tmp_path)
-    assert low.name == "p2-36.png" and Image.open(low).size == (306, 396)
+@pytest.mark.parametrize("dpi", [35, 37, 110, 149.6, 150.0, "150", 400, True, None])
+def test_only_the_zoom_levels_are_rendered(statement_file, dpi):
+    path, _ = statement_file
+    with pytest.raises(ValueError, match="not a zoom level"):
+        evidence.render_page(path, 1, dpi=dpi)
+    with pytest.raises(ValueError, match="not a zoom level"):
+        evidence.render_key("a" * 64, 1, dpi, "png")
 
 
-def test_cache_hit_does_not_touch_the_renderer_or_the_source(statement_file, tmp_path, monkeypatch):
-    path, sha = statement_file
-    first = evidence.render_page(path, sha, 1, dpi=100, cache_dir=tmp_path / "c")
-    stamp = first.stat().st_mtime_ns
-    for fn in ("render_pixels", "pdf_info", "page_size", "_open"):
-        monkeypatch.setattr(pdf, fn, _boom)
-    monkeypatch.setattr(pdf.pymupdf, "open", _boom)
-    path.unlink()  # the source is not even read on a hit
-    again = evidence.render_page(path, sha, 1, dpi=100.2, cache_dir=tmp_path / "c")
-    assert again == first and again.stat().st_mtime_ns == stamp
-
-
-def test_cache_miss_renders_each_key_once(statement_file, tmp_path, monkeypatch):
-    path, sha = statement_file
-    calls = []
-    real = pdf.render_pixels
-    monkeypatch.setattr(pdf, "render_pixels", lambda *a, **k: calls.append(a) or real(*a, **k))
-    for _ in range(3):
-        evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)
-        evidence.render_page(path, sha, 1, dpi=72, fmt="webp", cache_dir=tmp_path)
-    assert len(calls) == 2
-
-
-def test_webp_render(statement_file, tmp_path):
-    path, sha = statement_file
-    out = evidence.render_page(path, sha, 2, dpi=72, fmt="WebP", cache_dir=tmp_path)
-    assert out.name == "p2-72.webp"
-    assert out.read_bytes()[8:12] == b"WEBP"
-    assert Image.open(out).size == (612, 792)
-
-
-def test_writes_are_atomic_and_concurrent_renders_agree(statement_file, tmp_path):
-    path, sha = statement_file
-    results, errors = [], []
-
-    def work():
-        try:
-            results.append(evidence.render_page(path, sha, 3, dpi=60, cache_dir=tmp_path))
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors and len(set(results)) == 1
-    folder = results[0].parent
-    assert sorted(p.name for p in folder.iterdir()) == ["p3-60.png"]  # no temp files left
-    Image.open(results[0]).load()
-
-
-def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
-    target = tmp_path / "ab" / "x.png"
-    monkeypatch.setattr(render.os, "replace", _boom)
-    with pytest.raises(AssertionError):
-        render._write_atomic(target, b"data")
-    assert list(target.parent.iterdir()) == []
-
-
-def test_render_refuses_bad_keys_and_pages(statement_file, tmp_path):
-    path, sha = statement_file
+def test_render_key_names_a_render_by_content():
+    sha = "ab" + "c" * 62
+    assert evidence.render_key(sha, 3, 150, "webp") == f"ab/{sha}/p3-150.webp"
     with pytest.raises(ValueError, match="sha256"):
-        evidence.render_page(path, "../../etc/passwd", 1, cache_dir=tmp_path)
+        evidence.render_key("../../etc/passwd", 1, 150, "png")
     with pytest.raises(ValueError, match="fmt"):
-        evidence.render_page(path, sha, 1, fmt="gif", cache_dir=tmp_path)
+        evidence.render_key(sha, 1, 150, "gif")
     with pytest.raises(ValueError, match="page"):
-        evidence.render_page(path, sha, 0, cache_dir=tmp_path)
-    err = _refusal(lambda: evidence.render_page(path, sha, 4, cache_dir=tmp_path, name="s.pdf"))
+        evidence.render_key(sha, 0, 150, "png")
+
+
+def test_webp_render(statement_file):
+    path, _ = statement_file
+    out = evidence.render_page(path, 2, dpi=72, fmt="WebP")
+    assert out[8:12] == b"WEBP"
+    assert _png(out).size == (612, 792)
+
+
+def test_render_refuses_bad_formats_and_pages(statement_file):
+    path, _ = statement_file
+    with pytest.raises(ValueError, match="fmt"):
+        evidence.render_page(path, 1, fmt="gif")
+    err = _refusal(lambda: evidence.render_page(path, 4, name="s.pdf"))
     assert err.code == "no_such_page" and str(err) == '"s.pdf" has no page 4 (it has 3)'
 
 
-def test_image_render_never_upscales_and_downscales_thumbnails(receipt_file, tmp_path):
-    path, sha = receipt_file
-    full = evidence.render_page(path, sha, 1, dpi=150, cache_dir=tmp_path)
-    thumb = evidence.render_page(path, sha, 1, dpi=36, cache_dir=tmp_path)
-    assert Image.open(full).size == (480, 760)
-    assert Image.open(thumb).size == (240, 380)
+def test_image_render_never_upscales_and_downscales_thumbnails(receipt_file):
+    path, _ = receipt_file
+    full = _png(evidence.render_page(path, 1, dpi=150))
+    thumb = _png(evidence.render_page(path, 1, dpi=36))
+    assert full.size == (480, 760)
+    assert thumb.size == (240, 380)
     original = Image.open(path).convert("RGB")
-    assert Image.open(full).convert("RGB").tobytes() == original.tobytes()  # lossless PNG
+    assert full.convert("RGB").tobytes() == original.tobytes()  # lossless PNG
 
 
 def test_image_render_applies_exif_orientation_and_flattens_alpha(tmp_path):
@@ -435,16 +391,12 @@ def test_image_render_applies_exif_orientation_and_flattens_alpha(tmp_path):
     exif[0x0112] = 6
     jpeg = tmp_path / "phone.jpg"
     Image.new("RGB", (400, 200), "navy").save(jpeg, "JPEG", exif=exif)
-    sha = hashlib.sha256(jpeg.read_bytes()).hexdigest()
-    out = evidence.render_page(jpeg, sha, 1, dpi=36, cache_dir=tmp_path)
-    assert Image.open(out).size == (100, 200)
+    assert _png(evidence.render_page(jpeg, 1, dpi=36)).size == (100, 200)
     assert evidence.page_size(jpeg, 1) == (200.0, 400.0)
 
     clear = tmp_path / "clear.png"
     Image.new("RGBA", (10, 10), (0, 0, 0, 0)).save(clear)
-    sha = hashlib.sha256(clear.read_bytes()).hexdigest()
-    out = evidence.render_page(clear, sha, 1, dpi=72, cache_dir=tmp_path)
-    assert Image.open(out).getpixel((5, 5)) == (255, 255, 255)
+    assert _png(evidence.render_page(clear, 1, dpi=72)).getpixel((5, 5)) == (255, 255, 255)
 
 
 def test_tiff_pages_render(tmp_path):
@@ -452,11 +404,10 @@ def test_tiff_pages_render(tmp_path):
     Image.new("RGB", (40, 30), "red").save(
         tif, "TIFF", save_all=True, append_images=[Image.new("L", (20, 50), 0)]
     )
-    sha = hashlib.sha256(tif.read_bytes()).hexdigest()
-    second = evidence.render_page(tif, sha, 2, dpi=72, cache_dir=tmp_path)
-    assert Image.open(second).size == (20, 50)
-    assert Image.open(second).getpixel((1, 1)) == (0, 0, 0)
-    err = _refusal(lambda: evidence.render_page(tif, sha, 3, cache_dir=tmp_path))
+    second = _png(evidence.render_page(tif, 2, dpi=72))
+    assert second.size == (20, 50)
+    assert second.getpixel((1, 1)) == (0, 0, 0)
+    err = _refusal(lambda: evidence.render_page(tif, 3))
     assert err.code == "no_such_page"
 
 
@@ -512,11 +463,35 @@ def test_word_fallback_tolerates_typographic_variants(statement_file, monkeypatc
     assert x1 - x0 > 100 and y1 - y0 < 15
 
 
-def test_images_have_no_words(receipt_file):
+def test_images_have_no_words_without_ocr(receipt_file, monkeypatch):
     path, _ = receipt_file
+    monkeypatch.setattr(pdf, "tessdata", lambda: None)  # as on a machine without Tesseract
+    assert not evidence.ocr_available()
     assert evidence.page_words(path, 1) == []
     assert evidence.locate_quote(path, 1, "TOTAL 23.40") == []
     assert evidence.page_size(path, 1) == (480.0, 760.0)
+
+
+needs_ocr = pytest.mark.skipif(
+    not evidence.ocr_available(),
+    reason="Tesseract is not installed (apt-get install tesseract-ocr)",
+)
+
+
+@needs_ocr
+def test_image_words_come_from_ocr_in_page_pixels(receipt_file):
+    path, _ = receipt_file
+    words = evidence.page_words(path, 1)
+    texts = [w.text for w in words]
+    assert "TOTAL" in texts and "23.40" in texts
+    for word in words:
+        assert 0 <= word.x0 < word.x1 <= 480 and 0 <= word.y0 < word.y1 <= 760
+    expected = demo_evidence.citation("receipt", "total").bbox  # pixels, from the layout
+    (box,) = evidence.find_quote(words, "total 23.40")
+    assert box[0] >= expected[0] - 4 and box[2] <= expected[2] + 4
+    assert abs(box[1] - expected[1]) < 12 and abs(box[3] - expected[3]) < 12
+    assert evidence.locate_quote(path, 1, "TOTAL 23.40") == [box]
+    assert evidence.find_quote(words, "no such words here") == []
 
 
 def test_words_on_missing_page(statement_file):
@@ -533,8 +508,7 @@ def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
     assert evidence.page_size(path, 1) == (400.0, 300.0)
     (x0, y0, x1, y1), = evidence.locate_quote(path, 1, "ROTATED")  # fmt: skip
     assert y1 - y0 > x1 - x0  # the word now runs downwards
-    sha = hashlib.sha256(data).hexdigest()
-    image = Image.open(evidence.render_page(path, sha, 1, dpi=72, cache_dir=tmp_path)).convert("L")
+    image = _png(evidence.render_page(path, 1, dpi=72)).convert("L")
     assert image.size == (400, 300)
     ink = image.point(lambda v: 255 if v < 128 else 0).getbbox()
     assert ink is not None
@@ -548,16 +522,6 @@ def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
 def test_defaults_without_django_settings(monkeypatch, statement):
     monkeypatch.setattr(limits, "setting", lambda name, default: default)
     assert evidence.inspect_evidence(statement, name="s.pdf").page_count == 3
-    with pytest.raises(RuntimeError, match="cache_dir"):
-        limits.default_cache_dir()
-
-
-def test_cache_dir_from_settings(monkeypatch, tmp_path):
-    values = {"EVIDENCE_CACHE_DIR": None, "MEDIA_ROOT": str(tmp_path)}
-    monkeypatch.setattr(limits, "setting", lambda name, default: values.get(name, default))
-    assert limits.default_cache_dir() == tmp_path / "renders"
-    values["EVIDENCE_CACHE_DIR"] = tmp_path / "r"
-    assert limits.default_cache_dir() == tmp_path / "r"
 
 
 _PYMUPDF_IMPORT = re.compile(r"^\s*(import|from)\s+(pymupdf|fitz)\b", re.MULTILINE)

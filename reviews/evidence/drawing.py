@@ -1,0 +1,44 @@
+"""Drawing operations for building PDFs (demo documents and test files): plain data, no
+PyMuPDF; :func:`reviews.evidence.pdf.build_pdf` draws them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FONTS = {"helv", "hebo", "heit", "cour", "cobo", "tiro", "tibo"}  # PDF base-14 fonts
+
+
+@dataclass(frozen=True, slots=True)
+class DrawText:
+    """Text with its baseline starting at (x, y), points from the top-left."""
+
+    x: float
+    y: float
+    text: str
+    size: float = 10.0
+    font: str = "helv"
+    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class DrawLine:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    width: float = 0.5
+    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class DrawBox:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    fill: tuple[float, float, float] | None = None
+    stroke: tuple[float, float, float] | None = (0.0, 0.0, 0.0)
+    width: float = 0.5
+
+
+DrawOp = DrawText | DrawLine | DrawBox
