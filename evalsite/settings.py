@@ -142,8 +142,25 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Evidence files, uploads and renders: the local MEDIA_ROOT folder, or, past one machine, an
+# S3-compatible bucket shared by every web server and worker (django-storages). Credentials
+# come from the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY variables or an instance role.
+MEDIA_S3_BUCKET = env_str("MEDIA_S3_BUCKET", "")
+_MEDIA_STORAGE = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+if MEDIA_S3_BUCKET:
+    _MEDIA_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            "endpoint_url": env_str("MEDIA_S3_ENDPOINT_URL", "") or None,  # MinIO, Ceph, R2...
+            "region_name": env_str("MEDIA_S3_REGION", "") or None,
+            "location": env_str("MEDIA_S3_PREFIX", ""),  # a folder inside the bucket
+            "file_overwrite": True,  # names are content hashes: same name, same bytes
+            "default_acl": None,  # private: files are served through the site's access checks
+        },
+    }
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _MEDIA_STORAGE,
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"

@@ -22,6 +22,7 @@ from django_tasks import task
 
 from reviews.models import ImportJob
 from reviews.services.imports import ImportFailed, import_file
+from reviews.services.stored_files import local_path
 
 logger = logging.getLogger(__name__)
 
@@ -98,15 +99,16 @@ def run_import_job(job_pk: int) -> str:
         cache.set(progress_key(job.pk), count, timeout=24 * 3600)
 
     try:
-        report = import_file(
-            actor=job.created_by,
-            project=job.project,
-            path=Path(job.file.path),
-            name=job.original_name,
-            format=job.format or None,
-            options=job.report.get("options", {}),
-            progress=progress,
-        )
+        with local_path(job.file) as path:  # the upload may be in a bucket, not on this disk
+            report = import_file(
+                actor=job.created_by,
+                project=job.project,
+                path=path,
+                name=job.original_name,
+                format=job.format or None,
+                options=job.report.get("options", {}),
+                progress=progress,
+            )
     except ImportFailed as failure:
         job.status = ImportJob.Status.FAILED
         job.error = str(failure)

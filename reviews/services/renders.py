@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from reviews import evidence
 from reviews.models import CachedRender, Document, DocumentKind
+from reviews.services.stored_files import path_or_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def page_image(document: Document, page: int, *, dpi: int, fmt: str) -> IO[bytes
     return _cached(
         name,
         lambda: evidence.render_page(
-            document_source(document), page, dpi=dpi, fmt=fmt, name=document.original_name
+            path_or_bytes(document.file), page, dpi=dpi, fmt=fmt, name=document.original_name
         ),
     )
 
@@ -53,14 +54,14 @@ def words_available(document: Document) -> bool:
 def page_words(document: Document, page: int) -> list[evidence.Word]:
     """Words of ``page``: a PDF's text layer (fast, not cached), an image's OCR (cached)."""
     if document.kind != DocumentKind.IMAGE:
-        return evidence.page_words(document_source(document), page, name=document.original_name)
+        return evidence.page_words(path_or_bytes(document.file), page, name=document.original_name)
     if not evidence.ocr_available():
         return []
     sha = document.sha256
     name = f"{PREFIX}{sha[:2]}/{sha}/p{int(page)}.words.json"
 
     def read() -> bytes:
-        words = evidence.page_words(document_source(document), page, name=document.original_name)
+        words = evidence.page_words(path_or_bytes(document.file), page, name=document.original_name)
         return json.dumps([[*w.bbox, w.text] for w in words]).encode()
 
     with _cached(name, read) as handle:
@@ -72,17 +73,8 @@ def locate_quote(document: Document, page: int, quote: str) -> list[list[float]]
     if document.kind == DocumentKind.IMAGE:
         return evidence.find_quote(page_words(document, page), quote)
     return evidence.locate_quote(
-        document_source(document), page, quote, name=document.original_name
+        path_or_bytes(document.file), page, quote, name=document.original_name
     )
-
-
-def document_source(document: Document):
-    """The stored evidence file: its path on a local disk, else its bytes (object storage)."""
-    try:
-        return document.file.path
-    except NotImplementedError:  # S3 and other remote storages have no local path
-        with document.file.open("rb") as handle:
-            return handle.read()
 
 
 def _cached(name: str, build: Callable[[], bytes]) -> IO[bytes]:

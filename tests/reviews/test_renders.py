@@ -80,7 +80,7 @@ def test_a_cache_hit_reads_storage_and_never_renders(viewer, monkeypatch):
 
 def test_the_cache_evicts_the_least_recently_used_beyond_its_bound(viewer, settings, monkeypatch):
     monkeypatch.setattr(renders, "TOUCH_EVERY", timedelta(0))  # record every use
-    path = renders.document_source(viewer.pdf)
+    path = viewer.pdf.file.path
     size = {dpi: len(evidence.render_page(path, 1, dpi=dpi)) for dpi in (36, 72, 100, 150)}
     settings.EVIDENCE_CACHE_MAX_BYTES = size[36] + size[72] + size[100]
     for dpi in (36, 72, 100):
