@@ -87,6 +87,11 @@ class ItemAdmin(admin.ModelAdmin):
     readonly_fields = ["status"]  # status follows the workflow, never set by hand
     actions = ["mark_gold", "unmark_gold"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # Signed ground truth is bound to the project and case id: renaming or moving an item
+        # would hand its approval to a case nobody reviewed.
+        return [*self.readonly_fields, "project", "external_id"] if obj else self.readonly_fields
+
     @admin.action(description="Mark as gold (known answer from ground truth or resolutions)")
     def mark_gold(self, request, queryset):
         marked = 0
