@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from reviews.access import roles_of
 from reviews.formats.canonical import canonical_rows
 from reviews.models import (
     Approval,
@@ -24,6 +25,7 @@ from reviews.models import (
     ItemStatus,
     QuestionKind,
     QuestionStatus,
+    Role,
 )
 from reviews.selectors import current_resolutions
 from reviews.services.ground_truth import STATEMENT, approval_sign  # noqa: F401 (the page shows it)
@@ -104,6 +106,8 @@ def resolved_rows(item: Item) -> list[dict]:
 def approval_blockers(item: Item, approver) -> list[str]:
     """Every reason `approver` cannot approve `item` now (empty: they can)."""
     reasons = []
+    if Role.APPROVER not in roles_of(approver, item.project):
+        reasons.append("You are not an approver of this project.")
     open_questions = item.questions.exclude(status=QuestionStatus.RESOLVED).count()
     if open_questions:
         reasons.append(f"{open_questions} question(s) are still open or need adjudication.")
