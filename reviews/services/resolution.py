@@ -14,6 +14,7 @@ from collections import Counter
 
 from django.db import transaction
 
+from reviews.access import roles_of
 from reviews.models import (
     HOLDING_STATUSES,
     Answer,
@@ -27,6 +28,7 @@ from reviews.models import (
     QuestionStatus,
     Resolution,
     ResolutionRule,
+    Role,
     decisions_for,
 )
 from reviews.services.normalise import comparable
@@ -161,6 +163,8 @@ def resolve_submitted_item(*, item: Item) -> list[Resolution]:
 def adjudicate(*, actor, question: Question, decision: str, value=None, reason: str) -> Resolution:
     """An adjudicator's decision on a question raters did not agree on (or a correction)."""
     question = Question.objects.select_for_update().select_related("item").get(pk=question.pk)
+    if Role.ADJUDICATOR not in roles_of(actor, question.item.project):
+        raise ResolutionError("You are not an adjudicator of this project.")
     reason = reason.strip()
     if not reason:
         raise ResolutionError("Give a reason for the decision.")

@@ -1,0 +1,31 @@
+"""Only an adjudicator of the item's project can decide a disputed question, whoever calls the
+service (the page checks the role too; the rule lives in the service so every caller gets it)."""
+
+import pytest
+
+from reviews.models import Decision, Event, QuestionStatus, Resolution, Role
+from reviews.services.resolution import ResolutionError, adjudicate
+from tests.factories import ProjectFactory, member
+from tests.reviews.test_workflow_resolution import disputed, raters  # noqa: F401 (shared fixtures)
+
+pytestmark = pytest.mark.django_db
+
+
+def _stranger(project, role):
+    return member(ProjectFactory(), Role.ADJUDICATOR) if role is None else member(project, role)
+
+
+@pytest.mark.parametrize("role", [Role.RATER, Role.APPROVER, Role.ADMIN, None])
+def test_only_an_adjudicator_of_the_project_decides(project, disputed, role):  # noqa: F811
+    events = Event.objects.count()
+    with pytest.raises(ResolutionError, match="not an adjudicator"):
+        adjudicate(
+            actor=_stranger(project, role),
+            question=disputed,
+            decision=Decision.SET,
+            value="1200",
+            reason="page 3",
+        )
+    disputed.refresh_from_db()
+    assert disputed.status == QuestionStatus.ADJUDICATION
+    assert not Resolution.objects.exists() and Event.objects.count() == events
