@@ -26,6 +26,35 @@ def _median_ms(fn, repeats: int) -> tuple[float, list[float]]:
     return statistics.median(times), times
 
 
+def _refusals(repeats: int) -> None:
+    """Refusals come before the work: a 60 MB file by its size, a 20k x 20k PNG by its header.
+
+    (Moved here from the unit tests, where wall-clock limits failed on a loaded machine.)
+    """
+    from reviews import evidence
+    from tests import bad_evidence  # the broken files live with the tests
+
+    big = b"%PDF-1.7\n" + bytes(60 * 2**20)
+    bomb = bad_evidence.bomb_png(20000, 20000)
+
+    def refuse(data: bytes, name: str, **limits) -> None:
+        try:
+            evidence.inspect_evidence(data, name=name, **limits)
+        except evidence.EvidenceError:
+            return
+        raise AssertionError(f"{name} was not refused")
+
+    made, _ = _median_ms(lambda: bad_evidence.bomb_png(20000, 20000), 5)
+    too_large, _ = _median_ms(lambda: refuse(big, "huge.pdf", max_bytes=50 * 2**20), repeats)
+    too_many, _ = _median_ms(lambda: refuse(bomb, "bomb.png"), repeats)
+    print(f"{'refusal':<38} {'ms':>9}")
+    print(f"{'60 MB PDF over a 50 MB limit':<38} {too_large:>9.3f}")
+    print(f"{'20k x 20k PNG bomb (' + format(len(bomb), ',') + ' bytes)':<38} {too_many:>9.3f}")
+    print(f"{'building that bomb':<38} {made:>9.3f}")
+    print(f"RESULT evidence_refuse_too_large_ms={too_large:.3f}")
+    print(f"RESULT evidence_refuse_bomb_ms={too_many:.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=21)
@@ -68,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = first / own
         print(f"first render / PyMuPDF own render: {ratio:.2f} (target <= 1.20)")
         print(f"RESULT evidence_first_render_ratio={ratio:.3f}")
+        _refusals(args.repeats)
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

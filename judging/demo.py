@@ -145,7 +145,11 @@ def demo_records(seed: int = SEED) -> list[dict]:
                 "sample": 0,
             }
         )
-    return records + _pairwise_records(rng, gpt)
+    records += _pairwise_records(rng, gpt)
+    # Criteria, then items, then labels and verdicts: the importer writes consecutive items in
+    # one batch, while interleaved records made it flush one item at a time.
+    first = {"criterion": 0, "item": 1}
+    return sorted(records, key=lambda r: first.get(r["type"], 2))
 
 
 def _pairwise_records(rng: random.Random, judge: dict) -> list[dict]:

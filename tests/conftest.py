@@ -2,6 +2,8 @@ import os
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
+from hypothesis import settings as hypothesis_settings
 
 from tests.factories import ProjectFactory, member
 
@@ -21,6 +23,24 @@ def rater(project):
 @pytest.fixture
 def outsider(db):
     return member(ProjectFactory())
+
+
+# Hypothesis: `ci` (chosen when CI=true) draws the same examples on every run, so a red CI run
+# is reproducible and a green one is not luck; `dev` keeps exploring new examples locally.
+hypothesis_settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None, print_blob=True
+)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") == "true" else "dev")
+)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_passwords():
+    """MD5 password hashing for the whole suite: PBKDF2's 1M iterations cost ~0.5 s per user."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -59,12 +79,6 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 # --- Review workflow builders (tests/reviews/test_workflow_*, test_views_*, test_queries_*) ---
-
-
-@pytest.fixture
-def fast_passwords(settings):
-    """MD5 password hashing: creating users and re-entering passwords cost microseconds."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

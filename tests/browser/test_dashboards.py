@@ -33,8 +33,9 @@ def test_from_hold_to_evidence_in_two_clicks(page, live_server, login, screensho
 
     # An adjudicator tags the disagreement with a failure bucket, right there.
     block = page.locator(".judge-block.disagrees").first
-    block.get_by_label("Failure bucket").select_option(label="grader/judge error")
-    page.wait_for_timeout(500)
+    # The form posts on change (htmx): wait for that response, not for a fixed time.
+    with page.expect_response(lambda r: r.request.method == "POST" and r.ok):
+        block.get_by_label("Failure bucket").select_option(label="grader/judge error")
     assert FailureTag.objects.get().bucket.name == "grader/judge error"
     screenshot("dashboard-item")
 

@@ -5,9 +5,6 @@ from pathlib import Path
 
 from django.core.management import call_command
 
-from judging.models import Criterion, HumanLabel, ItemSplit, Judge, SplitDraw, Verdict
-from reviews.models import Document, Event, Item, ItemSource, Question
-
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 JUDGE = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}
 
@@ -41,24 +38,6 @@ def report_json(project, *args) -> dict:
 def row_for(report: dict, criterion: str, judge: str) -> dict:
     (row,) = [r for r in report["results"] if r["criterion"] == criterion and r["judge"] == judge]
     return row
-
-
-def row_counts() -> dict[str, int]:
-    """Rows an import may write: equal before and after a refused import."""
-    models = (
-        Item,
-        Criterion,
-        Judge,
-        Verdict,
-        HumanLabel,
-        Event,
-        ItemSource,
-        Document,
-        Question,
-        SplitDraw,
-        ItemSplit,
-    )
-    return {m.__name__: m.objects.count() for m in models}
 
 
 def criterion_record(**fields) -> dict:

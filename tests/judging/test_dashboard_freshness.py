@@ -22,7 +22,7 @@ from tests.factories import member
 from tests.judging.helpers import human_record, item_record, verdict_record, write_jsonl
 from tests.judging.test_dashboard_views import small_project
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords", "_fresh_cache")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
 STALE = "Labels changed since: these figures are out of date."
 

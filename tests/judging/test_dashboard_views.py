@@ -34,7 +34,7 @@ from tests.judging.helpers import (
     write_jsonl,
 )
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords", "_fresh_cache")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
 GPT = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}
 CLAUDE = {"provider": "anthropic", "model": "claude", "temperature": 0.0}

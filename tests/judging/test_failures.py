@@ -16,7 +16,7 @@ from reviews.models import AppendOnlyError, Item, Role, Slice
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.judging.test_dashboard_views import small_project
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords", "_fresh_cache")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
 GPT = "openai/gpt-4o"
 

@@ -7,6 +7,7 @@ from django.core.management import CommandError, call_command
 
 from judging.models import Criterion, HumanLabel, Judge, Verdict
 from reviews.models import Item
+from tests.helpers import row_counts
 from tests.judging.helpers import (
     EXAMPLES,
     JUDGE,
@@ -14,7 +15,6 @@ from tests.judging.helpers import (
     human_record,
     import_items,
     item_record,
-    row_counts,
     verdict_record,
     write_jsonl,
 )

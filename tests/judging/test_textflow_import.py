@@ -8,11 +8,11 @@ from django.core.management import CommandError
 
 from judging.models import Criterion, Judge, Verdict
 from reviews.models import Item, ItemSource, ItemStatus
+from tests.helpers import row_counts
 from tests.judging.helpers import (
     EXAMPLES,
     import_items,
     report_json,
-    row_counts,
     row_for,
     write_jsonl,
 )

@@ -7,23 +7,14 @@ import pytest
 from django.test import Client
 from PIL import Image
 
-from reviews.models import Answer, Event, Item, Question, Role, Slice
+from reviews.models import Answer, Item, Role
 from reviews.services.answers import AnswerInput, answer_record
 from reviews.services.assignment import claim_next
 from reviews.services.tokens import token_create, token_revoke
 from tests.factories import ItemFactory, ProjectFactory, member
+from tests.helpers import bearer, row_counts
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def bearer(user) -> dict:
-    _, secret = token_create(actor=user, name="test")
-    return {"Authorization": f"Bearer {secret}"}
 
 
 def items_url(project) -> str:
@@ -36,15 +27,6 @@ def item_url(project, external_id) -> str:
 
 def post_json(client, url, body, **headers):
     return client.post(url, body, content_type="application/json", headers=headers)
-
-
-def row_counts():
-    return (
-        Item.objects.count(),
-        Question.objects.count(),
-        Event.objects.count(),
-        Slice.objects.count(),
-    )
 
 
 RECORDS = [

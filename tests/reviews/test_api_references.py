@@ -10,20 +10,10 @@ from reviews.services.approval import approve
 from reviews.services.assignment import claim_next
 from reviews.services.exports import approved_items, reference_document
 from reviews.services.imports import import_file
-from reviews.services.tokens import token_create
 from tests.factories import PASSWORD, member
+from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def bearer(user) -> dict:
-    _, secret = token_create(actor=user, name="test")
-    return {"Authorization": f"Bearer {secret}"}
 
 
 def _review(case_id: str) -> dict:

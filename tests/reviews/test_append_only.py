@@ -21,7 +21,7 @@ from reviews.models import (
 from reviews.services.approval import approve
 from tests.factories import PASSWORD, UserFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 HISTORY = [Answer, Resolution, Approval, Reference, Event]
 

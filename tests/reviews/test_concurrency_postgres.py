@@ -33,7 +33,6 @@ from tests.factories import PASSWORD, member
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("fast_passwords"),
 ]
 
 THREADS = 16

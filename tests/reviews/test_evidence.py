@@ -9,7 +9,6 @@ import hashlib
 import io
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -232,9 +231,8 @@ def test_60mb_input_refused_by_size_without_processing(monkeypatch):
     monkeypatch.setattr(pdf, "pdf_info", _boom)
     monkeypatch.setattr(Image, "open", _boom)
     monkeypatch.setattr(identify.hashlib, "sha256", _boom)
-    start = time.perf_counter()
+    # The patched functions prove no processing; how fast that is, is `python -m bench evidence`.
     err = _refusal(lambda: evidence.inspect_evidence(big, name="huge.pdf", max_bytes=50 * MB))
-    assert time.perf_counter() - start < 0.5
     assert err.code == "too_large"
     assert str(err) == '"huge.pdf" is too large: 60.0 MB (limit 50.0 MB)'
 
@@ -289,16 +287,12 @@ def test_stream_position_is_restored(statement):
     assert upload.tell() == 0
 
 
-def test_20k_bomb_refused_quickly_without_decoding(monkeypatch):
-    start = time.perf_counter()
+def test_20k_bomb_refused_without_decoding(monkeypatch):
     bomb = bad_evidence.bomb_png(20000, 20000)
-    made = time.perf_counter() - start
-    assert made < 0.5 and len(bomb) < 200_000
+    assert len(bomb) < 200_000
     monkeypatch.setattr(Image.Image, "load", _boom)
     monkeypatch.setattr(Image, "open", _boom)  # refused from the header, before Pillow
-    start = time.perf_counter()
     err = _refusal(lambda: inspect(bomb, name="bomb.png"))
-    assert time.perf_counter() - start < 0.1
     assert err.code == "too_many_pixels"
     assert "400.0 megapixels (limit 50.0)" in str(err)
 

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.apps import apps
-from django.conf import settings
 
 from reviews.demo import documents as demo_evidence
 from reviews.services.imports import ImportFailed, import_file
 from tests import bad_evidence
+from tests.helpers import media_files, row_counts
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXAMPLES = DATA / "examples"
@@ -38,23 +37,8 @@ HUGE_BYTES = 60 * MB  # over the 50 MB EVIDENCE_MAX_BYTES default
 # Database and storage snapshots
 
 
-def _row_counts() -> dict[str, int]:
-    """Rows of every model of `reviews` and `judging` (M2M link tables included)."""
-    models = [
-        model
-        for app in ("reviews", "judging")
-        for model in apps.get_app_config(app).get_models(include_auto_created=True)
-    ]
-    return {model._meta.label: model._default_manager.count() for model in models}
-
-
-def _media_files() -> list[str]:
-    root = Path(settings.MEDIA_ROOT)
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-
-
 def test_the_snapshot_covers_the_models_the_issue_names(db):
-    labels = set(_row_counts())
+    labels = set(row_counts())
     for name in (
         "Item",
         "Document",
@@ -81,7 +65,7 @@ def baseline(project, tmp_path):
         shutil.copy(EXAMPLES / name, folder / name)
     report = import_file(actor=None, project=project, path=folder / "statement-0912.review.json")
     assert report.counts["items_created"] == 1 and report.counts["documents"] == 1
-    assert _media_files(), "the baseline stored its evidence"
+    assert media_files(), "the baseline stored its evidence"
     return project
 
 
@@ -526,7 +510,7 @@ def test_bad_input_is_refused_and_changes_nothing(name, baseline, tmp_path):
     folder = tmp_path / "input"
     folder.mkdir()
     path, format = case.build(folder)
-    rows_before, files_before = _row_counts(), _media_files()
+    rows_before, files_before = row_counts(), media_files()
 
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=baseline, path=path, format=format)
@@ -540,8 +524,8 @@ def test_bad_input_is_refused_and_changes_nothing(name, baseline, tmp_path):
     for part in (want.file, want.record, want.path):
         if part:
             assert part in message
-    assert _row_counts() == rows_before, "a refused import wrote rows"
-    assert _media_files() == files_before, "a refused import left (or removed) evidence files"
+    assert row_counts() == rows_before, "a refused import wrote rows"
+    assert media_files() == files_before, "a refused import left (or removed) evidence files"
 
 
 @pytest.mark.parametrize("carrier", ["review-json", "bundle-zip", "items-jsonl"])
@@ -568,12 +552,12 @@ def test_a_lower_size_limit_applies(baseline, tmp_path, settings):
     folder.mkdir()
     (folder / GOOD_PDF).write_bytes(demo_evidence.statement_pdf())
     path = _write_json(folder / "small.review.json", _review("small", [GOOD_PDF]))
-    rows_before, files_before = _row_counts(), _media_files()
+    rows_before, files_before = row_counts(), media_files()
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=baseline, path=path)
     assert failure.value.error.path == "$.sources[0].path"
     assert "too large" in failure.value.error.reason
-    assert (_row_counts(), _media_files()) == (rows_before, files_before)
+    assert (row_counts(), media_files()) == (rows_before, files_before)
 
 
 def test_the_same_good_files_import_once_the_bad_record_is_fixed(baseline, tmp_path):

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from reviews.demo import documents as demo_evidence
@@ -30,17 +29,9 @@ from reviews.models import (
 from reviews.services import import_records
 from reviews.services.imports import ImportFailed, import_file
 from tests.factories import ProjectFactory
+from tests.helpers import row_counts
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
-
-
-def _row_counts() -> dict[str, int]:
-    models = [
-        model
-        for app in ("reviews", "judging")
-        for model in apps.get_app_config(app).get_models(include_auto_created=True)
-    ]
-    return {model._meta.label: model._default_manager.count() for model in models}
 
 
 def _nonzero(counts: dict[str, int]) -> dict[str, int]:
@@ -194,11 +185,11 @@ def test_reimporting_items_adds_no_rows_and_says_unchanged(project, tmp_path):
     (folder / "receipt.png").write_bytes(demo_evidence.receipt_png())
     path = _jsonl(folder / "items.jsonl", _items(30, evidence=["receipt.png"]))
     import_file(actor=None, project=project, path=path)
-    rows = _row_counts()
+    rows = row_counts()
     report = import_file(actor=None, project=project, path=path)
     assert report.counts == {"items_unchanged": 30}
     assert report.summary() == "imported 30 items (30 unchanged), 0 questions, 0 errors"
-    assert _row_counts() == rows
+    assert row_counts() == rows
 
 
 def test_a_changed_item_is_updated_and_its_previous_values_kept(project, tmp_path):
@@ -270,13 +261,13 @@ def test_an_item_listed_twice_in_one_file_is_an_error(project, tmp_path, gap):
 def test_an_existing_item_listed_twice_in_a_reimport_is_an_error(project, tmp_path):
     import_file(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(3)))
     records = [*_items(1200), next(_items(1, start=2))]
-    rows = _row_counts()
+    rows = row_counts()
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", records))
     error = failure.value.error
     assert (error.record, error.path) == ("line 1201", "$.item_id")
     assert "'item-00002' appears twice" in error.reason
-    assert _row_counts() == rows
+    assert row_counts() == rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,10 +331,10 @@ def test_reference_csv_reimport_is_unchanged_and_a_change_is_a_new_version(proje
         "case_id,path,expected_value\nc-1,$.total,10\nc-2,$.total,20\n", encoding="utf-8"
     )
     import_file(actor=None, project=project, path=path)
-    rows = _row_counts()
+    rows = row_counts()
     again = import_file(actor=None, project=project, path=path)
     assert again.counts == {"items_unchanged": 2}
-    assert _row_counts() == rows
+    assert row_counts() == rows
 
     path.write_text(
         "case_id,path,expected_value\nc-1,$.total,11\nc-2,$.total,20\n", encoding="utf-8"

@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
@@ -36,26 +35,13 @@ from reviews.models import (
 )
 from reviews.services.imports import ImportFailed, import_file
 from tests.factories import ProjectFactory
+from tests.helpers import media_files, row_counts
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 SUMMARY = re.compile(
     r"^imported (?P<items>\d+) items?(?: \((?P<unchanged>\d+) unchanged\))?, "
     r"(?P<questions>\d+) questions?(?:, [^,]+)*, 0 errors$"
 )
-
-
-def _row_counts() -> dict[str, int]:
-    models = [
-        model
-        for app in ("reviews", "judging")
-        for model in apps.get_app_config(app).get_models(include_auto_created=True)
-    ]
-    return {model._meta.label: model._default_manager.count() for model in models}
-
-
-def _media_files() -> list[Path]:
-    root = Path(settings.MEDIA_ROOT)
-    return sorted(p for p in root.rglob("*") if p.is_file())
 
 
 @pytest.fixture
@@ -148,23 +134,23 @@ def test_bundle_imports_every_case_with_its_evidence(project, examples):
 def test_reimporting_the_same_file_adds_no_rows_and_says_unchanged(project, examples, name, items):
     first = import_file(actor=None, project=project, path=examples / name)
     assert first.counts["items_created"] == items
-    rows, files = _row_counts(), _media_files()
+    rows, files = row_counts(), media_files()
 
     again = import_file(actor=None, project=project, path=examples / name)
     assert again.counts == {"items_unchanged": items, "questions": 0}
     noun = "item" if items == 1 else "items"
     assert again.summary() == f"imported {items} {noun} ({items} unchanged), 0 questions, 0 errors"
-    assert _row_counts() == rows
-    assert _media_files() == files
+    assert row_counts() == rows
+    assert media_files() == files
 
 
 def test_same_cases_through_another_carrier_are_unchanged(project, examples):
     """The .jsonl and the .zip hold the same cases: the second import changes nothing."""
     import_file(actor=None, project=project, path=examples / "reviews.jsonl")
-    rows = _row_counts()
+    rows = row_counts()
     report = import_file(actor=None, project=project, path=examples / "review-bundle.zip")
     assert report.counts == {"items_unchanged": 2, "questions": 0}
-    assert _row_counts() == rows
+    assert row_counts() == rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,7 +263,8 @@ def test_documents_are_stored_once_by_sha256_across_items_and_projects(db, examp
         one.pk,
         two.pk,
     }
-    stored = [p for p in _media_files() if "documents" in p.parts]
+    root = Path(settings.MEDIA_ROOT)
+    stored = [root / p for p in media_files() if "documents" in Path(p).parts]
     assert len(stored) == 2
     assert any(p.read_bytes() == pdf and p.name == f"{statement.sha256}.pdf" for p in stored)
 
@@ -324,7 +311,7 @@ def test_import_items_fails_with_nonzero_exit_and_names_the_spot(project, exampl
     case["review_items"][0]["candidates"][0]["confidence"] = 1.5
     bad = examples / "bad.review.json"
     bad.write_text(json.dumps(case), encoding="utf-8")
-    rows = _row_counts()
+    rows = row_counts()
     err = io.StringIO()
     with pytest.raises(CommandError, match="nothing was written"):
         call_command("import_items", str(bad), project=project.slug, stderr=err)
@@ -333,7 +320,7 @@ def test_import_items_fails_with_nonzero_exit_and_names_the_spot(project, exampl
     assert 'bad.review.json, case "statement-0912", $.review_items[0].candidates[0].confidence' in (
         message
     )
-    assert _row_counts() == rows
+    assert row_counts() == rows
 
 
 def test_import_items_refuses_unknown_projects_and_files(project, examples, tmp_path):
@@ -365,7 +352,7 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
         case["case_id"] = "zz-last"
         case["sources"][1]["path"] = "not-here.pdf"
         bundle.writestr("zz-last.json", json.dumps(case))
-    rows = _row_counts()
+    rows = row_counts()
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=project, path=target)
     error = failure.value.error
@@ -374,7 +361,7 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
         'case "zz-last"',
         "$.sources[1].path",
     )
-    assert _row_counts() == rows and not _media_files()
+    assert row_counts() == rows and not media_files()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,7 +371,7 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
 def test_reimport_with_other_evidence_is_refused_and_changes_nothing(project, examples):
     path = examples / "statement-0912.review.json"
     import_file(actor=None, project=project, path=path)
-    rows, files = _row_counts(), _media_files()
+    rows, files = row_counts(), media_files()
     (examples / "statement-0912.pdf").write_bytes(demo_evidence.statement_pdf())  # a real PDF
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=project, path=path)
@@ -392,7 +379,7 @@ def test_reimport_with_other_evidence_is_refused_and_changes_nothing(project, ex
     assert (error.record, error.path) == ('case "statement-0912"', "$.sources[0].path")
     assert error.reason.startswith("case 'statement-0912' exists with other evidence")
     assert "import it under a new case id or as a correction" in error.reason
-    assert (_row_counts(), _media_files()) == (rows, files)
+    assert (row_counts(), media_files()) == (rows, files)
 
 
 @pytest.mark.parametrize("bad", ["not-a-pdf", "encrypted"])
@@ -401,11 +388,11 @@ def test_reimport_always_checks_the_evidence(project, examples, bad):
 
     path = examples / "statement-0912.review.json"
     import_file(actor=None, project=project, path=path)
-    rows = _row_counts()
+    rows = row_counts()
     data = b"just some text" if bad == "not-a-pdf" else encrypted_pdf()
     (examples / "statement-0912.pdf").write_bytes(data)
     with pytest.raises(ImportFailed) as failure:
         import_file(actor=None, project=project, path=path)
     assert failure.value.error.path == "$.sources[0].path"
     assert "exists with other evidence" not in failure.value.error.reason  # checked first
-    assert _row_counts() == rows
+    assert row_counts() == rows

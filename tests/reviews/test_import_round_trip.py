@@ -81,12 +81,6 @@ def _answer(rater, project, answers: dict[str, str]) -> None:
     assignment_submit(actor=rater, assignment=assignment)
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Five users per workflow: PBKDF2 would spend seconds hashing their test password."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def approved(project, tmp_path):
     """The project after the whole workflow: (item, approval)."""

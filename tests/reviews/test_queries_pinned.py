@@ -15,7 +15,7 @@ from django.utils import timezone
 from reviews.models import Assignment, AssignmentStatus, Item, Role
 from tests.factories import ProjectFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 # Every page starts with session, user and the membership check (3 queries; my_queue has no
 # membership check but lists the rater's projects). Then:

@@ -22,7 +22,7 @@ from reviews.models import (
 )
 from tests.factories import ProjectFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @dataclass

@@ -11,7 +11,7 @@ from reviews.selectors import rater_workspace
 from reviews.services.answers import AnswerInput
 from tests.factories import member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 PROVIDERS = ("provider-1", "provider-2")
 CONFIDENCES = ("0.71", "0.62")  # as the page formats them (floatformat:2)

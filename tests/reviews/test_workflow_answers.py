@@ -12,7 +12,7 @@ from reviews.services.answers import (
 )
 from tests.factories import member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

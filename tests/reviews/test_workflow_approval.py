@@ -20,7 +20,7 @@ from reviews.services.approval import ApprovalRefused, approval_blockers, approv
 from reviews.services.resolution import adjudicate
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 def _written():

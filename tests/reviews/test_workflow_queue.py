@@ -29,7 +29,7 @@ from reviews.services.assignment import (
 from reviews.services.batches import batch_create, rater_progress
 from tests.factories import ItemFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

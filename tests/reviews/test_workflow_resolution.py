@@ -16,7 +16,7 @@ from reviews.services.approval import approve
 from reviews.services.resolution import ResolutionError, adjudicate, current_resolution
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 UNCLEAR = AnswerInput(Decision.UNCLEAR, flagged=True)
 

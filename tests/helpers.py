@@ -1,0 +1,34 @@
+"""Helpers shared by the whole suite: database and storage snapshots, API credentials."""
+
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+
+
+def row_counts() -> dict[str, int]:
+    """Rows of every model of `reviews` and `judging` (M2M link tables included).
+
+    Equal before and after anything that must change nothing (a refused import, a rolled-back
+    request).
+    """
+    models = [
+        model
+        for app in ("reviews", "judging")
+        for model in apps.get_app_config(app).get_models(include_auto_created=True)
+    ]
+    return {model._meta.label: model._default_manager.count() for model in models}
+
+
+def media_files() -> list[str]:
+    """Every file under MEDIA_ROOT, relative to it, sorted."""
+    root = Path(settings.MEDIA_ROOT)
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def bearer(user) -> dict:
+    """Authorization header of a fresh API token of `user`."""
+    from reviews.services.tokens import token_create
+
+    _, secret = token_create(actor=user, name="test")
+    return {"Authorization": f"Bearer {secret}"}
