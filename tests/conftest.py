@@ -207,6 +207,9 @@ def rate(db):
     return rate
 
 
+_PDFS: dict[str, bytes] = {}
+
+
 @pytest.fixture
 def attach_evidence(db):
     """attach_evidence(item) → a one-page PDF Document cited by the item and all its claims."""
@@ -215,8 +218,9 @@ def attach_evidence(db):
     from reviews.services.documents import StoredFiles, document_for_bytes
 
     def attach(item, text="Statement of account. Total due 1,200.00 EUR"):
-        pdf = build_pdf([[DrawText(20, 60, text, size=11)]], page_size=(300.0, 200.0))
-        document, _ = document_for_bytes(pdf, name="statement.pdf", written=StoredFiles())
+        if text not in _PDFS:  # building is the slow part; the bytes are the same every time
+            _PDFS[text] = build_pdf([[DrawText(20, 60, text, size=11)]], page_size=(300.0, 200.0))
+        document, _ = document_for_bytes(_PDFS[text], name="statement.pdf", written=StoredFiles())
         source = ItemSource.objects.create(
             item=item, artifact_id="statement-p1", document=document, path="statement.pdf", page=1
         )

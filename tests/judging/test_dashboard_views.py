@@ -70,7 +70,10 @@ def small_records(n_items: int = ITEMS) -> list[dict]:
             )
         )
         records.append(verdict_record(item_id, other if n in CLAUDE_WRONG else truth, judge=CLAUDE))
-    return records
+    # Criterion, items, then labels and verdicts: the importer writes consecutive items in one
+    # batch (interleaved, it writes them one at a time, which only costs time here).
+    first = {"criterion": 0, "item": 1}
+    return sorted(records, key=lambda r: first.get(r["type"], 2))
 
 
 def small_project(project, folder: Path, *, draw: bool = True, n_items: int = ITEMS):
