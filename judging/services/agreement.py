@@ -18,12 +18,8 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from judging.models import Criterion, ItemSplit, Judge, Split, SplitDraw, Verdict
-from judging.services.agreement_build import (
-    N_RESAMPLES,
-    CriterionInput,
-    JudgeSamples,
-    build_agreement_report,
-)
+from judging.services.agreement_build import N_RESAMPLES, build_agreement_report
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 from judging.services.labels import final_labels, rater_labels
 from judging.services.splits import (
     SplitError,

@@ -14,7 +14,7 @@ human, columns = judge.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from judging.metrics import (
 )
 from judging.services.agreement_cuts import collapse, label_counts, thresholds
 from judging.services.agreement_human import human_human_entries
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 
 N_RESAMPLES = 2000
 CI_LEVEL = 0.95
@@ -47,33 +48,6 @@ SPLIT_LABELS = {
     "all": "development figures (all items, calibration and held-out mixed): not for release "
     "decisions",
 }
-
-
-@dataclass(frozen=True)
-class JudgeSamples:
-    """One judge's verdicts on one criterion: item -> its samples' labels (and display orders)."""
-
-    name: str  # "provider/model", as reports name judges
-    model_group: str
-    configuration: str
-    samples: Mapping[str, Sequence[str]]
-    orders: Mapping[str, Sequence[str]] = field(default_factory=dict)  # pairwise: "AB" / "BA"
-
-
-@dataclass(frozen=True)
-class CriterionInput:
-    name: str
-    version: str
-    labels: Sequence[str]
-    positive_label: str = ""
-    ordinal: bool = False
-    critical: bool = False
-    pairwise: bool = False
-    final_labels: Mapping[str, str] = field(default_factory=dict)  # item -> final human label
-    human_ties: Sequence[str] = ()  # items whose human labels tie (no final label)
-    rater_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    judges: Sequence[JudgeSamples] = ()
-    collapsed_at: str | None = None  # set by `agreement_cuts.collapse`
 
 
 @dataclass

@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judging.metrics import cohen_kappa_ci, confusion_matrix, observed_agreement
-
-if TYPE_CHECKING:
-    from judging.services.agreement_build import CriterionInput
+from judging.services.agreement_inputs import CriterionInput
 
 
 class CollapseError(ValueError):

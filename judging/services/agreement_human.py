@@ -9,7 +9,7 @@ coders, missing labels allowed; ordinal level for ordinal criteria).
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judging.metrics import (
     cohen_kappa_ci,
@@ -18,9 +18,7 @@ from judging.metrics import (
     krippendorff_alpha,
 )
 from judging.services.agreement_cuts import label_counts
-
-if TYPE_CHECKING:
-    from judging.services.agreement_build import CriterionInput
+from judging.services.agreement_inputs import CriterionInput
 
 
 def _known(criterion: CriterionInput) -> dict[str, dict[str, str]]:

@@ -16,7 +16,8 @@ from judging.metrics import (
     expected_calibration_error,
     observed_agreement,
 )
-from judging.services.agreement_build import CriterionInput, JudgeSamples, judge_votes
+from judging.services.agreement_build import judge_votes
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 
 
 def restrict(criterion: CriterionInput, items: set[str]) -> CriterionInput:

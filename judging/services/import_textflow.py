@@ -35,14 +35,18 @@ from judging.services.criteria import (
     judge_ensure,
     latest_criterion,
 )
-from judging.services.import_batches import BATCH, ItemLookup, PendingVerdict, VerdictBatch
+from judging.services.import_batches import ItemLookup, PendingVerdict, VerdictBatch
 from reviews.evidence import EvidenceError
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError, check_json_size
-from reviews.models import Event, Item, ItemSource, ItemStatus
+from reviews.models import (
+    ItemSource,
+    ItemStatus,
+)
 from reviews.services.documents import document_for_bytes
 from reviews.services.imports import ImportContext
+from reviews.services.items import items_upsert, source_attach
 
 CORRECTNESS = CriterionDefinition(
     name="correctness",
@@ -109,74 +113,18 @@ def _correctness(context: ImportContext) -> Criterion:
     return existing
 
 
-def _chunks(values: list, size: int = BATCH):
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
-def _update_item(item: Item, fields: dict[str, Any], context: ImportContext) -> None:
-    fields = {**fields, "metadata": {**item.metadata, **fields["metadata"]}}
-    changed = {k: getattr(item, k) for k, v in fields.items() if getattr(item, k) != v}
-    if not changed:
-        context.counts["items_unchanged"] += 1
-        return
-    for key in changed:
-        setattr(item, key, fields[key])
-    item.save(update_fields=[*changed, "updated_at"])
-    Event.objects.create(
-        item=item,
-        actor=context.actor,
-        kind="updated",
-        data={"file": context.file, "previous": changed},
-    )
-    context.counts["items_updated"] += 1
-
-
 def _upsert_items(parsed: TextflowFile, context: ImportContext) -> dict[str, int]:
-    """Create or update one item per record; returns external id -> pk."""
-    project = context.project
-    ids = [r.item_id for r in parsed.records]
-    existing: dict[str, Item] = {}
-    for chunk in _chunks(ids):
-        existing.update(
-            (i.external_id, i) for i in Item.objects.filter(project=project, external_id__in=chunk)
-        )
-    new = []
-    for record in parsed.records:
-        fields = _item_fields(record, parsed.variant)
-        if record.item_id in existing:
-            _update_item(existing[record.item_id], fields, context)
-        else:
-            new.append(
-                Item(
-                    project=project,
-                    external_id=record.item_id,
-                    status=ItemStatus.RESOLVED,
-                    **fields,
-                )
-            )
-    Item.objects.bulk_create(new, batch_size=BATCH)
-    pks = {i.external_id: i.pk for i in existing.values()}
-    for chunk in _chunks([n.external_id for n in new]):
-        pks.update(
-            Item.objects.filter(project=project, external_id__in=chunk).values_list(
-                "external_id", "pk"
-            )
-        )
-    Event.objects.bulk_create(
-        (
-            Event(
-                item_id=pks[n.external_id],
-                actor=context.actor,
-                kind="imported",
-                data={"file": context.file},
-            )
-            for n in new
-        ),
-        batch_size=BATCH,
+    """Create or update one item per record (through reviews); returns external id -> pk."""
+    upserted = items_upsert(
+        actor=context.actor,
+        project=context.project,
+        rows=[(r.item_id, _item_fields(r, parsed.variant)) for r in parsed.records],
+        source={"file": context.file},
+        new_status=ItemStatus.RESOLVED,  # no questions until send_to_humans asks for labels
     )
-    context.counts["items_created"] += len(new)
-    return pks
+    for what in ("created", "updated", "unchanged"):
+        context.counts[f"items_{what}"] += upserted.counts[what]
+    return upserted.pks
 
 
 def _image_path(key: str, base: Path | None) -> str | None:
@@ -214,11 +162,8 @@ def _attach_images(parsed: TextflowFile, pks: dict[str, int], context: ImportCon
                     str(error), file=context.file, record=_where(record), path="$.key"
                 ) from None
             context.counts["documents"] += int(created)
-        ItemSource.objects.create(
-            item_id=pks[record.item_id],
-            artifact_id=relative,
-            document=documents[relative],
-            path=relative,
+        source_attach(
+            item_id=pks[record.item_id], artifact_id=relative, document=documents[relative]
         )
 
 

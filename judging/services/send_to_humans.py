@@ -20,8 +20,7 @@ import math
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Max
-from django.utils import timezone
+from django.db.models import Count
 
 from judging.models import Criterion, Split, Verdict
 from judging.services.splits import (
@@ -32,7 +31,8 @@ from judging.services.splits import (
     split_extend,
     strata_of,
 )
-from reviews.models import Event, Item, ItemStatus, Project, Question, QuestionKind
+from reviews.models import Item, Project, QuestionKind
+from reviews.services.items import QuestionSpec, questions_add
 
 SELECTIONS = ("split_votes", "calibration_sample", "held_out")
 CHOSEN = "chosen"
@@ -128,16 +128,10 @@ def _pair(item: Item, criterion: Criterion) -> dict:
     return pair
 
 
-def _new_questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[Question]:
-    positions = dict(
-        Question.objects.filter(item_id__in=item_ids)
-        .values("item_id")
-        .annotate(last=Max("position"))
-        .values_list("item_id", "last")
-    )
+def _questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[QuestionSpec]:
     items = Item.objects.in_bulk(item_ids) if criterion.pairwise else {}
     return [
-        Question(
+        QuestionSpec(
             item_id=item_id,
             kind=kind,
             key=criterion.name,
@@ -145,7 +139,6 @@ def _new_questions(item_ids: list[int], criterion: Criterion, kind: str) -> list
             criterion_version=criterion.version,
             prompt=criterion.text,
             options=_pair(items[item_id], criterion) if criterion.pairwise else {},
-            position=positions.get(item_id, -1) + 1,
         )
         for item_id in item_ids
     ]
@@ -170,30 +163,10 @@ def send_to_humans(
     chosen = _select(project, criterion, selection, n, seed, item_ids)
     kind = QuestionKind.PAIRWISE if criterion.pairwise else QuestionKind.CRITERION
     created = reopened = 0
-    for start in range(0, len(chosen), CHUNK):
-        chunk = chosen[start : start + CHUNK]
-        asked = set(
-            Question.objects.filter(item_id__in=chunk, kind=kind, key=criterion.name).values_list(
-                "item_id", flat=True
-            )
-        )
-        new = [pk for pk in chunk if pk not in asked]
-        Question.objects.bulk_create(_new_questions(new, criterion, kind))
-        reopened += (
-            Item.objects.filter(pk__in=new)
-            .exclude(status=ItemStatus.OPEN)
-            .update(status=ItemStatus.OPEN, updated_at=timezone.now())
-        )
-        Event.objects.bulk_create(
-            Event(
-                item_id=pk,
-                actor=actor if getattr(actor, "pk", None) else None,
-                kind="question_added",
-                data={"question": criterion.name, "kind": kind, "selection": selection},
-            )
-            for pk in new
-        )
-        created += len(new)
+    for start in range(0, len(chosen), CHUNK):  # chunks: pairwise specs need their items
+        specs = _questions(chosen[start : start + CHUNK], criterion, kind)
+        added = questions_add(actor=actor, specs=specs, source={"selection": selection})
+        created, reopened = created + len(added.created), reopened + added.reopened
     return SendResult(
         criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
     )

@@ -236,6 +236,25 @@ class Approval(AppendOnlyModel):
         return f"Approval {self.sequence} of {self.item} by {self.approver}"
 
 
+class EventKind(models.TextChoices):
+    """What a timeline line records; written only through `reviews.services.events`."""
+
+    IMPORTED = "imported", "Imported"
+    UPDATED = "updated", "Updated by an import"
+    QUESTION_ADDED = "question_added", "Question added"
+    ASSIGNED = "assigned", "Assigned"
+    SKIPPED = "skipped", "Skipped"
+    ANSWERED = "answered", "Answered"
+    SUBMITTED = "submitted", "Submitted"
+    NEEDS_ADJUDICATION = "needs_adjudication", "Needs adjudication"
+    RESOLVED = "resolved", "Resolved"
+    ADJUDICATED = "adjudicated", "Adjudicated"
+    CORRECTED = "corrected", "Adjudication corrected"
+    APPROVED = "approved", "Approved"
+    APPROVAL_IMPORTED = "approval_imported", "Approval imported"
+    EXPORTED = "exported", "Exported"
+
+
 class Event(AppendOnlyModel):
     """One line of an item's timeline: who did what, when. Never changed, never deleted."""
 
@@ -243,7 +262,7 @@ class Event(AppendOnlyModel):
     actor = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    kind = models.CharField(max_length=32)
+    kind = models.CharField(max_length=32, choices=EventKind.choices)
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

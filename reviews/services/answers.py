@@ -18,12 +18,13 @@ from reviews.models import (
     AssignmentStatus,
     Claim,
     Decision,
-    Event,
+    EventKind,
     Item,
     Question,
     QuestionStatus,
     decisions_for,
 )
+from reviews.services.events import event_record
 from reviews.services.resolution import resolve_submitted_item
 
 
@@ -117,10 +118,10 @@ def answer_record(
                 )
         except IntegrityError:  # a concurrent save took this seq first
             raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
-        Event.objects.create(
-            item_id=question.item_id,
+        event_record(
+            item=question.item_id,
             actor=actor,
-            kind="answered",
+            kind=EventKind.ANSWERED,
             data={
                 "question": question.key,
                 "seq": answer.seq,
@@ -165,6 +166,6 @@ def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = timezone.now()
         assignment.save(update_fields=["status", "submitted_at"])
-        Event.objects.create(item=assignment.item, actor=actor, kind="submitted")
+        event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
         resolve_submitted_item(item=assignment.item)
     return assignment

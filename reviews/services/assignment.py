@@ -29,7 +29,7 @@ from reviews.models import (
     HOLDING_STATUSES,
     Assignment,
     AssignmentStatus,
-    Event,
+    EventKind,
     Item,
     ItemStatus,
     Membership,
@@ -37,6 +37,7 @@ from reviews.models import (
     QuestionKind,
     Role,
 )
+from reviews.services.events import event_record
 
 # How many candidates one claim looks at before giving up on a busy pool.
 _CANDIDATES_PER_CLAIM = 20
@@ -169,7 +170,7 @@ def _claim_new(*, rater, project: Project, now) -> Assignment | None:
                 opened_at=now,
                 lease_expires_at=_lease_until(project, now),
             )
-            Event.objects.create(item=item, actor=rater, kind="assigned", data={"how": "claimed"})
+            event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
             return assignment
     return None
 
@@ -184,7 +185,7 @@ def skip(*, rater, assignment: Assignment, reason: str) -> Assignment:
     assignment.status = AssignmentStatus.SKIPPED
     assignment.skip_reason = reason
     assignment.save(update_fields=["status", "skip_reason"])
-    Event.objects.create(item=assignment.item, actor=rater, kind="skipped", data={"reason": reason})
+    event_record(item=assignment.item, actor=rater, kind=EventKind.SKIPPED, data={"reason": reason})
     return assignment
 
 

@@ -22,13 +22,14 @@ from reviews.models import (
     Assignment,
     AssignmentBatch,
     AssignmentStatus,
-    Event,
+    EventKind,
     Item,
     ItemStatus,
     Membership,
     Role,
 )
 from reviews.services.assignment import holding_count
+from reviews.services.events import events_record
 
 SELECTIONS = ("slice", "count", "sample")
 
@@ -147,14 +148,13 @@ def batch_create(
         batch.selection = {**batch.selection, "kept_overlap": kept}
         batch.save(update_fields=["selection"])
     Assignment.objects.bulk_create(created)
-    Event.objects.bulk_create(
-        Event(
-            item_id=a.item_id,
-            actor=actor,
-            kind="assigned",
-            data={"how": "batch", "batch": batch.name, "rater": a.rater.get_username()},
-        )
-        for a in created
+    events_record(
+        kind=EventKind.ASSIGNED,
+        actor=actor,
+        lines=(
+            (a.item_id, {"how": "batch", "batch": batch.name, "rater": a.rater.get_username()})
+            for a in created
+        ),
     )
     return batch
 

@@ -21,7 +21,15 @@ from reviews.formats.reference import (
 )
 from reviews.formats.review_file import ReviewFile, dump_review_file
 from reviews.formats.signed import SIGNATURES_SUFFIX
-from reviews.models import Answer, Approval, Event, Item, QuestionKind, Resolution
+from reviews.models import (
+    Answer,
+    Approval,
+    EventKind,
+    Item,
+    QuestionKind,
+    Resolution,
+)
+from reviews.services.events import events_record
 from reviews.services.ground_truth import approval_block, bound_of
 
 EXPORT_FORMATS = ("review", "reference", "csv")
@@ -155,14 +163,12 @@ def export_files(*, actor, project, format: str) -> dict[str, bytes]:
             review = review_document(entry)
             if review is not None:
                 files[f"{name}.review.json"] = dump_review_file(review)
-    Event.objects.bulk_create(
-        Event(
-            item=e.item,
-            actor=actor,
-            kind="exported",
-            data={"format": format, "version": e.approval.reference.version},
-        )
-        for e in entries
+    events_record(
+        kind=EventKind.EXPORTED,
+        actor=actor,
+        lines=(
+            (e.item, {"format": format, "version": e.approval.reference.version}) for e in entries
+        ),
     )
     return files
 

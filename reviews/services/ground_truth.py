@@ -14,8 +14,16 @@ from django.utils import timezone
 
 from reviews.formats.canonical import canonical_rows, rows_sha256
 from reviews.formats.signed import BOUND_FIELDS, bound_fields, format_approved_at, payload_bytes
-from reviews.models import Approval, Authority, Event, Item, ItemStatus, Reference
+from reviews.models import (
+    Approval,
+    Authority,
+    EventKind,
+    Item,
+    ItemStatus,
+    Reference,
+)
 from reviews.services import signing
+from reviews.services.events import event_record
 from reviews.services.references import current_ground_truth, latest_reference, next_version
 
 STATEMENT = (
@@ -114,7 +122,7 @@ def approval_sign(*, actor, item: Item, rows, reason: str) -> Approval:
         correction_reason=reason,
         signed=bound,
     )
-    _mark_approved(item, actor, reference, kind="approved", correction=bool(reason))
+    _mark_approved(item, actor, reference, kind=EventKind.APPROVED, correction=bool(reason))
     return approval
 
 
@@ -141,14 +149,14 @@ def approval_import(
         statement=IMPORTED_STATEMENT,
         signed={name: block[name] for name in BOUND_FIELDS},
     )
-    _mark_approved(item, actor, reference, kind="approval_imported", signer=signer)
+    _mark_approved(item, actor, reference, kind=EventKind.APPROVAL_IMPORTED, signer=signer)
     return approval
 
 
-def _mark_approved(item: Item, actor, reference: Reference, *, kind: str, **data) -> None:
+def _mark_approved(item: Item, actor, reference: Reference, *, kind: EventKind, **data) -> None:
     item.status = ItemStatus.APPROVED
     item.save(update_fields=["status", "updated_at"])
-    Event.objects.create(
+    event_record(
         item=item,
         actor=actor,
         kind=kind,

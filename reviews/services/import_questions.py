@@ -15,7 +15,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviews.formats.errors import FormatError
-from reviews.models import Event, Item, ItemStatus, Project, Question
+from reviews.models import EventKind, Item, ItemStatus, Project, Question
+from reviews.services.events import events_record
 
 CHUNK = 1000
 
@@ -103,14 +104,10 @@ def questions_add_to_items(
             )
             for pk in new:
                 positions[pk] = positions.get(pk, -1) + 1
-            Event.objects.bulk_create(
-                Event(
-                    item_id=pk,
-                    actor=actor if getattr(actor, "pk", None) else None,
-                    kind="question_added",
-                    data={"question": spec.key, "kind": spec.kind, "file": file},
-                )
-                for pk in new
+            events_record(
+                kind=EventKind.QUESTION_ADDED,
+                actor=actor,
+                lines=((pk, {"question": spec.key, "kind": spec.kind, "file": file}) for pk in new),
             )
             Item.objects.filter(pk__in=new).exclude(status=ItemStatus.OPEN).update(
                 status=ItemStatus.OPEN, updated_at=timezone.now()

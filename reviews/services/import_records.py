@@ -24,9 +24,17 @@ from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import HEAD_BYTES, Sniffer, csv_flavour
 from reviews.formats.errors import FormatError, iter_json_lines
 from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
-from reviews.models import Event, Item, ItemSource, ItemStatus, Slice
+from reviews.models import (
+    Event,
+    EventKind,
+    Item,
+    ItemSource,
+    ItemStatus,
+    Slice,
+)
 from reviews.services.bulk_insert import PkSet, insert_rows
 from reviews.services.documents import document_for_bytes, read_evidence
+from reviews.services.events import event_record
 from reviews.services.ground_truth import generated_add
 from reviews.services.imports import ImportContext, register_importer
 
@@ -187,7 +195,7 @@ class ItemBatch:
                 for record, where in new
             ),
             actor_id=context.actor.pk if context.actor else None,
-            kind="imported",
+            kind=EventKind.IMPORTED,
             created_at=now,
         )
         for record, where in new:
@@ -222,7 +230,7 @@ class ItemBatch:
             data["slices_added"] = slices_added
         if evidence_added:
             data["evidence_added"] = evidence_added
-        Event.objects.create(item=item, actor=self.context.actor, kind="updated", data=data)
+        event_record(item=item, actor=self.context.actor, kind=EventKind.UPDATED, data=data)
         self.context.counts["items_updated"] += 1
 
     def _slice(self, name: str) -> Slice:
@@ -423,10 +431,10 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
         if not changed:
             context.counts["items_unchanged"] += 1
             continue
-        Event.objects.create(
+        event_record(
             item=item,
             actor=context.actor,
-            kind="imported",
+            kind=EventKind.IMPORTED,
             data={"file": context.file, "rows": len(rows)},
         )
         context.counts["references"] += 1

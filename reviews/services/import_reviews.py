@@ -31,7 +31,7 @@ from reviews.formats.signed import format_approved_at
 from reviews.models import (
     Claim,
     Decision,
-    Event,
+    EventKind,
     Item,
     ItemSource,
     ItemStatus,
@@ -42,6 +42,7 @@ from reviews.models import (
 )
 from reviews.services.approved_imports import Outcome, approved_record_decision
 from reviews.services.documents import document_for_bytes, read_evidence
+from reviews.services.events import event_record
 from reviews.services.ground_truth import approval_import, generated_add
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.resolution import item_status_refresh
@@ -259,10 +260,10 @@ def import_review(
     if created or changed or new_questions:
         item.metadata = {**item.metadata, "review_file": known}
         item.save(update_fields=["metadata", "updated_at"])
-        Event.objects.create(
+        event_record(
             item=item,
             actor=context.actor,
-            kind="imported",
+            kind=EventKind.IMPORTED,
             data={"file": context.file, "generated_version": generated.version, "new": created},
         )
         context.counts["items_created" if created else "items_updated"] += 1

@@ -21,7 +21,7 @@ from reviews.models import (
     Assignment,
     AssignmentStatus,
     Decision,
-    Event,
+    EventKind,
     Item,
     ItemStatus,
     Question,
@@ -31,6 +31,7 @@ from reviews.models import (
     Role,
     decisions_for,
 )
+from reviews.services.events import event_record
 from reviews.services.normalise import comparable
 from reviews.signals import project_data_changed
 
@@ -89,8 +90,10 @@ def question_try_resolve(
     if members is None:
         question.status = QuestionStatus.ADJUDICATION
         question.save(update_fields=["status"])
-        Event.objects.create(
-            item_id=question.item_id, kind="needs_adjudication", data={"question": question.key}
+        event_record(
+            item=question.item_id,
+            kind=EventKind.NEEDS_ADJUDICATION,
+            data={"question": question.key},
         )
         return None
     resolution = Resolution.objects.create(
@@ -102,9 +105,9 @@ def question_try_resolve(
     resolution.source_answers.set(members)  # the answers it came from, not the outvoted ones
     question.status = QuestionStatus.RESOLVED
     question.save(update_fields=["status"])
-    Event.objects.create(
-        item_id=question.item_id,
-        kind="resolved",
+    event_record(
+        item=question.item_id,
+        kind=EventKind.RESOLVED,
         data={"question": question.key, "method": rule, "decision": resolution.decision},
     )
     return resolution
@@ -192,10 +195,10 @@ def adjudicate(*, actor, question: Question, decision: str, value=None, reason: 
     resolution.source_answers.set(latest_answers(question, raters))
     question.status = QuestionStatus.RESOLVED
     question.save(update_fields=["status"])
-    Event.objects.create(
+    event_record(
         item=question.item,
         actor=actor,
-        kind="adjudicated" if previous is None else "corrected",
+        kind=EventKind.ADJUDICATED if previous is None else EventKind.CORRECTED,
         data={"question": question.key, "decision": decision, "reason": reason},
     )
     if question.item.status == ItemStatus.APPROVED:

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from django.core.management import call_command
 
+from reviews.models import Item
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 JUDGE = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}
 

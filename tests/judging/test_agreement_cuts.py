@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from judging.services.agreement_build import CriterionInput, JudgeSamples, build_agreement_report
+from judging.services.agreement_build import build_agreement_report
 from judging.services.agreement_cuts import CollapseError, group_names
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 
 LABELS = ["0", "1", "2", "3"]
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")

@@ -7,11 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.metrics import cohen_kappa, confusion_matrix
-from judging.services.agreement_build import (
-    CriterionInput,
-    JudgeSamples,
-    build_agreement_report,
-)
+from judging.services.agreement_build import build_agreement_report
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import split_draw
 from tests.judging.helpers import (

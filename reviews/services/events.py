@@ -1,0 +1,42 @@
+"""The item timeline: the one place that writes Event rows (append-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from reviews.models import Event, EventKind, Item
+
+
+def _actor(actor):
+    # Anonymous users and system jobs (no pk) are recorded as "no actor".
+    return actor if getattr(actor, "pk", None) else None
+
+
+def _item_id(item: Item | int) -> int:
+    return item if isinstance(item, int) else item.pk
+
+
+def event_record(
+    *, item: Item | int, kind: EventKind, actor=None, data: dict[str, Any] | None = None
+) -> Event:
+    """Append one line to `item`'s timeline. `kind` must be an EventKind (ValueError if not)."""
+    return Event.objects.create(
+        item_id=_item_id(item), kind=EventKind(kind), actor=_actor(actor), data=data or {}
+    )
+
+
+def events_record(
+    *,
+    kind: EventKind,
+    lines: Iterable[tuple[Item | int, dict[str, Any]]],
+    actor=None,
+    batch_size: int = 1000,
+) -> int:
+    """One `kind` line per (item, data) pair, in bulk; returns how many were written."""
+    kind, actor = EventKind(kind), _actor(actor)
+    events = [
+        Event(item_id=_item_id(item), kind=kind, actor=actor, data=data) for item, data in lines
+    ]
+    Event.objects.bulk_create(events, batch_size=batch_size)
+    return len(events)

@@ -1,0 +1,192 @@
+"""Writing items and their questions for other apps (judging's imports and `send_to_humans`).
+
+Reviews owns its tables: judging describes what it wants (item fields, question snapshots) and
+these services write the rows, re-open items and keep the timeline, under the same rules as
+reviews' own importers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Max
+from django.utils import timezone
+
+from reviews.models import (
+    Document,
+    EventKind,
+    Item,
+    ItemSource,
+    ItemStatus,
+    Project,
+    Question,
+    QuestionKind,
+)
+from reviews.services.events import event_record, events_record
+
+CHUNK = 1000
+ITEM_FIELDS = frozenset({"title", "input", "output", "expected", "metadata"})
+
+
+@dataclass
+class ItemsUpserted:
+    pks: dict[str, int]  # external id -> pk, for every row given
+    counts: Counter = field(default_factory=Counter)  # created, updated, unchanged
+
+
+def _chunks(values: Sequence, size: int = CHUNK) -> Iterator[Sequence]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _changes(item: Item, fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields that differ, with their previous values; metadata merges (new keys win)."""
+    if "metadata" in fields:
+        fields["metadata"] = {**item.metadata, **fields["metadata"]}
+    return {k: getattr(item, k) for k, v in fields.items() if getattr(item, k) != v}
+
+
+def items_upsert(
+    *,
+    actor,
+    project: Project,
+    rows: Sequence[tuple[str, dict[str, Any]]],
+    source: dict[str, Any],
+    new_status: str = ItemStatus.OPEN,
+) -> ItemsUpserted:
+    """Create or update one item per (external id, fields) row.
+
+    New items get `new_status` and an `imported` event; changed items are saved with an
+    `updated` event that keeps the previous values (an update never loses data silently);
+    `source` (e.g. {"file": name}) goes into every event. Only ITEM_FIELDS may be given.
+    """
+    unknown = {k for _, fields in rows for k in fields} - ITEM_FIELDS
+    if unknown:
+        raise ValueError(f"items_upsert: not item fields: {', '.join(sorted(unknown))}")
+    result = ItemsUpserted(pks={})
+    existing: dict[str, Item] = {}
+    for chunk in _chunks([external_id for external_id, _ in rows]):
+        existing.update(
+            (i.external_id, i) for i in Item.objects.filter(project=project, external_id__in=chunk)
+        )
+    new = []
+    for external_id, fields in rows:
+        item = existing.get(external_id)
+        if item is None:
+            new.append(Item(project=project, external_id=external_id, status=new_status, **fields))
+            continue
+        result.pks[external_id] = item.pk
+        fields = dict(fields)
+        changed = _changes(item, fields)
+        if not changed:
+            result.counts["unchanged"] += 1
+            continue
+        for key in changed:
+            setattr(item, key, fields[key])
+        item.save(update_fields=[*changed, "updated_at"])
+        event_record(
+            item=item, kind=EventKind.UPDATED, actor=actor, data={**source, "previous": changed}
+        )
+        result.counts["updated"] += 1
+    Item.objects.bulk_create(new, batch_size=CHUNK)
+    for chunk in _chunks([n.external_id for n in new]):
+        result.pks.update(
+            Item.objects.filter(project=project, external_id__in=chunk).values_list(
+                "external_id", "pk"
+            )
+        )
+    events_record(
+        kind=EventKind.IMPORTED,
+        actor=actor,
+        lines=((result.pks[n.external_id], dict(source)) for n in new),
+    )
+    result.counts["created"] += len(new)
+    return result
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """A question to ask on one item: criterion and pairwise questions carry a snapshot."""
+
+    item_id: int
+    kind: QuestionKind
+    key: str
+    labels: list[str] = field(default_factory=list)
+    prompt: str = ""
+    criterion_version: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class QuestionsAdded:
+    created: list[int] = field(default_factory=list)  # item ids that got a new question
+    reopened: int = 0
+
+
+def questions_add(
+    *, actor, specs: Sequence[QuestionSpec], source: dict[str, Any]
+) -> QuestionsAdded:
+    """Ask each spec's question once: an item that already has it (same kind and key) is left
+    as it is. The new question goes after the item's others; items that get one are re-opened
+    so raters are offered them, with a `question_added` event carrying `source`."""
+    result = QuestionsAdded()
+    for chunk in _chunks(specs):
+        wanted = {(s.item_id, s.kind, s.key) for s in chunk}
+        asked = set(
+            Question.objects.filter(
+                item_id__in={s.item_id for s in chunk}, key__in={s.key for s in chunk}
+            ).values_list("item_id", "kind", "key")
+        )
+        new = [s for s in chunk if (s.item_id, s.kind, s.key) in wanted - asked]
+        item_ids = [s.item_id for s in new]
+        positions = dict(
+            Question.objects.filter(item_id__in=item_ids)
+            .values("item_id")
+            .annotate(last=Max("position"))
+            .values_list("item_id", "last")
+        )
+        added: Counter = Counter()
+        questions = []
+        for spec in new:
+            questions.append(
+                Question(
+                    item_id=spec.item_id,
+                    kind=spec.kind,
+                    key=spec.key,
+                    labels=list(spec.labels),
+                    prompt=spec.prompt,
+                    criterion_version=spec.criterion_version,
+                    options=spec.options,
+                    position=positions.get(spec.item_id, -1) + 1 + added[spec.item_id],
+                )
+            )
+            added[spec.item_id] += 1
+        Question.objects.bulk_create(questions)
+        result.reopened += (
+            Item.objects.filter(pk__in=item_ids)
+            .exclude(status=ItemStatus.OPEN)
+            .update(status=ItemStatus.OPEN, updated_at=timezone.now())
+        )
+        events_record(
+            kind=EventKind.QUESTION_ADDED,
+            actor=actor,
+            lines=((s.item_id, {"question": s.key, "kind": s.kind, **source}) for s in new),
+        )
+        result.created += item_ids
+    return result
+
+
+def source_attach(
+    *, item_id: int, artifact_id: str, document: Document, path: str = "", page: int | None = None
+) -> ItemSource:
+    """Cite a stored document (or one page of it) as evidence of an item."""
+    return ItemSource.objects.create(
+        item_id=item_id,
+        artifact_id=artifact_id,
+        document=document,
+        path=path or artifact_id,
+        page=page,
+    )
