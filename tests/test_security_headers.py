@@ -14,7 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from reviews.models import Assignment, Role
 from tests.factories import member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 # Dummy values per path converter: the method check runs before the view looks anything up.
 SAMPLE = {

@@ -32,8 +32,6 @@ from reviews.models import (
 from reviews.services.approval import approve
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.usefixtures("fast_passwords")]
-
 HISTORY = [
     Answer,
     Resolution,
