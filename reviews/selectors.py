@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count, Q
 
@@ -20,16 +21,22 @@ from reviews.models import (
     Resolution,
 )
 
+COUNT_LIMIT = 10_000  # list totals are exact up to here, then "10,000+"
 
-def item_counts_by_status(project) -> dict[str, int]:
-    """Items of `project` per status, every status present (0 when none)."""
-    counts = dict(
-        Item.objects.filter(project=project)
-        .values_list("status")
-        .annotate(n=Count("id"))
-        .values_list("status", "n")
-    )
-    return {status: counts.get(status, 0) for status in ItemStatus.values}
+
+def bounded_count(queryset, limit: int = COUNT_LIMIT) -> tuple[int, bool]:
+    """(count, more): counts at most `limit` + 1 rows, so the cost does not grow past the limit
+    with the project (an exact COUNT reads every matching row: 100k rows on each page view)."""
+    n = queryset.order_by().values("pk")[: limit + 1].count()
+    return min(n, limit), n > limit
+
+
+def item_counts_by_status(project) -> dict[str, tuple[int, bool]]:
+    """Items of `project` per status as (count, more than that): one bounded count per status
+    (each reads at most COUNT_LIMIT + 1 index entries), so the cost stops growing with the
+    project where an exact GROUP BY would read every item."""
+    items = Item.objects.filter(project=project)
+    return {status: bounded_count(items.filter(status=status)) for status in ItemStatus.values}
 
 
 def assignment_counts_for_rater(*, rater, project) -> dict[str, int]:
@@ -149,27 +156,109 @@ def item_documents(item) -> list[Document]:
     return list(seen.values())
 
 
-def items_page(*, project, status: str | None, query: str, page: int, per_page: int = 50):
-    """One page of the project's items with per-item question counts: 2 queries at any size."""
+@dataclass(frozen=True)
+class ItemsPage:
+    rows: list[Item]  # with questions_total and questions_open set
+    total: int
+    total_more: bool  # more than `total` (a bounded count)
+    first_id: int | None
+    last_id: int | None
+    has_previous: bool
+    has_next: bool
+
+
+def items_page(
+    *,
+    project,
+    status: str | None,
+    query: str,
+    after: int | None = None,
+    before: int | None = None,
+    per_page: int = 50,
+) -> ItemsPage:
+    """One page of the project's items by id (keyset: `after`/`before` an id), with per-item
+    question counts. Three queries whatever the project's size: a bounded count, the page's
+    items (one row more than a page, to know if there is a next; LIMIT on the (project, status,
+    id) index) and the question counts of those items only."""
     items = Item.objects.filter(project=project)
     if status:
         items = items.filter(status=status)
     if query:
         items = items.filter(external_id__icontains=query)
-    total = items.count()
-    rows = list(
-        items.order_by("id")
-        .annotate(
-            questions_total=Count("questions", distinct=True),
-            questions_open=Count(
-                "questions", filter=~Q(questions__status=QuestionStatus.RESOLVED), distinct=True
-            ),
-        )
-        .only("id", "external_id", "title", "status", "updated_at")[
-            (page - 1) * per_page : page * per_page
-        ]
+    total, more = bounded_count(items)
+    if before is not None:
+        page = list(_item_fields(items.filter(id__lt=before).order_by("-id"))[: per_page + 1])
+        has_previous, page = len(page) > per_page, page[:per_page][::-1]
+        has_next = True
+    else:
+        start = items.filter(id__gt=after) if after is not None else items
+        page = list(_item_fields(start.order_by("id"))[: per_page + 1])
+        has_next, page = len(page) > per_page, page[:per_page]
+        has_previous = after is not None  # an `after` link comes from a page with items
+    counts = {
+        row["item_id"]: row
+        for row in Question.objects.filter(item_id__in=[i.pk for i in page])
+        .values("item_id")
+        .annotate(total=Count("id"), open=Count("id", filter=~Q(status=QuestionStatus.RESOLVED)))
+        .order_by()
+    }
+    for item in page:
+        item.questions_total = counts.get(item.pk, {}).get("total", 0)
+        item.questions_open = counts.get(item.pk, {}).get("open", 0)
+    return ItemsPage(
+        rows=page,
+        total=total,
+        total_more=more,
+        first_id=page[0].pk if page else None,
+        last_id=page[-1].pk if page else None,
+        has_previous=has_previous,
+        has_next=has_next,
     )
-    return rows, total
+
+
+def _item_fields(items):
+    return items.only("id", "external_id", "title", "status", "updated_at")
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    rows: list[Item]
+    total: int
+    total_more: bool
+    next_cursor: str | None  # "<updated_at iso>~<id>" of the last row, when there is more
+
+
+def waiting_items_page(items, *, cursor: str | None = None, per_page: int = 50) -> QueuePage:
+    """`items` (those waiting for adjudication or approval), longest waiting first.
+
+    Keyset pagination on (updated_at, id), which the (project, status, updated_at, id) index
+    serves in order: two queries (a bounded count and the page) whatever the project's size.
+    A cursor that does not parse starts from the beginning.
+    """
+    total, more = bounded_count(items)
+    page = items.order_by("updated_at", "id")
+    after = _parse_cursor(cursor)
+    if after is not None:
+        when, pk = after
+        page = page.filter(Q(updated_at__gt=when) | Q(updated_at=when, id__gt=pk))
+    rows = list(page.only("id", "external_id", "title", "updated_at")[: per_page + 1])
+    has_next, rows = len(rows) > per_page, rows[:per_page]
+    last = rows[-1] if rows else None
+    return QueuePage(
+        rows=rows,
+        total=total,
+        total_more=more,
+        next_cursor=f"{last.updated_at.isoformat()}~{last.pk}" if has_next else None,
+    )
+
+
+def _parse_cursor(cursor: str | None):
+    when, _, pk = (cursor or "").partition("~")
+    try:
+        parsed = datetime.fromisoformat(when)
+    except ValueError:
+        return None
+    return (parsed, int(pk)) if pk.isdigit() and parsed.tzinfo else None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,11 @@ class Item(models.Model):
                 condition=Q(overlap__isnull=True) | Q(overlap__gte=1), name="item_overlap_gte_1"
             ),
         ]
-        indexes = [models.Index(fields=["project", "status", "id"])]
+        indexes = [
+            models.Index(fields=["project", "status", "id"]),
+            # The adjudication and approval queues: longest waiting first, keyset pages.
+            models.Index(fields=["project", "status", "updated_at", "id"]),
+        ]
 
     def __str__(self):
         return self.title or self.external_id

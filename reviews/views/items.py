@@ -4,7 +4,6 @@ its approval, and its timeline. Raters never come here: they see only their own 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -18,6 +17,7 @@ from reviews.selectors import (
     first_question_to_decide,
     items_page,
     next_item_to_adjudicate,
+    waiting_items_page,
 )
 from reviews.services.approval import (
     STATEMENT,
@@ -39,26 +39,29 @@ def item_list(request, slug):
     access = project_for_user(request.user, slug, roles=OVERSEERS)
     status = request.GET.get("status") if request.GET.get("status") in ItemStatus.values else None
     query = request.GET.get("q", "").strip()[:100]
-    try:
-        page = max(1, int(request.GET.get("page", "1")))
-    except ValueError:
-        page = 1
-    rows, total = items_page(project=access.project, status=status, query=query, page=page)
-    paginator = Paginator(range(total), 50)
+    page = items_page(
+        project=access.project,
+        status=status,
+        query=query,
+        after=_positive_int(request.GET.get("after")),
+        before=_positive_int(request.GET.get("before")),
+    )
     return render(
         request,
         "reviews/item_list.html",
         {
             "access": access,
             "project": access.project,
-            "rows": rows,
-            "total": total,
+            "page": page,
             "status": status,
             "query": query,
             "statuses": ItemStatus.choices,
-            "page_obj": paginator.get_page(page),
         },
     )
+
+
+def _positive_int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() and len(value) < 19 else None
 
 
 @require_safe
@@ -183,12 +186,10 @@ def work_queue(request, slug, kind):
     if kind == "approval":  # nothing to approve without a generated reference
         items = approval_waiting(access.project)
     else:
-        items = access.project.items.filter(status=status).order_by("updated_at", "id")
-    page = Paginator(items.only("id", "external_id", "title", "updated_at"), 50).get_page(
-        request.GET.get("page")
-    )
+        items = access.project.items.filter(status=status)
+    page = waiting_items_page(items, cursor=request.GET.get("after", "")[:80])
     return render(
         request,
         "reviews/work_queue.html",
-        {"access": access, "project": access.project, "kind": kind, "page_obj": page},
+        {"access": access, "project": access.project, "kind": kind, "page": page},
     )

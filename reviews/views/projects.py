@@ -37,8 +37,9 @@ def project_home(request, slug):
         {
             "access": access,
             "project": access.project,
-            "status_counts": [(ItemStatus(s).label, s, n) for s, n in counts.items()],
-            "total_items": sum(counts.values()),
+            "status_counts": [(ItemStatus(s).label, s, n, more) for s, (n, more) in counts.items()],
+            "total_items": sum(n for n, _ in counts.values()),
+            "total_more": any(more for _, more in counts.values()),
             "my_assignments": selectors.assignment_counts_for_rater(
                 rater=request.user, project=access.project
             ),
