@@ -88,7 +88,7 @@ class AnswerChoiceForm(forms.Form):
     def _parse(self, choice: str, typed: str):
         prefix, _, rest = choice.partition(":")
         if prefix == "claim" and rest.isdigit():
-            claim = self.question.candidates.filter(pk=int(rest)).first()
+            claim = self.question.candidates.filter(pk=int(rest)).order_by().first()
             if claim is None:
                 raise forms.ValidationError("That candidate does not belong to this question.")
             return Decision.SET, claim, claim.value

@@ -28,6 +28,7 @@ from reviews.models import (
     QuestionStatus,
     Resolution,
     ResolutionRule,
+    ResolutionSource,
     Role,
     decisions_for,
 )
@@ -102,7 +103,7 @@ def question_try_resolve(
         value=_resolution_value(members),
         method=rule,
     )
-    resolution.source_answers.set(members)  # the answers it came from, not the outvoted ones
+    _link_sources(resolution, members)  # the answers it came from, not the outvoted ones
     question.status = QuestionStatus.RESOLVED
     question.save(update_fields=["status"])
     event_record(
@@ -111,6 +112,13 @@ def question_try_resolve(
         data={"question": question.key, "method": rule, "decision": resolution.decision},
     )
     return resolution
+
+
+def _link_sources(resolution: Resolution, answers) -> None:
+    # One INSERT: the resolution is new, so M2M .set()'s two look-ups find nothing.
+    ResolutionSource.objects.bulk_create(
+        ResolutionSource(resolution=resolution, answer=answer) for answer in answers
+    )
 
 
 def item_status_refresh(item: Item) -> str:
@@ -192,7 +200,7 @@ def adjudicate(*, actor, question: Question, decision: str, value=None, reason: 
     raters = Assignment.objects.filter(
         item=question.item, status=AssignmentStatus.SUBMITTED
     ).values_list("rater_id", flat=True)
-    resolution.source_answers.set(latest_answers(question, raters))
+    _link_sources(resolution, latest_answers(question, raters))
     question.status = QuestionStatus.RESOLVED
     question.save(update_fields=["status"])
     event_record(

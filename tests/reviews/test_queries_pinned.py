@@ -169,3 +169,53 @@ def test_lists_page_through_every_item_once(client, sized):
     waiting = Item.objects.filter(project=project, status=ItemStatus.ADJUDICATION)
     assert queue == list(waiting.order_by("updated_at", "id").values_list("pk", flat=True))
     assert len(queue) == len(bulk[::7])
+
+
+# The rater's hot paths, statements as the query log shows them (SAVEPOINTs aside: the test's
+# own transaction turns each atomic block into savepoints):
+# - next: session, user, membership; expire the rater's stale leases, their live assignment,
+#   the first free item (locked), expire its stale leases, count its holders, insert the
+#   assignment and its event = 10;
+# - save: session, user, membership, item, question, live assignment, the form's candidate,
+#   the assignment locked, the candidate checked again by the service, the latest answer,
+#   insert the answer and its event = 12;
+# - submit & next: 20 to submit and resolve one question (the assignment locked, unanswered
+#   questions, update, event; the item locked, submitted raters, anyone still holding, open
+#   questions, their answers, the resolution, its source link, question, event, item status)
+#   plus next's 7 = 27.
+HOT_PATHS = {"next": 10, "save": 12, "submit_and_next": 27}
+
+
+def _statements(queries) -> list[str]:
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
+    ]
+
+
+def test_hot_path_statements_are_pinned(client, review_item):
+    project = ProjectFactory(overlap=1)
+    for _ in range(3):
+        review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    rater = member(project, Role.RATER)
+    client.force_login(rater)
+    client.get(reverse("my_queue"))
+    counted = {}
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(reverse("review_next", args=[project.slug]))
+    counted["next"] = _statements(queries)
+    item = Item.objects.get(pk=response.url.rstrip("/").split("/")[-2])
+    question = item.questions.get()
+    save = reverse("answer_save", args=[project.slug, item.pk, question.pk])
+    choice = {"choice": f"claim:{question.candidates.first().pk}"}
+    with CaptureQueriesContext(connection) as queries:
+        saved = client.post(save, choice, headers={"HX-Request": "true"})
+    assert saved.status_code == 200
+    counted["save"] = _statements(queries)
+    with CaptureQueriesContext(connection) as queries:
+        submitted = client.post(reverse("review_submit", args=[project.slug, item.pk]))
+    assert submitted.status_code == 302 and submitted.url != response.url
+    counted["submit_and_next"] = _statements(queries)
+    for path, pinned in HOT_PATHS.items():
+        assert (path, len(counted[path])) == (path, pinned), "\n".join(counted[path])
