@@ -9,7 +9,7 @@ from django.urls import reverse
 from reviews.models import Approval, Role
 from tests.factories import PASSWORD, UserFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 LIMIT = settings.AXES_FAILURE_LIMIT
 

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from reviews.models import Approval, Role
 from tests.factories import PASSWORD, ProjectFactory, member
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _resolved(project, review_item, rate, count, *, prefix="case"):

@@ -11,7 +11,7 @@ from reviews.services.exports import export_files
 from reviews.services.verification import verify_path
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from reviews.services.imports import ImportFailed, import_file
 from reviews.services.resolution import adjudicate
 from tests.factories import PASSWORD, ProjectFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 CASE = "case-0001"
 
