@@ -7,7 +7,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/evalsite
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-sqlite test-postgres bench lint chromium tesseract clean
+.PHONY: install run serve test test-sqlite test-postgres bench lint chromium tesseract clean
 
 install: $(STAMP)
 
@@ -32,6 +32,22 @@ run: install .env
 	DEBUG=true $(PY) manage.py db_worker --queue-name '*' --no-reload & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
+
+# Production serving: gunicorn (static files through whitenoise) and a task worker, on PostgreSQL.
+# Needs SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL=postgres://... in the environment (README,
+# "Production"); refuses to start when `check --deploy` finds anything. Ctrl-C stops both.
+WEB_WORKERS ?= $(shell echo $$((2 * $$(nproc) + 1)))
+serve: install
+	@case "$$DATABASE_URL" in postgres://*|postgresql://*) ;; \
+	  *) echo "make serve needs DATABASE_URL=postgres://... (SQLite is for make run)" >&2; exit 1;; esac
+	$(PY) manage.py check --deploy --fail-level WARNING
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "Evalsite on http://$(HOST):$(PORT)/ ($(WEB_WORKERS) gunicorn workers and a task worker)"
+	$(PY) manage.py db_worker --queue-name '*' --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	$(VENV)/bin/gunicorn evalsite.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) \
+	  --access-logfile - --graceful-timeout 10
 
 # Debian's Chromium drives the browser tests (never `playwright install`).
 chromium:
