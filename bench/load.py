@@ -1,0 +1,304 @@
+"""Load test: 16 raters at once against gunicorn on PostgreSQL, over loopback HTTP.
+
+``.venv/bin/python -m bench.load [--raters 16] [--answers 480] [--items 2000] [--seconds 180]``
+
+Builds a fresh project in the PostgreSQL database ``DATABASE_URL`` names (default
+``postgres://postgres@127.0.0.1:5432/evalsite_load``; created if missing, its tables migrated):
+``--items`` items with one field question and two candidates each, overlap 1, and ``--raters``
+raters. Starts gunicorn (``--workers``, production settings, loopback only: a free port on
+127.0.0.1, HTTPS redirects and secure cookies off) and lets every rater loop, each on its own
+connection: claim the next item, open its review page, save an answer, submit and go to the next.
+It stops by itself after ``--answers`` submitted answers in total, or after ``--seconds``.
+
+Then it checks the database against what the raters were told: every answer a rater saved is
+there (0 lost) and no item is held or submitted by more raters than its overlap (0 over-assigned).
+Prints throughput, p50/p95 per request kind and ``RESULT`` lines; exits non-zero on a lost or
+over-assigned answer or an unexpected HTTP status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_load"
+PASSWORD = "load-test-password-1"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _environment(work: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DB),
+        "EVALSITE_VAR_DIR": str(work),
+        "TASKS_BACKEND": "immediate",
+        # Loopback only: plain HTTP, so no HTTPS redirect, HSTS or secure-only cookies.
+        "SECURE_SSL_REDIRECT": "false",
+        "SESSION_COOKIE_SECURE": "false",
+        "CSRF_COOKIE_SECURE": "false",
+        "SECURE_HSTS_SECONDS": "0",
+    }
+
+
+def _create_database(url: str) -> None:
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    name = name.split("?")[0]
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _build(items: int, raters: int) -> tuple[str, list[str], dict[int, tuple[int, int]]]:
+    """A project of `items` items (one question, two candidates each) and `raters` raters."""
+    from django.contrib.auth import get_user_model
+
+    from reviews.models import Claim, Item, Project, Question, QuestionKind
+    from reviews.services.projects import membership_add
+
+    slug = f"load-{int(time.time())}"
+    project = Project.objects.create(slug=slug, name="Load test", overlap=1)
+    Item.objects.bulk_create(
+        (Item(project=project, external_id=f"case-{k:06d}") for k in range(items)),
+        batch_size=2000,
+    )
+    pks = list(Item.objects.filter(project=project).values_list("pk", flat=True))
+    Question.objects.bulk_create(
+        (Question(item_id=pk, kind=QuestionKind.FIELD, key="$.total") for pk in pks),
+        batch_size=2000,
+    )
+    questions = dict(Question.objects.filter(item__project=project).values_list("item_id", "pk"))
+    Claim.objects.bulk_create(
+        (
+            Claim(item_id=pk, question_id=questions[pk], path="$.total", value=value, position=n)
+            for pk in pks
+            for n, value in enumerate(("1,200.00", "1,290.00"), start=1)
+        ),
+        batch_size=4000,
+    )
+    first_claim = dict(
+        Claim.objects.filter(item__project=project, position=1).values_list("item_id", "pk")
+    )
+    names = []
+    users = get_user_model().objects
+    for n in range(raters):
+        user = users.create_user(f"{slug}-rater-{n:02d}", password=PASSWORD)
+        membership_add(actor=None, project=project, user=user, role="rater")
+        names.append(user.username)
+    return slug, names, {pk: (questions[pk], first_claim[pk]) for pk in pks}
+
+
+class Rater(threading.Thread):
+    def __init__(self, base, slug, username, items, budget, deadline, stats):
+        super().__init__(daemon=True)
+        self.base, self.slug, self.username = base, slug, username
+        self.items, self.budget, self.deadline, self.stats = items, budget, deadline, stats
+        self.saved: list[tuple[int, int]] = []  # (question pk, seq) the server confirmed
+        self.errors: list[str] = []
+
+    def _timed(self, kind, method, url, **kwargs):
+        start = time.perf_counter()
+        response = self.client.request(method, url, **kwargs)
+        self.stats[kind].append((time.perf_counter() - start) * 1000)
+        return response
+
+    def _item_from(self, response) -> int | None:
+        match = re.search(r"/items/(\d+)/review/", response.headers.get("location", ""))
+        return int(match.group(1)) if match else None
+
+    def run(self) -> None:
+        import httpx
+
+        # Generous: on a loaded 2-core machine a request can wait seconds for a worker.
+        with httpx.Client(base_url=self.base, timeout=120) as self.client:
+            try:
+                self._work()
+            except Exception as error:  # reported, and the run fails
+                self.errors.append(f"{self.username}: {error!r}")
+
+    def _work(self) -> None:
+        login = self.client.get("/accounts/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text).group(1)
+        self.client.post(
+            "/accounts/login/",
+            data={"username": self.username, "password": PASSWORD, "csrfmiddlewaretoken": token},
+        )
+        headers = {"X-CSRFToken": self.client.cookies["csrftoken"]}
+        response = self._timed("next", "POST", f"/p/{self.slug}/review/next/", headers=headers)
+        item = self._item_from(response)
+        while item is not None and self.budget.take() and time.monotonic() < self.deadline:
+            page = self._timed("review page", "GET", f"/p/{self.slug}/items/{item}/review/")
+            question, claim = self.items[item]
+            save = self._timed(
+                "save",
+                "POST",
+                f"/p/{self.slug}/items/{item}/questions/{question}/answer/",
+                data={"choice": f"claim:{claim}", "expected_seq": "0"},
+                headers={**headers, "HX-Request": "true"},
+            )
+            if page.status_code != 200 or save.status_code != 200:
+                self.errors.append(f"item {item}: page {page.status_code}, save {save.status_code}")
+                return
+            self.saved.append((question, 1))
+            response = self._timed(
+                "submit & next", "POST", f"/p/{self.slug}/items/{item}/submit/", headers=headers
+            )
+            if response.status_code != 302:
+                self.errors.append(f"item {item}: submit {response.status_code}")
+                return
+            item = self._item_from(response)
+
+
+class Budget:
+    """How many answers are left to give, shared by the raters."""
+
+    def __init__(self, n: int):
+        self.left, self.lock = n, threading.Lock()
+
+    def take(self) -> bool:
+        with self.lock:
+            self.left -= 1
+            return self.left >= 0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(base: str, server: subprocess.Popen, seconds: float = 120) -> None:
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit(f"gunicorn exited with {server.returncode}")
+        try:
+            httpx.get(f"{base}/accounts/login/", timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    sys.exit("gunicorn did not answer in time")
+
+
+def _check(slug: str, raters: list[Rater]) -> tuple[int, int]:
+    """(lost answers, over-assigned items) according to the database."""
+    from django.db.models import Count, Q
+
+    from reviews.models import Answer, AssignmentStatus, Item
+
+    stored = set(
+        Answer.objects.filter(question__item__project__slug=slug).values_list("question_id", "seq")
+    )
+    lost = sum(1 for r in raters for key in r.saved if key not in stored)
+    holding = Q(assignments__status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED))
+    over = (
+        Item.objects.filter(project__slug=slug)
+        .annotate(holders=Count("assignments", filter=holding))
+        .filter(holders__gt=1)
+        .count()
+    )
+    return lost, over
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--raters", type=int, default=16)
+    parser.add_argument("--answers", type=int, default=480)
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=180)
+    args = parser.parse_args(argv)
+
+    work = Path(tempfile.mkdtemp(prefix="evalsite-load-"))
+    env = _environment(work)
+    os.environ.update(env)
+    (work / "static").mkdir(parents=True, exist_ok=True)
+    try:
+        _create_database(env["DATABASE_URL"])
+    except Exception as error:  # psycopg's OperationalError and friends
+        print(f"skipped: PostgreSQL at {env['DATABASE_URL']} is not reachable ({error})")
+        return 0
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command("collectstatic", verbosity=0, interactive=False)  # the manifest gunicorn serves
+    slug, names, items = _build(args.items, args.raters)
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "evalsite.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(args.workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        _wait_until_up(base, server)
+        stats: dict[str, list[float]] = defaultdict(list)
+        budget, deadline = Budget(args.answers), time.monotonic() + args.seconds
+        raters = [Rater(base, slug, n, items, budget, deadline, stats) for n in names]
+        start = time.perf_counter()
+        for rater in raters:
+            rater.start()
+        for rater in raters:
+            rater.join(args.seconds + 60)
+        elapsed = time.perf_counter() - start
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    answers = sum(len(r.saved) for r in raters)
+    lost, over = _check(slug, raters)
+    errors = [e for r in raters for e in r.errors]
+    print(
+        f"{args.raters} raters, gunicorn {args.workers} workers, PostgreSQL, {args.items:,} items, "
+        f"overlap 1: {answers} answers in {elapsed:.1f} s"
+    )
+    print(f"{'request':<16} {'n':>6} {'p50 ms':>9} {'p95 ms':>9}")
+    for kind, values in stats.items():
+        p50, p95 = statistics.median(values), _percentile(values, 95)
+        print(f"{kind:<16} {len(values):>6} {p50:>9.1f} {p95:>9.1f}")
+        print(f"RESULT load_{kind.replace(' & ', '_').replace(' ', '_')}_p95_ms={p95:.1f}")
+    print(f"throughput {answers / elapsed:.1f} answers/s; lost {lost}; over-assigned {over}")
+    print(f"RESULT load_answers_per_s={answers / elapsed:.2f}")
+    print(f"RESULT load_lost={lost}")
+    print(f"RESULT load_over_assigned={over}")
+    for error in errors[:10]:
+        print("error:", error)
+    return 1 if lost or over or errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
