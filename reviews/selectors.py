@@ -241,7 +241,9 @@ def waiting_items_page(items, *, cursor: str | None = None, per_page: int = 50) 
     if after is not None:
         when, pk = after
         page = page.filter(Q(updated_at__gt=when) | Q(updated_at=when, id__gt=pk))
-    rows = list(page.only("id", "external_id", "title", "updated_at")[: per_page + 1])
+    # project_id too: a queryset from project.items sets each row's project (a query per row
+    # if the field were deferred).
+    rows = list(page.only("id", "project_id", "external_id", "title", "updated_at")[: per_page + 1])
     has_next, rows = len(rows) > per_page, rows[:per_page]
     last = rows[-1] if rows else None
     return QueuePage(
