@@ -10,7 +10,7 @@ from tests.judging.run_helpers import judge
 from tests.judging.test_generation import FIRST, SECOND, reader, statement
 from tests.judging.wire_server import WireServer
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_upload_pdf_generates_reference_and_questions(

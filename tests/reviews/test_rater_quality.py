@@ -10,7 +10,7 @@ from reviews.services.rater_quality import GoldError, gold_mark, rater_alerts, r
 from reviews.services.resolution import adjudicate
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

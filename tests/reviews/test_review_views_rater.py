@@ -9,7 +9,7 @@ from reviews.models import Answer, Role
 from reviews.templatetags.markup import markdown_html
 from tests.factories import member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
