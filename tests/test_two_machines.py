@@ -44,7 +44,6 @@ from tests.factories import member
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("fast_passwords"),  # sessions are made directly, not by logging in
 ]
 
 httpx = pytest.importorskip("httpx")

@@ -9,7 +9,7 @@ from reviews.models import ItemSource, ItemStatus, Project, Resolution, Role
 from reviews.services.documents import StoredFiles, document_for_bytes
 from tests.factories import PASSWORD, member
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _three_pages(item):

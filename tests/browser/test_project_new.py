@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 from reviews.models import Membership, Project, Role
 from tests.factories import PASSWORD, UserFactory
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_slug_is_derived_from_the_name_and_can_be_overridden(page, live_server, login, screenshot):

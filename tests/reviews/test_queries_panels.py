@@ -12,7 +12,7 @@ from django.urls import reverse
 from reviews.models import ItemStatus, Project, Role
 from tests.factories import member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 # Both start with session, user, membership and the item (4). Then:
 # - item_detail (adjudicator): submitted assignments, answers, current resolutions, questions,

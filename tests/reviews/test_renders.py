@@ -22,7 +22,7 @@ from reviews.models import CachedRender, ItemSource
 from reviews.services import renders
 from reviews.services.documents import StoredFiles, document_for_bytes
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 def _boom(*args, **kwargs):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0007_event_kind'),
+        ('reviews', '0008_event_kind'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0006_import_questions_and_upload_folders'),
+        ('reviews', '0007_cached_render'),
     ]
 
     operations = [
