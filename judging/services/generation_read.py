@@ -55,7 +55,7 @@ def _request(version: JudgeVersion, evidence: Evidence, paths: list[str], instru
     data = {"expected_fields": paths, "document": evidence.path.name, "pages": texts}
     images = tuple(
         Part(
-            image=render_page(evidence.path, evidence.sha256, p, dpi=READ_DPI).read_bytes(),
+            image=render_page(evidence.path, p, dpi=READ_DPI),
             media_type="image/png",
         )
         for p in pages
