@@ -87,6 +87,10 @@ def parse_database_url(url: str, *, base_dir: Path) -> dict:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # Tests get a file beside it, not Django's shared-cache in-memory database: there a
+            # writer locks whole tables and a concurrent request (the browser tests' live
+            # server) fails at once with "database table is locked" instead of waiting.
+            "TEST": {"NAME": str(path.with_name(f"{path.stem}-test{path.suffix}"))},
         }
     if scheme in {"postgres", "postgresql", "pgsql"}:
         name = unquote(parts.path.lstrip("/"))
