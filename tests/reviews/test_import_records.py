@@ -26,7 +26,7 @@ from reviews.models import (
     Reference,
     Slice,
 )
-from reviews.services import import_records
+from reviews.services import item_batch
 from reviews.services.imports import ImportFailed, import_file
 from tests.factories import ProjectFactory
 from tests.helpers import row_counts
@@ -113,7 +113,7 @@ def test_slices_are_per_project_and_reused_by_later_files(project, tmp_path):
 
 
 def test_items_across_batches_keep_their_slices(project, tmp_path, monkeypatch):
-    monkeypatch.setattr(import_records, "BATCH", 7)
+    monkeypatch.setattr(item_batch, "BATCH", 7)
     path = _jsonl(tmp_path / "many.jsonl", _items(50))
     report = import_file(actor=None, project=project, path=path)
     assert report.counts["items_created"] == 50
