@@ -77,8 +77,12 @@ test-postgres: install
 	  echo "PostgreSQL not reachable at $(TEST_DATABASE_URL): skipping the PostgreSQL run."; \
 	fi
 
+# Evalsite beside Label Studio (installed on first use into var/bench/, never into .venv) over
+# loopback HTTP at 1k and 100k items, then the 16-rater load run: one table (bench/README.md).
+# `make bench BENCH_ARGS="--sizes 1000"` for a quick pass; `python -m bench NAME` for the others.
+BENCH_ARGS ?=
 bench: install
-	$(PY) -m bench
+	$(PY) -m bench.side_by_side $(BENCH_ARGS)
 
 lint: install
 	$(PY) -m ruff check .

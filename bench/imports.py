@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench._django import setup_django
@@ -35,26 +36,31 @@ MB = 1024 * 1024
 SLICES = ["safety-sensitive", "long-input", "multilingual", "math", "code"]
 
 
+def item_records(n: int, *, seed: int = 7) -> Iterator[dict]:
+    """``n`` seeded FORMATS §4 item records (input object, output, reference, slices)."""
+    rng = random.Random(seed)
+    for i in range(n):
+        slices = ["all", f"bucket-{i % 20}"]
+        if rng.random() < 0.3:
+            slices.append(rng.choice(SLICES))
+        yield {
+            "type": "item",
+            "item_id": f"sample-{i:07d}",
+            "input": {
+                "question": f"What is {i} + {i % 97}?",
+                "context": "x" * rng.randint(20, 200),
+            },
+            "output": f"The answer is {i + i % 97}.",
+            "reference": str(i + i % 97),
+            "slices": slices,
+            "metadata": {"source": "bench", "difficulty": rng.randint(1, 5)},
+        }
+
+
 def write_items(path: Path, n: int, *, seed: int = 7) -> int:
     """Write ``n`` item records to ``path`` (JSONL); returns the file size in bytes."""
-    rng = random.Random(seed)
     with path.open("w", encoding="utf-8") as handle:
-        for i in range(n):
-            slices = ["all", f"bucket-{i % 20}"]
-            if rng.random() < 0.3:
-                slices.append(rng.choice(SLICES))
-            record = {
-                "type": "item",
-                "item_id": f"sample-{i:07d}",
-                "input": {
-                    "question": f"What is {i} + {i % 97}?",
-                    "context": "x" * rng.randint(20, 200),
-                },
-                "output": f"The answer is {i + i % 97}.",
-                "reference": str(i + i % 97),
-                "slices": slices,
-                "metadata": {"source": "bench", "difficulty": rng.randint(1, 5)},
-            }
+        for record in item_records(n, seed=seed):
             handle.write(json.dumps(record) + "\n")
     return path.stat().st_size
 

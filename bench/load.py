@@ -1,14 +1,17 @@
 """Load test: 16 raters at once against gunicorn on PostgreSQL, over loopback HTTP.
 
-``.venv/bin/python -m bench.load [--raters 16] [--answers 480] [--items 2000] [--seconds 180]``
+``.venv/bin/python -m bench.load [--raters 16] [--answers 480] [--items 2000] [--seconds 180]
+[--during-import N]``
 
 Builds a fresh project in the PostgreSQL database ``DATABASE_URL`` names (default
-``postgres://postgres@127.0.0.1:5432/evalsite_load``; created if missing, its tables migrated):
+``postgres://postgres@127.0.0.1:5432/evalsite_load``; dropped and created, then migrated):
 ``--items`` items with one field question and two candidates each, overlap 1, and ``--raters``
 raters. Starts gunicorn (``--workers``, production settings, loopback only: a free port on
 127.0.0.1, HTTPS redirects and secure cookies off) and lets every rater loop, each on its own
 connection: claim the next item, open its review page, save an answer, submit and go to the next.
 It stops by itself after ``--answers`` submitted answers in total, or after ``--seconds``.
+With ``--during-import N`` an admin meanwhile imports N items into another project of the same
+site through the API (one request), and the run reports that request's status and duration.
 
 Then it checks the database against what the raters were told: every answer a rater saved is
 there (0 lost) and no item is held or submitted by more raters than its overlap (0 over-assigned).
@@ -19,19 +22,19 @@ over-assigned answer or an unexpected HTTP status.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import secrets
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from bench._evalsite_setup import fresh_postgres
+from bench._servers import HOST, Server, free_port
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_load"
 PASSWORD = "load-test-password-1"
@@ -54,16 +57,6 @@ def _environment(work: Path) -> dict[str, str]:
         "CSRF_COOKIE_SECURE": "false",
         "SECURE_HSTS_SECONDS": "0",
     }
-
-
-def _create_database(url: str) -> None:
-    import psycopg
-
-    base, name = url.rsplit("/", 1)
-    name = name.split("?")[0]
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def _build(items: int, raters: int) -> tuple[str, list[str], dict[int, tuple[int, int]]]:
@@ -98,11 +91,57 @@ def _build(items: int, raters: int) -> tuple[str, list[str], dict[int, tuple[int
     )
     names = []
     users = get_user_model().objects
+    admin = users.create_user(f"{slug}-admin", password=None)
+    membership_add(actor=None, project=project, user=admin, role="admin")
     for n in range(raters):
         user = users.create_user(f"{slug}-rater-{n:02d}", password=PASSWORD)
         membership_add(actor=None, project=project, user=user, role="rater")
         names.append(user.username)
     return slug, names, {pk: (questions[pk], first_claim[pk]) for pk in pks}
+
+
+def _import_project(items: int) -> tuple[str, str, bytes]:
+    """Another project of the same site, its admin's API token and an `items` import body."""
+    from django.contrib.auth import get_user_model
+
+    from bench.imports import item_records
+    from reviews.services.projects import project_create
+    from reviews.services.tokens import token_create
+
+    slug = f"load-import-{int(time.time())}"
+    admin = get_user_model().objects.create_user(f"{slug}-admin", password=None)
+    project_create(actor=admin, slug=slug, admin=admin)
+    _, token = token_create(actor=admin, name="load")
+    body = json.dumps({"format": "jsonl", "records": list(item_records(items))}).encode()
+    return slug, token, body
+
+
+class Importer(threading.Thread):
+    """One import request through the API while the raters work: its status and seconds."""
+
+    def __init__(self, base: str, slug: str, token: str, body: bytes):
+        super().__init__(daemon=True)
+        self.base, self.slug, self.token, self.body = base, slug, token, body
+        self.outcome = "not finished"
+
+    def run(self) -> None:
+        import httpx
+
+        start = time.perf_counter()
+        try:
+            response = httpx.post(
+                f"{self.base}/api/projects/{self.slug}/items",
+                content=self.body,
+                headers={
+                    "Authorization": f"Bearer {self.token}",
+                    "Content-Type": "application/json",
+                },
+                timeout=900,
+            )
+            status = f"HTTP {response.status_code}"
+        except httpx.HTTPError as error:  # e.g. the server dropped an over-limit body
+            status = type(error).__name__
+        self.outcome = f"{status} after {time.perf_counter() - start:.1f} s"
 
 
 class Rater(threading.Thread):
@@ -178,27 +217,6 @@ class Budget:
             return self.left >= 0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_up(base: str, server: subprocess.Popen, seconds: float = 120) -> None:
-    import httpx
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            sys.exit(f"gunicorn exited with {server.returncode}")
-        try:
-            httpx.get(f"{base}/accounts/login/", timeout=2)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    sys.exit("gunicorn did not answer in time")
-
-
 def _check(slug: str, raters: list[Rater]) -> tuple[int, int]:
     """(lost answers, over-assigned items) according to the database."""
     from django.db.models import Count, Q
@@ -230,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=180)
+    parser.add_argument(
+        "--during-import",
+        type=int,
+        default=0,
+        metavar="N",
+        help="meanwhile import N items into another project through the API (one request)",
+    )
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="evalsite-load-"))
@@ -237,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(env)
     (work / "static").mkdir(parents=True, exist_ok=True)
     try:
-        _create_database(env["DATABASE_URL"])
+        fresh_postgres(env["DATABASE_URL"])
     except Exception as error:  # psycopg's OperationalError and friends
         print(f"skipped: PostgreSQL at {env['DATABASE_URL']} is not reachable ({error})")
         return 0
@@ -249,42 +274,34 @@ def main(argv: list[str] | None = None) -> int:
     call_command("collectstatic", verbosity=0, interactive=False)  # the manifest gunicorn serves
     slug, names, items = _build(args.items, args.raters)
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            "evalsite.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(args.workers),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    try:
-        _wait_until_up(base, server)
+    importing = _import_project(args.during_import) if args.during_import else None
+    port = free_port()
+    base = f"http://{HOST}:{port}"
+    argv = [
+        str(ROOT / ".venv/bin/gunicorn"), "evalsite.wsgi", "--bind", f"{HOST}:{port}",
+        "--workers", str(args.workers), "--timeout", "900", "--log-level", "warning",
+    ]  # fmt: skip
+    with Server(argv, env=env, log=work / "gunicorn.log", cwd=ROOT) as server:
+        server.wait_until_up(f"{base}/accounts/login/", seconds=120)
         stats: dict[str, list[float]] = defaultdict(list)
         budget, deadline = Budget(args.answers), time.monotonic() + args.seconds
         raters = [Rater(base, slug, n, items, budget, deadline, stats) for n in names]
+        importer = Importer(base, *importing) if importing else None
         start = time.perf_counter()
-        for rater in raters:
-            rater.start()
+        for thread in [*([importer] if importer else []), *raters]:
+            thread.start()
         for rater in raters:
             rater.join(args.seconds + 60)
         elapsed = time.perf_counter() - start
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(30)
+        if importer:
+            importer.join(max(1.0, args.seconds + 600 - elapsed))
     answers = sum(len(r.saved) for r in raters)
     lost, over = _check(slug, raters)
     errors = [e for r in raters for e in r.errors]
     print(
         f"{args.raters} raters, gunicorn {args.workers} workers, PostgreSQL, {args.items:,} items, "
         f"overlap 1: {answers} answers in {elapsed:.1f} s"
+        + (f"; during an import of {args.during_import:,} items" if importer else "")
     )
     print(f"{'request':<16} {'n':>6} {'p50 ms':>9} {'p95 ms':>9}")
     for kind, values in stats.items():
@@ -295,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"RESULT load_answers_per_s={answers / elapsed:.2f}")
     print(f"RESULT load_lost={lost}")
     print(f"RESULT load_over_assigned={over}")
+    if importer:
+        print(f"the {args.during_import:,}-item import (API, one request): {importer.outcome}")
     for error in errors[:10]:
         print("error:", error)
     return 1 if lost or over or errors else 0

@@ -1,0 +1,138 @@
+"""Label Studio 1.x (from PyPI) as the peer: its own server (`label-studio start`) on SQLite.
+
+It never goes into the project's virtualenv (its Django pin differs): on first use it is
+installed into ``var/bench/label-studio`` (git-ignored). Driven through its REST API with a
+legacy token, exactly as a script would: create a project with a pass/fail labeling config,
+import the tasks in one request, list tasks (first page of 50), get the next task from the
+label stream, save an annotation.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx
+
+from bench._servers import HOST, Server, free_port, median, timed
+
+ROOT = Path(__file__).resolve().parent.parent
+HOME = ROOT / "var/bench"
+VENV = HOME / "label-studio"
+BIN = VENV / "bin/label-studio"
+REQUIREMENT = "label-studio>=1,<2"
+LABEL_CONFIG = """<View>
+  <Text name="output" value="$output"/>
+  <Choices name="correct" toName="output"><Choice value="pass"/><Choice value="fail"/></Choices>
+</View>"""
+RESULT = [
+    {"from_name": "correct", "to_name": "output", "type": "choices", "value": {"choices": ["pass"]}}
+]
+WARMUP = 2
+
+
+def installed() -> tuple[bool, str]:
+    """(available, version or why not); installs on first use (a few minutes)."""
+    if not BIN.exists():
+        try:
+            subprocess.run(["python3", "-m", "venv", str(VENV)], check=True, timeout=300)
+            subprocess.run(
+                [str(VENV / "bin/pip"), "install", "--quiet", REQUIREMENT],
+                check=True,
+                timeout=1800,
+                capture_output=True,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            shutil.rmtree(VENV, ignore_errors=True)
+            return False, f"could not install {REQUIREMENT} ({type(error).__name__})"
+    version = subprocess.run(
+        [str(VENV / "bin/python"), "-c", "import label_studio; print(label_studio.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if version.returncode:
+        return False, f"label-studio does not import: {version.stderr[-300:]}"
+    return True, version.stdout.strip()
+
+
+class LabelStudio:
+    """One Label Studio server for the whole run (one project per size); a context manager."""
+
+    name = "Label Studio"
+
+    def __init__(self, work: Path):
+        self.data = work / "label-studio"
+        shutil.rmtree(self.data, ignore_errors=True)
+        self.data.mkdir(parents=True)
+        self.token = secrets.token_hex(20)
+        self.port = free_port()
+        self.base = f"http://{HOST}:{self.port}"
+        env = {
+            "PATH": f"{VENV / 'bin'}:/usr/bin:/bin",
+            "HOME": str(self.data),
+            "DEBUG": "false",
+            "SENTRY_DSN": "",
+            "FRONTEND_SENTRY_DSN": "",
+            "COLLECT_ANALYTICS": "false",
+        }
+        argv = [
+            str(BIN), "start", "--no-browser", "--data-dir", str(self.data),
+            "--internal-host", HOST, "--port", str(self.port), "--log-level", "WARNING",
+            "--username", "bench@example.com", "--password", secrets.token_urlsafe(16),
+            "--user-token", self.token, "--enable-legacy-api-token",
+        ]  # fmt: skip
+        self.server = Server(argv, env=env, log=self.data / "server.log")
+
+    def __enter__(self) -> LabelStudio:
+        self.server.__enter__()
+        # The first start migrates a new SQLite database: a minute or more on a busy machine.
+        self.server.wait_until_up(f"{self.base}/version/", seconds=600)
+        self.api = httpx.Client(
+            base_url=self.base, timeout=900, headers={"Authorization": f"Token {self.token}"}
+        )
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.api.close()
+        self.server.stop()
+
+    def run(self, size: int, tasks_body: bytes, repeats: int) -> dict:
+        api = self.api
+        project = api.post(
+            "/api/projects/",
+            json={"title": f"Bench {size}", "label_config": LABEL_CONFIG, "maximum_annotations": 1},
+        )
+        project.raise_for_status()
+        pk = project.json()["id"]
+        samples = {"import": [], "list": [], "next": [], "save": []}
+        imported = timed(
+            samples["import"],
+            api.post,
+            f"/api/projects/{pk}/import",
+            content=tasks_body,
+            headers={"Content-Type": "application/json"},
+            expect=(201,),
+        ).json()
+        if imported.get("task_count") != size:
+            raise RuntimeError(f"Label Studio imported {imported.get('task_count')} of {size}")
+        page = f"/api/tasks/?project={pk}&page=1&page_size=50"
+        for n in range(WARMUP + repeats):
+            kept = samples if n >= WARMUP else {k: [] for k in samples}
+            timed(kept["list"], api.get, page, expect=(200,))
+        for n in range(WARMUP + repeats):
+            kept = samples if n >= WARMUP else {k: [] for k in samples}
+            task = timed(kept["next"], api.get, f"/api/projects/{pk}/next", expect=(200,)).json()
+            annotation = {"result": RESULT, "lead_time": 1.0}
+            url = f"/api/tasks/{task['id']}/annotations/"
+            timed(kept["save"], api.post, url, json=annotation, expect=(201,))
+        rate = size / (samples["import"][0] / 1000)
+        return {
+            "import": rate,
+            **{k: median(samples[k]) for k in ("list", "next", "save")},
+            "submit": None,
+            "n": repeats,
+        }

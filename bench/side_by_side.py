@@ -1,0 +1,174 @@
+"""Evalsite beside Label Studio over loopback HTTP, in one run on one machine: ``make bench``.
+
+``.venv/bin/python -m bench.side_by_side [--sizes 1000,100000] [--repeats 20] [--no-label-studio]
+[--databases sqlite,postgresql] [--no-load]``
+
+Per size, the same seeded items (``bench/imports.py``) go to Label Studio (1.x from PyPI, its own
+server, SQLite; ``bench/_label_studio.py``) and to Evalsite under gunicorn with production
+settings on SQLite and on PostgreSQL (``bench/_evalsite_http.py``), each in a fresh database.
+Timed over HTTP on 127.0.0.1: import (API, one request: items/s), item list first page, next
+item (claim), save an answer, submit & next; medians of ``--repeats``. Prints one table with
+the ratios (how many times Label Studio's time, or Evalsite's items/s over Label Studio's), the
+acceptance targets at the largest size (issue #17), the machine, and the load average by each
+target; then ``bench/load.py`` (16 raters on PostgreSQL, and again during an import of the
+largest size). Every server is stopped at the end; nothing leaves loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+from bench._evalsite_http import QUESTIONS, EvalsiteTarget
+from bench._label_studio import LabelStudio, installed
+from bench._servers import load_average
+from bench.imports import item_records
+
+ROWS = [  # key, label, unit; "rate" rows are better when larger
+    ("import", "import items/s (API, one request)", "rate"),
+    ("next", "next item (claim), ms", "ms"),
+    ("list", "item list, first page, ms", "ms"),
+    ("save", "save an answer, ms", "ms"),
+    ("submit", "submit & next, ms", "ms"),
+]
+TARGETS = {"import": 2, "next": 10, "list": 10, "save": 10}  # times Label Studio, largest size
+
+
+def _bodies(size: int) -> tuple[bytes, bytes]:
+    records = list(item_records(size))
+    evalsite = {"format": "jsonl", "records": records, "questions": QUESTIONS}
+    tasks = [{"data": {k: v for k, v in r.items() if k != "type"}} for r in records]
+    return json.dumps(evalsite).encode(), json.dumps(tasks).encode()
+
+
+def ratio(key: str, peer: float | None, ours: float | None) -> float | None:
+    if not peer or not ours:
+        return None
+    return ours / peer if key == "import" else peer / ours
+
+
+def _cell(key: str, value: float | None, failed: str | None = None) -> str:
+    if value is None:
+        return f"failed ({failed})" if failed else "—"
+    return f"{value:,.0f}" if key == "import" else f"{value:.1f}"
+
+
+def table(results: dict, sizes: list[int], names: list[str]) -> list[str]:
+    """Markdown rows: per size and figure, each target's median and its ratio to the peer."""
+    peer = "Label Studio"
+    ours = [n for n in names if n != peer]
+    header = ["items", "figure", *([peer] if peer in names else [])]
+    for name in ours:
+        header += [name, "× LS"] if peer in names else [name]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for size in sizes:
+        for key, label, _ in ROWS:
+            row = [f"{size:,}", label]
+            if peer in names:
+                row.append(_cell(key, results[peer][size].get(key)))
+            for name in ours:
+                got = results[name][size]
+                row.append(_cell(key, got.get(key), got.get(f"{key}_failed")))
+                if peer in names:
+                    r = ratio(key, results[peer][size].get(key), got.get(key))
+                    row.append("—" if r is None else f"{r:.1f}×")
+            lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def verdicts(results: dict, size: int, ours: list[str]) -> list[str]:
+    lines = []
+    for name in ours:
+        for key, wanted in TARGETS.items():
+            r = ratio(key, results["Label Studio"][size].get(key), results[name][size].get(key))
+            got = "not measured" if r is None else f"{r:.1f}×"
+            met = r is not None and r >= wanted
+            lines.append(
+                f"{name}, {key} at {size:,}: {got} (target ≥ {wanted}×): "
+                f"{'met' if met else 'NOT met'}"
+            )
+            if r is not None:
+                print(f"RESULT ratio_{key}_{name.split()[-1].lower()}_{size}={r:.2f}")
+    return lines
+
+
+def machine(peer_version: str) -> list[str]:
+    memory = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]
+    pg = subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-Atc", "show server_version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return [
+        f"machine: {subprocess.check_output(['nproc']).decode().strip()} cores, "
+        f"{int(memory) / 1024**2:.1f} GiB memory, {platform.platform()}",
+        f"versions: Python {platform.python_version()}, Django {version('django')}, "
+        f"gunicorn {version('gunicorn')}, SQLite {sqlite3.sqlite_version}, "
+        f"PostgreSQL {pg or 'unreachable'}, Label Studio {peer_version}",
+    ]
+
+
+def _measure(targets, sizes: list[int], repeats: int) -> tuple[dict, list[str]]:
+    results = {t.name: {} for t in targets}
+    loads = []
+    for size in sizes:
+        evalsite_body, tasks_body = _bodies(size)
+        for target in targets:
+            before = load_average()
+            body = tasks_body if target.name == "Label Studio" else evalsite_body
+            print(f"... {target.name}, {size:,} items", flush=True)
+            results[target.name][size] = target.run(size, body, repeats)
+            loads.append(f"{target.name} {size:,}: load average {before} -> {load_average()}")
+    return results, loads
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--no-label-studio", action="store_true")
+    parser.add_argument("--no-load", action="store_true")
+    parser.add_argument("--load-answers", type=int, default=320)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    work = Path(tempfile.mkdtemp(prefix="evalsite-side-by-side-"))
+    targets = [EvalsiteTarget(db, work) for db in args.databases.split(",")]
+    available, peer_version = (False, "not asked for") if args.no_label_studio else installed()
+    header = machine(peer_version if available else f"unavailable ({peer_version})")
+    print("\n".join(header), f"\nload average at start: {load_average()}", flush=True)
+    if available:
+        with LabelStudio(work) as peer:
+            results, loads = _measure([peer, *targets], sizes, args.repeats)
+    else:
+        results, loads = _measure(targets, sizes, args.repeats)
+    names = list(results)
+    print(f"\nmedians of {args.repeats} requests over loopback HTTP (import: one request)")
+    print("\n".join(table(results, sizes, names)))
+    print("\n".join(loads))
+    if available:
+        print("\n".join(verdicts(results, sizes[-1], [n for n in names if n != "Label Studio"])))
+    else:
+        print(f"Label Studio was unavailable ({peer_version}): no ratios claimed.")
+    if not args.no_load:
+        _load(["--answers", str(args.load_answers)])
+        _load(["--answers", str(args.load_answers), "--during-import", str(sizes[-1])])
+    return results
+
+
+def _load(options: list[str]) -> None:
+    """bench/load.py in its own process (its own Django set-up), its output in ours."""
+    print(f"\n$ python -m bench.load {' '.join(options)}   (load average {load_average()})")
+    subprocess.run([sys.executable, "-m", "bench.load", *options], check=False, timeout=1800)
+
+
+if __name__ == "__main__":
+    main()
