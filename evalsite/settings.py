@@ -192,6 +192,11 @@ EVIDENCE_MAX_PIXELS = env_int("EVIDENCE_MAX_PIXELS", 50_000_000, minimum=1)
 # beyond this many bytes (a render is 50-500 KB, so the default holds thousands of pages).
 EVIDENCE_CACHE_MAX_BYTES = env_int("EVIDENCE_CACHE_MAX_BYTES", 2 * 1024**3, minimum=1024 * 1024)
 
+# Judges (judging/services/endpoints.py): a project admin may point a judge only at a provider's
+# default address or at a host listed here, and may name only these variables as its API key.
+JUDGE_ALLOWED_HOSTS = env_list("JUDGE_ALLOWED_HOSTS", [])
+JUDGE_API_KEY_ENVS = env_list("JUDGE_API_KEY_ENVS", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"])
+
 # Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
 

@@ -60,6 +60,13 @@ def _media_in_tmp(settings, tmp_path):
     }
 
 
+@pytest.fixture(autouse=True)
+def _judge_endpoints(settings):
+    """Judges in tests talk to stub servers on loopback ports, with the STUB_KEY variable."""
+    settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1"]
+    settings.JUDGE_API_KEY_ENVS = [*settings.JUDGE_API_KEY_ENVS, "STUB_KEY"]
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Debian's Chromium, never a downloaded browser."""

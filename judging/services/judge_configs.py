@@ -14,6 +14,7 @@ from django.db import transaction
 from judging.models import Criterion, JudgeConfig, JudgeVersion
 from judging.providers import PROVIDERS
 from judging.services.criteria import judge_ensure
+from judging.services.endpoints import EndpointRefused, check_endpoint
 from judging.services.prompts import PromptError, check_template, prompt_sha256
 from reviews.models import Project
 
@@ -58,6 +59,10 @@ def _check(project: Project, settings: JudgeSettings) -> Criterion | None:
         raise JudgeConfigError(
             "api_key_env: the NAME of an environment variable (like OPENAI_API_KEY), not a key"
         )
+    try:
+        check_endpoint(settings.base_url, settings.api_key_env)
+    except EndpointRefused as exc:
+        raise JudgeConfigError(str(exc)) from None
     try:
         check_template(settings.prompt)
     except PromptError as exc:

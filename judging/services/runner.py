@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from judging.models import Call, CallStatus, Run, RunStatus
 from judging.providers import Provider, ProviderError, make_provider
+from judging.services.endpoints import EndpointRefused, check_endpoint
 from judging.services.run_plan import PlannedCall, plan_calls
 from judging.services.run_record import Outcome, record_outcomes
 from judging.services.runs import run_finished
@@ -36,7 +37,13 @@ def calls_per_item(run: Run) -> int:
 
 
 def provider_for(run: Run) -> Provider:
+    """The run's provider, once its address and key variable are still allowed (the settings
+    may have changed since the judge was saved)."""
     config = run.version.config
+    try:
+        check_endpoint(config.base_url, config.api_key_env)
+    except EndpointRefused as exc:
+        raise ProviderError(str(exc)) from None
     return make_provider(
         run.version.provider,
         model=run.version.model,
@@ -97,18 +104,18 @@ def run_execute(
         return Run.objects.get(pk=run.pk)
     run.refresh_from_db()
     own_provider = provider is None
-    provider = provider or provider_for(run)
     planned = (plan or (lambda r: plan_calls(r.version, run_items(r).iterator())))(run)
     Run.objects.filter(pk=run.pk).update(planned=run_items(run).count() * calls_per_item(run))
     status, error = RunStatus.FAILED, "interrupted"
     try:
+        provider = provider or provider_for(run)  # refused endpoints fail the run, named
         stopped = _pump(run, provider, _missing(planned, run), on_progress)
         status, error = (RunStatus.CANCELLED if stopped else RunStatus.DONE), ""
     except Exception as exc:  # recorded on the run, then raised for the worker's log too
         error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        if own_provider:
+        if own_provider and provider is not None:
             provider.close()
         Run.objects.filter(pk=run.pk).update(
             status=status, error=error[:2000], finished_at=timezone.now()

@@ -1,0 +1,70 @@
+"""Where a judge may send requests, and which environment variable it may send as its key.
+
+A project admin configures judges, but the server makes the calls: an arbitrary base URL would let
+them reach hosts only the server can see (cloud metadata, the database, internal admin pages),
+and an arbitrary variable name would send any of the server's secrets (SECRET_KEY, DATABASE_URL)
+as a bearer token to a host they choose. So both are limited by operator settings:
+
+- base URL: empty (the provider's default), the origin of a provider's default, or a host in
+  JUDGE_ALLOWED_HOSTS (http/https only, no user:password@ part);
+- key variable: one of JUDGE_API_KEY_ENVS.
+
+Checked when a judge is saved and again before every run (settings can change in between).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from judging.providers import PROVIDERS
+
+
+class EndpointRefused(ValueError):
+    """A base URL or key variable the operator has not allowed; the message names the setting."""
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), port
+
+
+def _default_origins() -> set[tuple[str, str, int | None]]:
+    return {_origin(cls.default_base_url) for cls in PROVIDERS.values()}
+
+
+def check_base_url(base_url: str) -> None:
+    if not base_url:
+        return
+    try:
+        parts = urlsplit(base_url)
+        origin = _origin(base_url)
+    except ValueError:
+        raise EndpointRefused(f"base_url: {base_url!r} is not a URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EndpointRefused("base_url: only http:// or https:// URLs with a host")
+    if parts.username or parts.password:
+        raise EndpointRefused("base_url: no user name or password in the URL")
+    allowed_hosts = {host.lower() for host in settings.JUDGE_ALLOWED_HOSTS}
+    if origin in _default_origins() or origin[1] in allowed_hosts:
+        return
+    raise EndpointRefused(
+        f"base_url: host {origin[1]!r} is not allowed on this server; an operator can add it "
+        "to JUDGE_ALLOWED_HOSTS"
+    )
+
+
+def check_api_key_env(name: str) -> None:
+    if name and name not in settings.JUDGE_API_KEY_ENVS:
+        raise EndpointRefused(
+            f"api_key_env: {name!r} is not one of the key variables this server allows "
+            f"({', '.join(settings.JUDGE_API_KEY_ENVS) or 'none'}); an operator can add it to "
+            "JUDGE_API_KEY_ENVS"
+        )
+
+
+def check_endpoint(base_url: str, api_key_env: str) -> None:
+    check_base_url(base_url)
+    check_api_key_env(api_key_env)
