@@ -8,21 +8,23 @@ from reviews.admin import ReadOnlyAdmin
 
 
 @admin.register(m.Criterion)
-class CriterionAdmin(admin.ModelAdmin):
+class CriterionAdmin(ReadOnlyAdmin):
+    """A criterion version is what labels and verdicts mean: a change is a new version, imported."""
+
     list_display = ["name", "version", "project", "critical", "ordinal", "pairwise"]
     list_filter = ["project", "critical"]
-    readonly_fields = ["sha256"]
 
 
 @admin.register(m.Judge)
-class JudgeAdmin(admin.ModelAdmin):
+class JudgeAdmin(ReadOnlyAdmin):
     list_display = ["provider", "model", "temperature", "project"]
     list_filter = ["project", "provider"]
-    readonly_fields = ["configuration"]
 
 
 @admin.register(m.Verdict)
-class VerdictAdmin(admin.ModelAdmin):
+class VerdictAdmin(ReadOnlyAdmin):
+    """What a judge said: the agreement figures and failure analysis are computed from these."""
+
     list_display = ["item", "criterion", "judge", "sample", "label", "confidence"]
     list_filter = ["criterion__name", "judge__model"]
     search_fields = ["item__external_id"]

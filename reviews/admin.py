@@ -3,13 +3,22 @@ is read-only here: it changes only through the services, and never in place."""
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from reviews import models as m
-from reviews.services.projects import SETTINGS_FIELDS
+from reviews.services.projects import (
+    SETTINGS_FIELDS,
+    may_manage_members,
+    membership_add,
+    membership_remove,
+)
 from reviews.services.rater_quality import GoldError, gold_mark
+from reviews.services.tokens import token_revoke
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnly:
+    """No add, change or delete here (for superusers too); view only."""
+
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -20,10 +29,17 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class MembershipInline(admin.TabularInline):
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass
+
+
+class MembershipInline(ReadOnly, admin.TabularInline):
+    """Shown, not edited: roles change on the Memberships page, through the service."""
+
     model = m.Membership
     extra = 0
-    autocomplete_fields = ["user"]
+    fields = ["user", "role", "created_at"]
+    readonly_fields = fields
 
 
 @admin.register(m.Project)
@@ -39,12 +55,75 @@ class ProjectAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False  # its answers, approvals and events are append-only history
+
+
+class MembershipForm(forms.ModelForm):
+    class Meta:
+        model = m.Membership
+        fields = ["project", "user", "role"]
+
+    def clean(self):
+        data = super().clean()
+        project = data.get("project")
+        if project is not None and not may_manage_members(self.actor, project):
+            raise forms.ValidationError(f"Only the admins of {project.slug!r} can add members.")
+        return data
+
 
 @admin.register(m.Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    """Add or remove through the membership service: staff who are not superusers manage only
+    the projects they are admins of, and a project never loses its last admin. A membership is
+    never edited in place (that would move a role to another project or person)."""
+
+    form = MembershipForm
     list_display = ["project", "user", "role", "created_at"]
     list_filter = ["role", "project"]
     search_fields = ["user__username", "user__email", "project__slug"]
+    autocomplete_fields = ["user"]
+
+    def get_queryset(self, request):
+        memberships = super().get_queryset(request)
+        if request.user.is_superuser:
+            return memberships
+        return memberships.filter(project__in=_administered(request.user))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "project" and not request.user.is_superuser:
+            kwargs["queryset"] = _administered(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.actor = request.user
+        return form
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        obj.pk = membership_add(
+            actor=request.user, project=data["project"], user=data["user"], role=data["role"]
+        ).pk
+
+    def delete_model(self, request, obj):
+        try:
+            membership_remove(actor=request.user, project=obj.project, user=obj.user, role=obj.role)
+        except (ValidationError, PermissionDenied) as error:
+            self.message_user(
+                request, " ".join(getattr(error, "messages", [str(error)])), messages.ERROR
+            )
+
+    def delete_queryset(self, request, queryset):
+        for membership in queryset.select_related("project", "user"):
+            self.delete_model(request, membership)
+
+
+def _administered(user):
+    return m.Project.objects.filter(memberships__user=user, memberships__role=m.Role.ADMIN)
 
 
 @admin.register(m.Slice)
@@ -54,12 +133,23 @@ class SliceAdmin(admin.ModelAdmin):
 
 
 @admin.register(m.ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = ["key_sha256", "prefix", "created_at", "last_used_at"]
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Tokens are created by their owner, who is shown the secret once. Here they can only be
+    revoked: editing would let a revoked token work again, or hand it to another user."""
 
-    def has_add_permission(self, request):
-        return False  # tokens are created by their owner, who is shown the secret once
+    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke"]
+
+    @admin.action(description="Revoke the selected tokens", permissions=["revoke"])
+    def revoke(self, request, queryset):
+        revoked = sum(
+            token_revoke(actor=request.user, token_pk=pk)
+            for pk in queryset.values_list("pk", flat=True)
+        )
+        self.message_user(request, f"{revoked} token(s) revoked.")
+
+    def has_revoke_permission(self, request):
+        return request.user.is_superuser
 
 
 @admin.register(m.Document)
@@ -84,13 +174,27 @@ class ItemAdmin(admin.ModelAdmin):
     list_display = ["external_id", "project", "status", "created_at"]
     list_filter = ["project", "status"]
     search_fields = ["external_id", "title"]
-    readonly_fields = ["status"]  # status follows the workflow, never set by hand
+    # Only the title and slices are edited here. Status follows the workflow; the project and
+    # case id are what signed ground truth is bound to (renaming or moving an item would hand
+    # its approval to a case nobody reviewed); input, output, expected and metadata are what
+    # raters and judges saw. Items come in through imports, and stay (history hangs off them).
+    readonly_fields = [
+        "project",
+        "external_id",
+        "status",
+        "input",
+        "output",
+        "expected",
+        "metadata",
+        "overlap",
+    ]
     actions = ["mark_gold", "unmark_gold"]
 
-    def get_readonly_fields(self, request, obj=None):
-        # Signed ground truth is bound to the project and case id: renaming or moving an item
-        # would hand its approval to a case nobody reviewed.
-        return [*self.readonly_fields, "project", "external_id"] if obj else self.readonly_fields
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
     @admin.action(description="Mark as gold (known answer from ground truth or resolutions)")
     def mark_gold(self, request, queryset):
@@ -122,32 +226,40 @@ class RaterQualitySettingAdmin(admin.ModelAdmin):
 
 
 @admin.register(m.ItemSource)
-class ItemSourceAdmin(admin.ModelAdmin):
+class ItemSourceAdmin(ReadOnlyAdmin):
+    """Which evidence an item cites: repointing it would show approved values beside other
+    evidence (or another project's document)."""
+
     list_display = ["item", "artifact_id", "document", "page"]
     search_fields = ["item__external_id", "artifact_id"]
 
 
 @admin.register(m.Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(ReadOnlyAdmin):
+    """What raters answered: editing a key or kind after answers would change their meaning."""
+
     list_display = ["item", "kind", "key", "status"]
     list_filter = ["kind", "status"]
     search_fields = ["item__external_id", "key"]
-    readonly_fields = ["status"]
 
 
 @admin.register(m.Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(ReadOnlyAdmin):
+    """What a model claimed, as raters saw and chose it."""
+
     list_display = ["item", "path", "value", "confidence", "page"]
     search_fields = ["item__external_id", "path"]
 
 
 @admin.register(m.AssignmentBatch)
-class AssignmentBatchAdmin(admin.ModelAdmin):
+class AssignmentBatchAdmin(ReadOnlyAdmin):
     list_display = ["name", "project", "overlap", "created_at"]
 
 
 @admin.register(m.Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ReadOnlyAdmin):
+    """Workflow state, moved only by the queue (a hand-made "submitted" would skip answers)."""
+
     list_display = ["item", "rater", "status", "claimed_at", "lease_expires_at", "submitted_at"]
     list_filter = ["status"]
     search_fields = ["item__external_id", "rater__username"]

@@ -72,8 +72,8 @@ def project_create(
             project.save()
     except IntegrityError:  # created by someone else a moment ago
         raise _slug_taken(slug) from None
-    if admin is not None:
-        membership_add(actor=actor, project=project, user=admin, role=Role.ADMIN)
+    if admin is not None:  # the first admin of a project just created: nobody to ask yet
+        Membership.objects.create(project=project, user=admin, role=Role.ADMIN)
     return ProjectResult(project=project, created=True)
 
 
@@ -130,8 +130,22 @@ def project_settings_update(*, actor, project: Project, changes: dict) -> list[s
     return changed
 
 
+def may_manage_members(actor, project: Project) -> bool:
+    """The project's admins, superusers, and the operator's console (`actor=None`). Staff rights
+    alone are not enough: otherwise any staff user could make themselves admin anywhere."""
+    if actor is None:
+        return True
+    return bool(getattr(actor, "is_superuser", False)) or is_project_admin(actor, project)
+
+
+def _require_manager(actor, project: Project) -> None:
+    if not may_manage_members(actor, project):
+        raise PermissionDenied(f"Only the admins of {project.slug!r} can change its members.")
+
+
 def membership_add(*, actor, project: Project, user, role: str) -> Membership:
     """Give `user` `role` in `project`; adding a role someone already holds changes nothing."""
+    _require_manager(actor, project)
     if role not in Role.values:
         raise ValidationError(
             {"role": f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."}
@@ -146,6 +160,7 @@ def membership_remove(*, actor, project: Project, user, role: str | None = None)
 
     A project never loses its last admin: that would leave nobody able to manage it.
     """
+    _require_manager(actor, project)
     memberships = Membership.objects.filter(project=project, user=user)
     if role is not None:
         memberships = memberships.filter(role=role)

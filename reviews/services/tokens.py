@@ -27,12 +27,12 @@ def token_create(*, actor, name: str) -> tuple[ApiToken, str]:
 
 
 def token_revoke(*, actor, token_pk: int) -> bool:
-    """Revoke one of `actor`'s own tokens; False when there is no such live token."""
-    return bool(
-        ApiToken.objects.filter(pk=token_pk, user=actor, revoked_at__isnull=True).update(
-            revoked_at=timezone.now()
-        )
-    )
+    """Revoke one of `actor`'s own tokens (any token for a superuser); False when there is no
+    such live token. A revoked token never works again."""
+    tokens = ApiToken.objects.filter(pk=token_pk, revoked_at__isnull=True)
+    if not actor.is_superuser:
+        tokens = tokens.filter(user=actor)
+    return bool(tokens.update(revoked_at=timezone.now()))
 
 
 def token_user(secret: str):
