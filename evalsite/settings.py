@@ -204,7 +204,7 @@ RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
 EVIDENCE_GC_MINUTES = env_int("EVIDENCE_GC_MINUTES", 60, minimum=1)
 
 # Seconds without a worker's heartbeat before a running import counts as dead (Retry offered).
-IMPORT_STALE_SECONDS = env_int("IMPORT_STALE_SECONDS", 60, minimum=10)
+IMPORT_STALE_SECONDS = env_int("IMPORT_STALE_SECONDS", 60, minimum=1)
 
 # Import limits (reviews/formats/limits.py): each refused with its own message naming it.
 IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 2048 * 1024 * 1024, minimum=1)

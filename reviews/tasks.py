@@ -1,8 +1,7 @@
 """Background work (Django Tasks API): large imports run in `manage.py db_worker`.
 
-The import runs in one transaction, so its progress cannot be written to the database where a
-poller would see it; it goes to the shared cache instead, and the job row is updated once at
-the end.
+The import runs in one transaction, so its progress and heartbeat go to the shared cache
+(reviews.services.job_progress), and the job row is updated once at the end.
 """
 
 from __future__ import annotations
@@ -10,68 +9,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import threading
-import time
 from pathlib import Path
 
-from django.conf import settings
-from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.utils import timezone
 from django_tasks import task
 
 from reviews.models import ImportJob
+from reviews.services import job_progress
+from reviews.services.import_jobs import import_jobs_fail_stalled
 from reviews.services.imports import ImportFailed, import_file
 from reviews.services.stored_files import local_path
 
 logger = logging.getLogger(__name__)
-
-
-HEARTBEAT_SECONDS = 5
-
-
-def progress_key(job_pk: int) -> str:
-    return f"import-progress:{job_pk}"
-
-
-def heartbeat_key(job_pk: int) -> str:
-    return f"import-heartbeat:{job_pk}"
-
-
-class _Heartbeat(threading.Thread):
-    """Says "this worker is alive" in the shared cache every few seconds while a job runs (the
-    import's transaction hides everything else from the web server until it ends)."""
-
-    def __init__(self, job_pk: int):
-        super().__init__(daemon=True, name=f"import-heartbeat-{job_pk}")
-        self.key, self.stopped = heartbeat_key(job_pk), threading.Event()
-
-    def run(self) -> None:
-        while True:
-            cache.set(self.key, time.time(), timeout=24 * 3600)
-            if self.stopped.wait(HEARTBEAT_SECONDS):
-                return
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join()
-        cache.delete(self.key)
-
-
-def job_stalled(job: ImportJob) -> bool:
-    """A running job whose worker stopped beating (killed, crashed) for IMPORT_STALE_SECONDS.
-    Its transaction died with it, so nothing it read was written."""
-    if job.status != ImportJob.Status.RUNNING:
-        return False
-    last = cache.get(heartbeat_key(job.pk))
-    since = time.time() - (last if last is not None else job.created_at.timestamp())
-    return since > settings.IMPORT_STALE_SECONDS
-
-
-def records_done(job: ImportJob) -> int:
-    if job.status == ImportJob.Status.RUNNING:
-        return cache.get(progress_key(job.pk), 0)
-    return job.records_done
 
 
 def _upload_remove(job: ImportJob) -> None:
@@ -84,19 +34,20 @@ def _upload_remove(job: ImportJob) -> None:
 
 @task()
 def run_import_job(job_pk: int) -> str:
+    import_jobs_fail_stalled()  # a worker that died before this one left its jobs "running"
     job = ImportJob.objects.select_related("project", "created_by").get(pk=job_pk)
     if job.status != ImportJob.Status.QUEUED:
         return job.status  # retried or finished meanwhile: never run a job twice
     job.status = ImportJob.Status.RUNNING
     job.save(update_fields=["status"])
     done = 0
-    heartbeat = _Heartbeat(job.pk)
+    heartbeat = job_progress.Heartbeat(job.pk)
     heartbeat.start()
 
     def progress(count: int) -> None:
         nonlocal done
         done = count
-        cache.set(progress_key(job.pk), count, timeout=24 * 3600)
+        job_progress.progress_set(job.pk, count)
 
     try:
         with local_path(job.file) as path:  # the upload may be in a bucket, not on this disk
@@ -127,7 +78,7 @@ def run_import_job(job_pk: int) -> str:
     job.records_done = done
     job.finished_at = timezone.now()
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
-    cache.delete(progress_key(job.pk))
+    job_progress.progress_clear(job.pk)
     return job.status
 
 

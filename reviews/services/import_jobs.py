@@ -1,14 +1,17 @@
-"""Starting an upload's import as a background job."""
+"""Starting an upload's import as a background job, and retrying one that failed.
+
+The caller enqueues `reviews.tasks.run_import_job` once the returned job is committed (services
+never import tasks).
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from reviews.models import ImportJob
 from reviews.services.imports import import_formats
-from reviews.tasks import job_stalled, run_import_job
+from reviews.services.job_progress import job_stalled
 
 
 def _count_lines(upload) -> int | None:
@@ -38,7 +41,6 @@ def import_job_start(*, actor, project, upload, format: str = "", options=None) 
         records_total=_count_lines(upload),
         report={"options": options or {}},
     )
-    transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
     return job
 
 
@@ -46,21 +48,27 @@ class RetryRefused(Exception):
     """The job cannot be retried; the message says why."""
 
 
-STALLED = (
-    "The task worker stopped while importing (no heartbeat for {seconds} s); nothing was "
-    "written. Retry to import the same file again."
-)
+def _fail_if_stalled(job: ImportJob) -> None:
+    """Record a dead worker's job as failed, with the reason (the caller holds its row lock)."""
+    if reason := job_stalled(job):
+        job.status = ImportJob.Status.FAILED
+        job.error = reason
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+
+
+@transaction.atomic
+def import_jobs_fail_stalled() -> None:
+    """Every running job whose worker died is failed (a worker calls this as it starts a job)."""
+    for job in ImportJob.objects.select_for_update().filter(status=ImportJob.Status.RUNNING):
+        _fail_if_stalled(job)
 
 
 @transaction.atomic
 def import_job_retry(*, actor, job: ImportJob) -> ImportJob:
     """A new job for the same file, once the old one has failed or its worker has died."""
     job = ImportJob.objects.select_for_update().get(pk=job.pk)
-    if job_stalled(job):
-        job.status = ImportJob.Status.FAILED
-        job.error = STALLED.format(seconds=settings.IMPORT_STALE_SECONDS)
-        job.finished_at = timezone.now()
-        job.save(update_fields=["status", "error", "finished_at"])
+    _fail_if_stalled(job)
     if job.status != ImportJob.Status.FAILED:
         raise RetryRefused(f"This import is {job.get_status_display().lower()}: nothing to retry.")
     if not job.file or not job.file.storage.exists(job.file.name):
@@ -74,5 +82,4 @@ def import_job_retry(*, actor, job: ImportJob) -> ImportJob:
         records_total=job.records_total,
         report={"options": job.report.get("options", {}), "retry_of": job.pk},
     )
-    transaction.on_commit(lambda: run_import_job.enqueue(retry.pk))
     return retry

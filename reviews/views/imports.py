@@ -1,6 +1,7 @@
 """Project admins upload files; large imports run in the background with live progress."""
 
 from django.contrib import messages
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -10,7 +11,8 @@ from reviews.models import ImportJob, Item, Role
 from reviews.services.import_jobs import RetryRefused, import_job_retry, import_job_start
 from reviews.services.import_questions import split_requests
 from reviews.services.imports import count_rows, import_formats
-from reviews.tasks import job_stalled, records_done
+from reviews.services.job_progress import job_stalled, records_done
+from reviews.tasks import run_import_job
 
 
 @require_http_methods(["GET", "POST"])
@@ -40,6 +42,7 @@ def import_upload(request, slug):
                 format=fmt,
                 options=options,
             )
+            transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
             return redirect("import_job", slug, job.pk)
     jobs = ImportJob.objects.filter(project=access.project).select_related("created_by")[:20]
     return render(
@@ -84,4 +87,5 @@ def import_job_retry_view(request, slug, job_pk):
     except RetryRefused as refused:
         messages.error(request, str(refused))
         return redirect("import_job", slug, job.pk)
+    transaction.on_commit(lambda: run_import_job.enqueue(retry.pk))
     return redirect("import_job", slug, retry.pk)
