@@ -89,10 +89,6 @@ class GenerateForm(forms.Form):
     second_read = forms.BooleanField(
         required=False, label="Second blind read of the disputed fields"
     )
-    union = forms.BooleanField(
-        required=False,
-        label="Union: accept a field some readers omitted when the others agree",
-    )
 
     def __init__(self, *args, project, **kwargs):
         super().__init__(*args, **kwargs)

@@ -350,3 +350,23 @@ def current_resolutions(item) -> dict[int, Resolution]:
     for resolution in rows.order_by("question_id", "created_at", "pk"):
         newest[resolution.question_id] = resolution
     return newest
+
+
+def item_citing(project, sha256: str) -> Item | None:
+    """The one item of `project` whose evidence is this document (None if none, or several):
+    ground truth generated from evidence already imported with its prediction lands on it."""
+    items = list(
+        Item.objects.filter(project=project, sources__document__sha256=sha256).distinct()[:2]
+    )
+    return items[0] if len(items) == 1 else None
+
+
+def prediction_producer(item: Item | None) -> str:
+    """`provider/model` of the system whose prediction the item holds, when its import said so
+    (a §4 item's `producer`, kept in its metadata: `"openai/gpt-4o"` or
+    `{"provider": "openai", "model": "gpt-4o"}`); "" when unknown."""
+    given = (item.metadata or {}).get("producer") if item is not None else None
+    if isinstance(given, dict):
+        provider, model = given.get("provider"), given.get("model")
+        return f"{provider}/{model}" if provider and model else ""
+    return given if isinstance(given, str) and "/" in given else ""

@@ -9,7 +9,8 @@ where every reader now agrees the field is settled as a generated row, still to 
 
 The result is a FORMATS §2 review file per case, written beside a copy of its evidence and
 imported through reviews' own import service: the same rows, events and exports as an imported
-file, and the readings, the reconciliation and each prompt's SHA-256 kept in its metadata.
+file. Every reader's claims, the reconciliation, each prompt's SHA-256 and each reader's
+independence from the prediction's producer go to the item's timeline (generation_record).
 """
 
 import json
@@ -23,6 +24,13 @@ from django.utils import timezone
 
 from judging.models import JudgeConfig, Run, RunStatus
 from judging.services.generation_read import Evidence, Reading, case_id, evidence_of, read_all
+from judging.services.generation_record import (
+    flag_related,
+    generation_data,
+    generation_record,
+    independence,
+    known_case,
+)
 from judging.services.judge_configs import version_get
 from judging.services.runner import provider_for
 from reviews.services.imports import ImportReport, import_file
@@ -101,33 +109,6 @@ def reconcile(
     return outcome
 
 
-def independence(version, producer: str) -> str:
-    """A reader against the prediction's producer (`provider/model`): `same_model`,
-    `same_provider` or `independent` (`unknown` when no producer is given)."""
-    if not producer:
-        return "unknown"
-    provider, _, model = producer.partition("/")
-    if (version.provider, version.model) == (provider, model):
-        return "same_model"
-    return "same_provider" if version.provider == provider else "independent"
-
-
-def flag_related(outcome: dict, labels: dict[str, str]) -> None:
-    """A field agreed only by readers related to the producer goes to review all the same."""
-    for path, (status, row) in list(outcome.items()):
-        if status == "agreed" and all(
-            labels[r] in ("same_model", "same_provider") for r in row["providers"]
-        ):
-            candidate = {
-                k: row[k] for k in ("expected_value", "reference_id", "evidence", "confidence")
-            }
-            outcome[path] = (
-                "low_confidence",
-                [{"provider": r, **candidate} for r in row["providers"]],
-                "settled only by models of the prediction's producer family",
-            )
-
-
 def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
     runs = {}
     for name in names:
@@ -147,10 +128,11 @@ def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
     return runs
 
 
-def _review(case, evidence: Evidence, folder: str, fields, outcome, readings, runs, second):
+def _review(case, evidence: Evidence, fields, outcome) -> dict:
+    """The FORMATS §2 file of one case, nothing else in it: it imports and exports like any."""
     claims = [rest[0] for status, *rest in outcome.values() if status == "agreed"]
     items = [
-        {"path": path, "reason": status, "candidates": rest[0], "note": (rest[1:] or [None])[0]}
+        {"path": path, "reason": status, "candidates": rest[0], "decision": None, "value": None}
         for path, (status, *rest) in outcome.items()
         if status != "agreed"
     ]
@@ -162,7 +144,7 @@ def _review(case, evidence: Evidence, folder: str, fields, outcome, readings, ru
         "sources": [
             {
                 "artifact_id": _page_id(p),
-                "path": f"{folder}/{evidence.path.name}",
+                "path": f"{case}/{evidence.path.name}",
                 "authority": "evidence",
                 "metadata": {"page": p},
             }
@@ -170,21 +152,29 @@ def _review(case, evidence: Evidence, folder: str, fields, outcome, readings, ru
         ],  # fmt: skip
         "claims": claims,
         "review_items": items,
-        "generation": {
-            "readers": {
-                name: {
-                    "version": run.version.number,
-                    "model": f"{run.version.provider}/{run.version.model}",
-                    "prompt_sha256": run.version.prompt_sha256,
-                    "claims": {p: c.model_dump() for p, c in readings[name].claims.items()},
-                    "error": readings[name].error,
-                }
-                for name, (run, _) in runs.items()
-            },
-            "reconciliation": {path: status for path, (status, *_) in outcome.items()},
-            "second_read": second,
-        },
     }
+
+
+@dataclass
+class _Case:
+    evidence: Evidence
+    producer: str  # "provider/model" of the prediction checked, "" when unknown
+    outcome: dict = field(default_factory=dict)
+    second: dict = field(default_factory=dict)  # reader -> second Reading
+    settled_again: list[str] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)  # reader -> independence
+
+
+def _cases(project, paths: list[Path], producer: str) -> dict[str, _Case]:
+    """case id -> its evidence: the id of the one item already holding that evidence (its
+    prediction's producer then known), else the file's stem and content hash."""
+    cases = {}
+    for path in paths:
+        found = evidence_of(Path(path))
+        known, known_producer = known_case(project, found.sha256)
+        cases[known or case_id(found)] = _Case(found, producer or known_producer)
+    return cases
 
 
 def generate_ground_truth(
@@ -196,72 +186,81 @@ def generate_ground_truth(
     readers: list[str],
     min_agreement: float = 1.0,
     second_read: bool = False,
-    union: bool = False,
     producer: str = "",
     actor=None,
 ) -> GenerationResult:
+    """Union is the project's choice (`generation_union`); `producer` overrides the producer
+    known from an item that already holds the evidence."""
     if not fields or not instruction.strip() or not readers:
         raise GenerationError("give the expected fields, an instruction and at least one reader")
     if not 0 < min_agreement <= 1:
         raise GenerationError("--min-agreement: between 0 (exclusive) and 1")
-    evidence = {}
-    for path in paths:
-        found = evidence_of(Path(path))
-        evidence[case_id(found)] = found
+    cases = _cases(project, paths, producer)
     runs = _readers(project, readers)
-    jobs = [(case, ev, instruction) for case, ev in evidence.items()]
+    jobs = [(name, case.evidence, instruction) for name, case in cases.items()]
     first = read_all(runs, jobs, lambda case: fields)
-    outcomes, seconds = {}, {}
-    for case in evidence:
-        readings = {name: first[(case, name)] for name in runs}
-        outcomes[case] = reconcile(fields, readings, min_agreement, union)
+    for name, case in cases.items():
+        readings = {reader: first[(name, reader)] for reader in runs}
+        case.outcome = reconcile(fields, readings, min_agreement, project.generation_union)
     if second_read:
-        disputed = {
-            c: [p for p, (s, *_) in o.items() if s != "agreed"] for c, o in outcomes.items()
-        }
-        again = read_all(runs, jobs, lambda case: disputed[case])
-        for case, paths_again in disputed.items():
-            if not paths_again:
-                continue
-            readings = {name: again[(case, name)] for name in runs}
-            settled = reconcile(paths_again, readings, 1.0)
-            seconds[case] = [p for p, (s, *_) in settled.items() if s == "agreed"]
-            outcomes[case].update({p: settled[p] for p in seconds[case]})
-    labels = {name: independence(run.version, producer) for name, (run, _) in runs.items()}
-    for outcome in outcomes.values():
-        if producer:
-            flag_related(outcome, labels)
-    report = _import(project, evidence, fields, outcomes, first, runs, seconds, actor, labels)
+        _second_read(runs, jobs, cases)
+    for case in cases.values():
+        case.labels = {r: independence(run.version, case.producer) for r, (run, _) in runs.items()}
+        case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
+    report = _import(project, cases, fields, actor)
+    for name, case in cases.items():
+        data = generation_data(
+            runs=runs, first={r: first[(name, r)] for r in runs}, second=case.second,
+            outcome=case.outcome, settled_again=case.settled_again, flagged=case.flagged,
+            producer=case.producer, labels=case.labels,
+        )  # fmt: skip
+        generation_record(project=project, case=name, data=data, actor=actor)
     for run, provider in runs.values():
         provider.close()
         Run.objects.filter(pk=run.pk).update(status=RunStatus.DONE, finished_at=timezone.now())
-    cases = [
-        CaseResult(
-            case,
-            {
-                p: ("second read" if p in seconds.get(case, []) else "first read")
-                for p, (s, *_) in o.items()
-                if s == "agreed"
-            },
-            {p: s for p, (s, *_) in o.items() if s != "agreed"},
-        )  # fmt: skip
-        for case, o in outcomes.items()
-    ]
-    return GenerationResult(cases, report, [run for run, _ in runs.values()])
+    return GenerationResult(
+        [_result(name, case) for name, case in cases.items()],
+        report,
+        [run for run, _ in runs.values()],
+    )
 
 
-def _import(project, evidence, fields, outcomes, first, runs, seconds, actor, labels):
+def _second_read(runs, jobs, cases: dict[str, _Case]) -> None:
+    """The disputed paths only, blind again (no first-pass value is sent); where every reader
+    now agrees, the field is settled as a generated row."""
+    disputed = {
+        name: [p for p, (s, *_) in case.outcome.items() if s != "agreed"]
+        for name, case in cases.items()
+    }
+    again = read_all(runs, jobs, lambda name: disputed[name])
+    for name, paths in disputed.items():
+        if not paths:
+            continue
+        case = cases[name]
+        case.second = {reader: again[(name, reader)] for reader in runs}
+        settled = reconcile(paths, case.second, 1.0)
+        case.settled_again = [p for p, (s, *_) in settled.items() if s == "agreed"]
+        case.outcome.update({p: settled[p] for p in case.settled_again})
+
+
+def _result(name: str, case: _Case) -> CaseResult:
+    agreed = {
+        p: ("second read" if p in case.settled_again else "first read")
+        for p, (s, *_) in case.outcome.items()
+        if s == "agreed"
+    }
+    return CaseResult(name, agreed, {p: s for p, (s, *_) in case.outcome.items() if s != "agreed"})
+
+
+def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport:
+    """The cases' review files written beside a copy of their evidence, imported by reviews'
+    own import service (the same rules, rows, questions and events as any review file)."""
     with tempfile.TemporaryDirectory(prefix="generated-") as tmp:
         lines = []
-        for case, ev in evidence.items():
-            (Path(tmp) / case).mkdir()
-            shutil.copyfile(ev.path, Path(tmp) / case / ev.path.name)
-            readings = {name: first[(case, name)] for name in runs}
-            review = _review(
-                case, ev, case, fields, outcomes[case], readings, runs, seconds.get(case, [])
-            )
-            for name, label in labels.items():
-                review["generation"]["readers"][name]["independence"] = label
+        for name, case in cases.items():
+            (Path(tmp) / name).mkdir()
+            shutil.copyfile(case.evidence.path, Path(tmp) / name / case.evidence.path.name)
+            review = _review(name, case.evidence, fields, case.outcome)
             lines.append(json.dumps(review, ensure_ascii=False))
         target = Path(tmp) / "generated.jsonl"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -115,7 +115,6 @@ def _store(p: _Planned) -> Call:
         **{counter: F(counter) + 1},
         input_tokens=F("input_tokens") + (call.input_tokens or 0),
         output_tokens=F("output_tokens") + (call.output_tokens or 0),
-        planned=F("planned") + 1,
         heartbeat_at=timezone.now(),
     )
     return call
@@ -142,6 +141,17 @@ def _call_row(p: _Planned) -> Call:
     )
 
 
+def _count_planned(planned: list[_Planned], finished: dict) -> None:
+    """Every read counted before any is made, so the progress bar moves as they finish."""
+    for run in {p.run.pk: p.run for p in planned}.values():
+        mine = [p for p in planned if p.run.pk == run.pk]
+        Run.objects.filter(pk=run.pk).update(
+            planned=F("planned") + len(mine),
+            reused=F("reused") + sum(p.fingerprint in finished for p in mine),
+            heartbeat_at=timezone.now(),
+        )
+
+
 def read_all(runs: dict[str, tuple[Run, Provider]], jobs: list[tuple], paths_of) -> dict:
     """Every (case, reader) read; {(case, reader): Reading}. HTTP in threads, writes here.
     `jobs`: (case, evidence, instruction); `paths_of(case)`: the paths to ask for."""
@@ -153,6 +163,7 @@ def read_all(runs: dict[str, tuple[Run, Provider]], jobs: list[tuple], paths_of)
         )
     }
     missing = [p for p in planned if p.fingerprint not in finished]
+    _count_planned(planned, finished)
     with ThreadPoolExecutor(max_workers=8) as pool:
         for p, outcome in zip(missing, pool.map(_call, missing), strict=True):
             p.outcome = outcome

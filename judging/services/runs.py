@@ -87,7 +87,12 @@ def run_resume(run: Run) -> Run:
     """Queue a stopped run (or one that finished with failed calls) again: it makes only the
     calls still missing. A run that looks
     alive (a recent heartbeat) is refused, so two workers never run it at once."""
-    run = Run.objects.select_for_update().get(pk=run.pk)
+    run = Run.objects.select_for_update().select_related("version").get(pk=run.pk)
+    if run.version.criterion_id is None:
+        raise RunError(
+            "a ground-truth reader's run resumes by generating again with the same files "
+            "(its finished reads are reused)"
+        )
     if run.status == RunStatus.DONE and not run.failed:
         raise RunError("the run is finished and none of its calls failed")
     if run.status in ACTIVE and not is_stale(run):
@@ -116,6 +121,13 @@ class Progress:
     @property
     def active(self) -> bool:
         return self.run.status in ACTIVE
+
+    @property
+    def resumable(self) -> bool:
+        """A judge run that stopped or has failed calls; a reader's run resumes by generating
+        again (its finished reads are reused)."""
+        stopped = self.run.status in (RunStatus.CANCELLED, RunStatus.FAILED) or self.run.failed
+        return bool(stopped) and self.run.version.criterion_id is not None
 
 
 def run_progress(run: Run) -> Progress:

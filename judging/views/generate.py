@@ -42,7 +42,6 @@ def generate(request, slug):
             "readers": data["readers"],
             "min_agreement": data["min_agreement"],
             "second_read": data["second_read"],
-            "union": data["union"],
         }
         generate_task.enqueue(access.project.pk, _save(data["files"]), options, request.user.pk)
         messages.success(request, "Generation queued: the readers' runs are below.")

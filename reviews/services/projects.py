@@ -26,6 +26,7 @@ SETTINGS_FIELDS = (
     "show_rater_names",
     "separation_of_duties",
     "lease_minutes",
+    "generation_union",
 )
 
 

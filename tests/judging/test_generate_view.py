@@ -44,3 +44,16 @@ def test_upload_refuses_a_file_that_is_not_evidence(client, project):
          "instruction": "x", "min_agreement": "1"},
     )  # fmt: skip
     assert b"x.pdf:" in page.content and not Reference.objects.exists()
+
+
+def test_union_is_a_project_setting_shown_on_settings_and_generation_pages(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    settings_url = reverse("project_settings", args=[project.slug])
+    assert "Generation: union" in client.get(settings_url).content.decode()
+    data = {"name": project.name, "description": "", "overlap": 2, "resolution_rule": "unanimous",
+            "blind": "on", "lease_minutes": 30, "generation_union": "on"}  # fmt: skip
+    assert client.post(settings_url, data).status_code == 302
+    project.refresh_from_db()
+    assert project.generation_union is True
+    page = client.get(reverse("generate", args=[project.slug])).content.decode()
+    assert "<strong>on</strong>" in page and 'name="union"' not in page

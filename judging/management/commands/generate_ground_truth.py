@@ -12,7 +12,8 @@ class Command(BaseCommand):
     help = (
         "Each PATH (a PDF or image) becomes an item; every --provider (a judge configuration "
         "without a criterion) reads its evidence blind; agreed fields become the generated "
-        "reference, the rest field questions for review."
+        "reference, the rest field questions for review. Union (accepting a field some readers "
+        "omitted) is the project's setting."
     )
 
     def add_arguments(self, parser):
@@ -25,15 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--min-agreement", type=float, default=1.0)
         parser.add_argument("--second-read", action="store_true")
         parser.add_argument(
-            "--union",
-            action="store_true",
-            help="accept a field some readers omitted when the others agree (no conflict)",
-        )
-        parser.add_argument(
             "--producer",
             default="",
             metavar="PROVIDER/MODEL",
-            help="who made the predictions: readers of the same family cannot settle a field",
+            help="who made the predictions, overriding the producer known from an item that "
+            "already holds the evidence: readers of its family cannot settle a field alone",
         )
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
@@ -54,7 +51,6 @@ class Command(BaseCommand):
                 readers=o["providers"],
                 min_agreement=o["min_agreement"],
                 second_read=o["second_read"],
-                union=o["union"],
                 producer=o["producer"],
             )
         except (GenerationError, EvidenceError) as exc:
