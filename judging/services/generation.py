@@ -46,12 +46,13 @@ class CaseResult:
     case: str
     agreed: dict[str, str] = field(default_factory=dict)  # path -> "first read"/"second read"
     disputed: dict[str, str] = field(default_factory=dict)  # path -> reason
+    failed: list[str] = field(default_factory=list)  # readers whose call failed: not imported
 
 
 @dataclass
 class GenerationResult:
     cases: list[CaseResult]
-    report: ImportReport
+    report: ImportReport | None  # None when no case could be imported
     runs: list[Run]
 
 
@@ -164,6 +165,7 @@ class _Case:
     settled_again: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # reader -> independence
+    failed: list[str] = field(default_factory=list)  # readers whose call failed
 
 
 def _cases(project, paths: list[Path], producer: str) -> dict[str, _Case]:
@@ -201,14 +203,18 @@ def generate_ground_truth(
     first = read_all(runs, jobs, lambda case: fields)
     for name, case in cases.items():
         readings = {reader: first[(name, reader)] for reader in runs}
+        case.failed = [reader for reader, reading in readings.items() if reading.failed]
         case.outcome = reconcile(fields, readings, min_agreement, project.generation_union)
     if second_read:
         _second_read(runs, jobs, cases)
-    for case in cases.values():
+    # A failed call is no reading: questions made from it would outlive the retry. Such a case
+    # waits for the next generation, which makes only the reads still missing.
+    imported = {name: case for name, case in cases.items() if not case.failed}
+    for case in imported.values():
         case.labels = {r: independence(run.version, case.producer) for r, (run, _) in runs.items()}
         case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
-    report = _import(project, cases, fields, actor)
-    for name, case in cases.items():
+    report = _import(project, imported, fields, actor)
+    for name, case in imported.items():
         data = generation_data(
             runs=runs, first={r: first[(name, r)] for r in runs}, second=case.second,
             outcome=case.outcome, settled_again=case.settled_again, flagged=case.flagged,
@@ -238,6 +244,7 @@ def _second_read(runs, jobs, cases: dict[str, _Case]) -> None:
             continue
         case = cases[name]
         case.second = {reader: again[(name, reader)] for reader in runs}
+        case.failed += [r for r, reading in case.second.items() if reading.failed]
         settled = reconcile(paths, case.second, 1.0)
         case.settled_again = [p for p, (s, *_) in settled.items() if s == "agreed"]
         case.outcome.update({p: settled[p] for p in case.settled_again})
@@ -249,12 +256,15 @@ def _result(name: str, case: _Case) -> CaseResult:
         for p, (s, *_) in case.outcome.items()
         if s == "agreed"
     }
-    return CaseResult(name, agreed, {p: s for p, (s, *_) in case.outcome.items() if s != "agreed"})
+    disputed = {p: s for p, (s, *_) in case.outcome.items() if s != "agreed"}
+    return CaseResult(name, agreed, disputed, sorted(set(case.failed)))
 
 
-def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport:
+def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport | None:
     """The cases' review files written beside a copy of their evidence, imported by reviews'
     own import service (the same rules, rows, questions and events as any review file)."""
+    if not cases:
+        return None
     with tempfile.TemporaryDirectory(prefix="generated-") as tmp:
         lines = []
         for name, case in cases.items():

@@ -40,6 +40,7 @@ class Reading:
     claims: dict[str, Claim]
     request: dict
     error: str = ""
+    failed: bool = False  # the call failed (transport, HTTP): no reading at all, unlike "unparsed"
 
 
 def evidence_of(path: Path) -> Evidence:
@@ -173,7 +174,8 @@ def read_all(runs: dict[str, tuple[Run, Provider]], jobs: list[tuple], paths_of)
         call = finished[p.fingerprint]
         parsed = parse_claims(call.reply, p.paths) if call.status != CallStatus.FAILED else None
         claims = {c.path: c for c in parsed.reply.claims} if parsed and parsed.reply else {}
-        results[p.key] = Reading(p.key[1], claims, p.record, call.error)
+        failed = call.status == CallStatus.FAILED
+        results[p.key] = Reading(p.key[1], claims, p.record, call.error, failed)
     return results
 
 

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from judging.models import Call
 from reviews.evidence import DrawText, build_pdf
 from reviews.models import Item, Question, Reference
-from tests.judging.run_helpers import judge
+from tests.judging.run_helpers import judge, sent_data
 from tests.judging.wire_server import Say, WireServer
 
 FIELDS = ["$.currency", "$.total", "$.account", "$.iban"]
@@ -96,23 +96,33 @@ def test_agreed_rows_generated_disputes_queued_with_candidates(project, tmp_path
     assert "$.total (disagreement)" in out and "$.iban (omitted_by_some)" in out
     candidates = {c.providers[0]: c for c in questions["$.total"].candidates.all()}
     assert candidates["model-a"].value == "798.60" and candidates["model-b"].value == "789.60"
-    assert (candidates["model-a"].page, candidates["model-a"].quote) == (2, "Total due EUR 798.60")
+    for candidate in candidates.values():  # both cite page 2 with the words as printed
+        assert (candidate.page, candidate.quote) == (2, "Total due EUR 798.60")
+    iban = questions["$.iban"]
+    assert iban.reason == "omitted_by_some"
+    assert [c.providers for c in iban.candidates.all()] == [["model-b"]]
     assert item.sources.count() == 3  # one source per page
+
+
+def _asked(body: dict) -> list[str]:
+    schema = body["response_format"]["json_schema"]["schema"]
+    return schema["properties"]["claims"]["items"]["properties"]["path"]["enum"]
 
 
 def test_second_read_settles_only_where_both_now_agree(project, tmp_path):
     with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
         out = generate(project, tmp_path, srv, "--second-read")
-        second = [
-            r
-            for r in srv.requests
-            if "$.iban" in json.dumps(r["json"]["response_format"])
-            and "$.currency" not in json.dumps(r["json"]["response_format"])
-        ]
-    assert second and all("798.60" not in r["json"]["messages"][0]["content"] for r in second)
+        second = [r["json"] for r in srv.requests if len(_asked(r["json"])) < len(FIELDS)]
+    assert len(second) == 2  # one per reader
+    for body in second:
+        assert _asked(body) == ["$.total", "$.iban"]  # the disputed paths, no others
+        assert sent_data(body)["expected_fields"] == ["$.total", "$.iban"]
+        # blind again: no first-pass value is sent (789.60 is model-b's, printed nowhere)
+        assert "789.60" not in json.dumps(body) and "DE00" not in body["messages"][0]["content"]
     reference = Reference.objects.get(authority="generated")
     assert {r["path"] for r in reference.rows} == {"$.currency", "$.account", "$.total"}
     assert set(Question.objects.values_list("key", flat=True)) == {"$.iban"}
+    assert Question.objects.get(key="$.iban").reason == "omitted_by_some"
     assert "$.total (second read)" in out
 
 
@@ -184,3 +194,24 @@ def test_fields_settled_only_by_the_producers_family_go_to_review(project, tmp_p
                                    "evidence": None, "confidence": None})}  # fmt: skip
     flag_related(outcome, {"a": "independent"})
     assert outcome["$.x"][0] == "agreed"
+
+
+def test_a_failed_read_holds_its_case_back_and_the_rerun_makes_only_that_read(project, tmp_path):
+    from tests.judging.wire_server import Status
+
+    healthy = reader(FIRST, SECOND)
+    down = {"model-b": True}
+
+    def answer(request):
+        return Status(400) if down.get(request["json"]["model"]) else healthy(request)
+
+    with WireServer("openai-compatible", answer=answer) as srv:
+        with pytest.raises(CommandError, match="not imported because a read failed"):
+            generate(project, tmp_path, srv)
+        assert not Item.objects.exists()  # no questions made from a reading that never came
+        down.clear()
+        made = len(srv.requests)
+        out = generate(project, tmp_path, srv)  # resumed: model-a's read is reused
+        assert [r["json"]["model"] for r in srv.requests[made:]] == ["model-b"]
+    assert "$.total (disagreement)" in out
+    assert {r["path"] for r in Reference.objects.get().rows} == {"$.currency", "$.account"}

@@ -57,8 +57,19 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         except ImportFailed as exc:
             raise CommandError(f"the generated review file did not import: {exc}") from None
+        held = [case for case in result.cases if case.failed]
         for case in result.cases:
+            if case.failed:
+                readers = ", ".join(case.failed)
+                self.stdout.write(f"{case.case}: not imported, the read of {readers} failed")
+                continue
             agreed = ", ".join(f"{p} ({how})" for p, how in case.agreed.items()) or "none"
             disputed = ", ".join(f"{p} ({why})" for p, why in case.disputed.items()) or "none"
             self.stdout.write(f"{case.case}: generated {agreed}; questions {disputed}")
-        self.stdout.write(result.report.summary())
+        if result.report is not None:
+            self.stdout.write(result.report.summary())
+        if held:
+            raise CommandError(
+                f"{len(held)} case(s) not imported because a read failed (the runs' calls say "
+                "why): run the command again; every finished read is reused"
+            )
