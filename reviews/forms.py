@@ -171,3 +171,18 @@ class PageImageForm(forms.Form):
         required=False,
         error_messages={"invalid_choice": "format must be png or webp."},
     )
+
+
+class GoldMarkForm(forms.Form):
+    """The item page's gold button: mark the item as gold, or take the mark back."""
+
+    gold = forms.TypedChoiceField(
+        choices=[("1", "mark"), ("0", "unmark")], coerce=lambda v: v == "1"
+    )
+
+
+class RaterQualitySettingForm(forms.Form):
+    alert_below = forms.FloatField(min_value=0, max_value=1, label="Warn below accuracy on gold")
+    min_answers = forms.IntegerField(
+        min_value=1, max_value=10_000, label="Once a rater has this many gold answers"
+    )

@@ -90,6 +90,7 @@ class QuestionView:
     candidates: list[CandidateView]
     my_answer: Answer | None  # the rater's own latest answer, never anyone else's
     options: list[tuple[str, str]]  # pairwise: [(original label, text)] in this rater's order
+    status: str  # as the rater sees it: a gold item's questions look open
 
     @property
     def seq(self) -> int:
@@ -97,16 +98,19 @@ class QuestionView:
 
 
 def rater_workspace(
-    *, rater, item, blind: bool, pairwise_orders: dict, settled: bool = False
+    *, rater, item, blind: bool, pairwise_orders: dict, settled: bool = False, gold: bool = False
 ) -> list[QuestionView]:
     """The item's open questions (with `settled`, all of them) as `rater` may see them: their
-    own answers only.
+    own answers only. On a gold assignment (`gold`) every question, shown as open: the page
+    must not tell a gold item from any other.
 
     Three queries whatever the project size: questions, candidates with their sources, and
     the rater's own answers (filtered by rater in SQL: other raters' rows never leave the DB).
     """
     questions = (
-        item.questions.all() if settled else item.questions.filter(status=QuestionStatus.OPEN)
+        item.questions.all()
+        if settled or gold
+        else item.questions.filter(status=QuestionStatus.OPEN)
     )
     questions = list(questions.order_by("position", "id"))
     claims = Claim.objects.filter(question__in=questions).select_related("source__document")
@@ -126,6 +130,7 @@ def rater_workspace(
             options=[
                 (label, q.options.get(label, "")) for label in pairwise_orders.get(str(q.pk), [])
             ],
+            status=QuestionStatus.OPEN if gold else q.status,
         )
         for q in questions
     ]
@@ -274,7 +279,7 @@ class RaterAnswerView:
 def answers_for_adjudication(*, item, show_names: bool) -> dict[int, list[RaterAnswerView]]:
     """Per question, each submitted rater's latest answer; raters numbered in claim order."""
     assignments = list(
-        Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED)
+        Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED, gold=False)
         .select_related("rater")
         .order_by("claimed_at", "id")
     )

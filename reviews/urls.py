@@ -5,6 +5,7 @@ from reviews.views import (
     batch_approval,
     evidence,
     exports,
+    gold,
     imports,
     items,
     members,
@@ -19,6 +20,7 @@ urlpatterns = [
     path("projects/new/", projects.project_new, name="project_new"),
     path("p/<slug:slug>/", projects.project_home, name="project_home"),
     path("p/<slug:slug>/raters/", projects.rater_quality_page, name="rater_quality"),
+    path("p/<slug:slug>/raters/alert/", gold.rater_quality_settings, name="rater_quality_settings"),
     path("p/<slug:slug>/instructions/", projects.project_instructions, name="project_instructions"),
     path("p/<slug:slug>/settings/", projects.project_settings, name="project_settings"),
     path("p/<slug:slug>/members/", members.members, name="members"),
@@ -32,6 +34,7 @@ urlpatterns = [
         items.question_adjudicate,
         name="question_adjudicate",
     ),
+    path("p/<slug:slug>/items/<int:item_pk>/gold/", gold.item_gold, name="item_gold"),
     path("p/<slug:slug>/items/<int:item_pk>/approve/", items.item_approve, name="item_approve"),
     path("p/<slug:slug>/items/<int:item_pk>/timeline/", items.item_timeline, name="item_timeline"),
     path(

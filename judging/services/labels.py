@@ -106,6 +106,7 @@ def rater_labels(
         Answer.objects.filter(
             question__in=criterion_questions(criterion=criterion, items=items),
             assignment__status=AssignmentStatus.SUBMITTED,
+            assignment__gold=False,  # gold checks are scored on the Raters page, not here
         )
         .order_by("seq")
         .values_list("question__item_id", "rater__username", "decision", "value")

@@ -122,11 +122,14 @@ def item_detail(request: HttpRequest, slug: str, external_id: str):
     if sees_counts:
         answered = dict(
             Answer.objects.filter(question__item=item)
+            .exclude(assignment__gold=True)  # gold checks are not the item's answers
             .values_list("question_id")
             .annotate(n=Count("rater_id", distinct=True))
         )
         assignments = dict(
-            Assignment.objects.filter(item=item).values_list("status").annotate(n=Count("id"))
+            Assignment.objects.filter(item=item, gold=False)
+            .values_list("status")
+            .annotate(n=Count("id"))
         )
     questions = [
         {

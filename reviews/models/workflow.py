@@ -62,6 +62,9 @@ class Assignment(models.Model):
         blank=True,
         help_text='Display order per pairwise question: {"12": ["B","A"]}.',
     )
+    # A gold item served to check the rater (never shown to them): its answers are scored
+    # against the item's known answer and never take part in its resolution.
+    gold = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-claimed_at"]

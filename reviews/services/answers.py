@@ -81,7 +81,9 @@ def answer_record(
     """Append the rater's new answer; `expected_seq` is the seq the client last saw (0: none).
 
     While the item is in progress, or after the rater submitted it until the question is
-    settled (a revision: still a new row, and the resolution reads the latest one)."""
+    settled (a revision: still a new row, and the resolution reads the latest one). A gold
+    assignment's questions are settled already; its answers are taken (and revised) as if
+    they were open, so that nothing tells the rater it is a gold item."""
     if assignment.rater_id != actor.pk or question.item_id != assignment.item_id:
         raise AnswerError("This question is not part of your assignment.")
     given = _validated(question, given)
@@ -96,7 +98,7 @@ def answer_record(
             question.refresh_from_db(fields=["status"])
         elif assignment.status != AssignmentStatus.ACTIVE:
             raise AnswerError("This item is no longer assigned to you (skipped or expired).")
-        if question.status != QuestionStatus.OPEN:
+        if question.status != QuestionStatus.OPEN and not assignment.gold:
             raise AnswerError("This question is already settled.")
         latest = latest_answer(question=question, rater=actor)
         current = latest.seq if latest is not None else 0
@@ -148,11 +150,10 @@ def unanswered_questions(*, assignment: Assignment) -> list[Question]:
     answered = Answer.objects.filter(
         assignment__item_id=assignment.item_id, rater_id=assignment.rater_id
     )
-    return list(
-        Question.objects.filter(item_id=assignment.item_id, status=QuestionStatus.OPEN).exclude(
-            pk__in=answered.values("question_id")
-        )
-    )
+    questions = Question.objects.filter(item_id=assignment.item_id)
+    if not assignment.gold:
+        questions = questions.filter(status=QuestionStatus.OPEN)
+    return list(questions.exclude(pk__in=answered.values("question_id")))
 
 
 def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
@@ -170,6 +171,11 @@ def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = timezone.now()
         assignment.save(update_fields=["status", "submitted_at"])
-        event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
-        resolve_submitted_item(item=assignment.item)
+        if assignment.gold:  # scored against the known answer, never resolved
+            event_record(
+                item=assignment.item, actor=actor, kind=EventKind.SUBMITTED, data={"gold": True}
+            )
+        else:
+            event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
+            resolve_submitted_item(item=assignment.item)
     return assignment

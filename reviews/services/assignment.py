@@ -38,9 +38,11 @@ from reviews.models import (
     Role,
 )
 from reviews.services.events import event_record
+from reviews.services.gold_queue import gold_claim
 
 # How many candidates one claim looks at before giving up on a busy pool.
 _CANDIDATES_PER_CLAIM = 20
+_RNG = secrets.SystemRandom()
 # The queue page counts a project's pool up to this many items, then says "1,000+".
 POOL_COUNT_LIMIT = 1000
 
@@ -107,15 +109,18 @@ def _lease_until(project: Project, now):
     return now + timedelta(minutes=project.lease_minutes)
 
 
-def claim_next(*, rater, project: Project) -> Assignment | None:
-    """The rater's current item, else a pre-assigned one, else a newly claimed one; or None."""
+def claim_next(*, rater, project: Project, rng=None) -> Assignment | None:
+    """The rater's current item, else a pre-assigned one, else a newly claimed one; or None.
+
+    A new claim is a gold item with probability `project.gold_share` (`rng` for tests), but
+    only while ordinary items wait too: a queue that says "nothing waiting" must stay empty."""
     now = timezone.now()
     with transaction.atomic():
         _expire(Assignment.objects.filter(rater=rater), now)  # the rater's own lapsed claims
         current = (
             Assignment.objects.filter(rater=rater, item__project=project)
             .filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.ASSIGNED))
-            .filter(item__status=ItemStatus.OPEN)
+            .filter(Q(item__status=ItemStatus.OPEN) | Q(gold=True))
             .order_by("status", "claimed_at")  # ascending: "active" sorts before "assigned"
             .first()
         )
@@ -125,7 +130,19 @@ def claim_next(*, rater, project: Project) -> Assignment | None:
             current.lease_expires_at = _lease_until(project, now)
             current.save(update_fields=["status", "opened_at", "lease_expires_at"])
             return current
+        rng = rng or _RNG
+        if project.gold_share and rng.random() < project.gold_share:
+            gold = _claim_gold(rater=rater, project=project, now=now, rng=rng)
+            if gold is not None:
+                return gold
         return _claim_new(rater=rater, project=project, now=now)
+
+
+def _claim_gold(*, rater, project: Project, now, rng) -> Assignment | None:
+    if not available_items(rater=rater, project=project, now=now).exists():
+        return None
+    lease = _lease_until(project, now)
+    return gold_claim(rater=rater, project=project, now=now, lease_until=lease, rng=rng)
 
 
 def _claim_new(*, rater, project: Project, now) -> Assignment | None:

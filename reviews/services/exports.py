@@ -115,9 +115,13 @@ def _decision_notes(item: Item, approved_at) -> dict[str, dict]:
         notes[resolution.question.key] = {"decided_by": _decider_name(resolution)}
         if resolution.reason:
             notes[resolution.question.key]["note"] = resolution.reason
-    answers = Answer.objects.filter(
-        question__item=item, question__kind=QuestionKind.FIELD, created_at__lte=approved_at
-    ).exclude(note="")
+    answers = (
+        Answer.objects.filter(
+            question__item=item, question__kind=QuestionKind.FIELD, created_at__lte=approved_at
+        )
+        .exclude(note="")
+        .exclude(assignment__gold=True)
+    )
     for answer in answers.select_related("question").order_by("seq", "pk"):
         rater_notes = notes.setdefault(answer.question.key, {}).setdefault("rater_notes", [])
         if answer.note not in rater_notes:

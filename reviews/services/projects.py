@@ -27,6 +27,7 @@ SETTINGS_FIELDS = (
     "separation_of_duties",
     "lease_minutes",
     "generation_union",
+    "gold_share",
 )
 
 

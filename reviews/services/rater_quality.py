@@ -1,13 +1,15 @@
 """Rater quality: accuracy on gold items over time, agreement with the final resolution, alerts.
 
 Gold: an admin marks an item with a known answer (`gold_mark`): its approved ground truth for
-field questions (a path absent from it was omitted), its resolutions for everything else. A
-rater's answer is each rater's latest answer on a submitted assignment; it is correct when it
-says what the known answer says, compared as the resolution rule compares answers
-(`resolution.answer_key`: normalised values, `unclear` agrees with nothing).
+field questions (a path absent from it was omitted), its resolutions for everything else. The
+queue then serves gold items blind (`gold_queue.py`). A rater's gold answer is their latest
+answer on a submitted gold assignment; it is correct when it says what the known answer says,
+compared as the resolution rule compares answers (`resolution.answer_key`: normalised values,
+`unclear` agrees with nothing). Answers the item's own raters gave before it was marked do not
+count: the known answer was made from them.
 
 Agreement with the final resolution: the same comparison against each resolved question's
-current resolution, over every question the rater answered.
+current resolution, over the rater's ordinary (not gold) answers.
 
 Drift: accuracy on gold per ISO week of the answer. Alert: a rater with at least
 `min_answers` gold answers whose accuracy is below the project's `alert_below`.
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from django.db import transaction
+from django.db.models import F
 
 from reviews.models import (
     Answer,
@@ -33,6 +36,7 @@ from reviews.models import (
     Resolution,
 )
 from reviews.services.normalise import comparable
+from reviews.services.projects import is_project_admin
 from reviews.services.references import current_ground_truth
 from reviews.services.resolution import answer_key, current_resolution
 
@@ -78,8 +82,17 @@ def known_answers(item: Item) -> tuple[dict, str]:
     return answers, source
 
 
+def _require_admin(actor, project: Project) -> None:
+    """The project's admins, superusers, and the operator's console (`actor=None`)."""
+    if actor is None or getattr(actor, "is_superuser", False):
+        return
+    if not is_project_admin(actor, project):
+        raise GoldError(f"Only the admins of {project.name} can change its gold items.")
+
+
 def gold_mark(*, actor, item: Item, gold: bool = True) -> GoldMark:
     """Mark `item` as gold (its known answers snapshotted now) or take the mark back."""
+    _require_admin(actor, item.project)
     answers, source = known_answers(item) if gold else ({}, "")
     with transaction.atomic():
         return GoldMark.objects.create(
@@ -94,6 +107,29 @@ def gold_items(project: Project) -> dict[int, dict]:
     for mark in marks.only("item_id", "gold", "answers"):
         latest[mark.item_id] = mark
     return {pk: mark.answers for pk, mark in latest.items() if mark.gold}
+
+
+def is_gold(item: Item) -> bool:
+    latest = item.gold_marks.order_by("-created_at", "-pk").values_list("gold", flat=True).first()
+    return bool(latest)
+
+
+def rater_quality_setting(project: Project) -> RaterQualitySetting:
+    """The project's alert threshold (the defaults until an admin saves one)."""
+    return RaterQualitySetting.objects.filter(project=project).first() or RaterQualitySetting(
+        project=project
+    )
+
+
+def rater_quality_setting_update(
+    *, actor, project: Project, alert_below: float, min_answers: int
+) -> RaterQualitySetting:
+    _require_admin(actor, project)
+    setting = rater_quality_setting(project)
+    setting.alert_below, setting.min_answers = alert_below, min_answers
+    setting.full_clean()
+    setting.save()
+    return setting
 
 
 @dataclass
@@ -125,6 +161,7 @@ def _latest_answers(project: Project):
             question__item__project=project, assignment__status=AssignmentStatus.SUBMITTED
         )
         .select_related("rater", "question")
+        .annotate(served_gold=F("assignment__gold"))
         .order_by("question_id", "rater_id", "seq")
     )
     latest: dict[tuple[int, int], Answer] = {}
@@ -150,12 +187,14 @@ def rater_quality(project: Project) -> list[RaterQuality]:
     for answer in _latest_answers(project):
         question = answer.question
         quality = out.setdefault(answer.rater.username, RaterQuality(answer.rater.username))
-        resolved = resolutions.get(question.pk)
-        if resolved is not None:
-            quality.resolved_n += 1
-            quality.resolved_agree += answer_key(answer) == _known_key(resolved)
+        if not answer.served_gold:
+            resolved = resolutions.get(question.pk)
+            if resolved is not None:
+                quality.resolved_n += 1
+                quality.resolved_agree += answer_key(answer) == _known_key(resolved)
+            continue
         known = gold.get(question.item_id, {}).get(question.key)
-        if known is None:
+        if known is None:  # the mark was taken back, or the question is newer than the mark
             continue
         correct = answer_key(answer) == _known_key(known)
         quality.gold_n += 1
@@ -169,9 +208,7 @@ def rater_quality(project: Project) -> list[RaterQuality]:
 
 def rater_alerts(project: Project, qualities: list[RaterQuality] | None = None) -> list:
     """Raters whose accuracy on gold is below the project's threshold (with enough answers)."""
-    setting = RaterQualitySetting.objects.filter(project=project).first() or RaterQualitySetting(
-        project=project
-    )
+    setting = rater_quality_setting(project)
     return [
         q
         for q in (rater_quality(project) if qualities is None else qualities)

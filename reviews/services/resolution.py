@@ -145,12 +145,11 @@ def item_status_refresh(item: Item) -> str:
 def resolve_submitted_item(*, item: Item) -> list[Resolution]:
     """Settle the item's open questions once as many raters submitted as its overlap asks."""
     item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+    ordinary = Assignment.objects.filter(item=item, gold=False)  # gold answers are only scored
     submitted = list(
-        Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED).values_list(
-            "rater_id", flat=True
-        )
+        ordinary.filter(status=AssignmentStatus.SUBMITTED).values_list("rater_id", flat=True)
     )
-    still_working = Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).exclude(
+    still_working = ordinary.filter(status__in=HOLDING_STATUSES).exclude(
         status=AssignmentStatus.SUBMITTED
     )
     if len(submitted) < item.effective_overlap or still_working.exists():
@@ -198,7 +197,7 @@ def adjudicate(*, actor, question: Question, decision: str, value=None, reason: 
         supersedes=previous,
     )
     raters = Assignment.objects.filter(
-        item=question.item, status=AssignmentStatus.SUBMITTED
+        item=question.item, status=AssignmentStatus.SUBMITTED, gold=False
     ).values_list("rater_id", flat=True)
     _link_sources(resolution, latest_answers(question, raters))
     question.status = QuestionStatus.RESOLVED

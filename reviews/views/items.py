@@ -27,6 +27,7 @@ from reviews.services.approval import (
     approve,
 )
 from reviews.services.batch_approval import approval_waiting
+from reviews.services.rater_quality import is_gold
 from reviews.services.references import current_ground_truth
 from reviews.services.resolution import ResolutionError, adjudicate
 from reviews.views.viewer_context import viewer_context
@@ -80,6 +81,7 @@ def item_detail(request, slug, item_pk):
             "can_adjudicate": access.is_adjudicator,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
+            "is_gold": access.is_admin and is_gold(item),
             "focus_pk": focus.pk if focus else None,
             "to_decide": any(p.question.status == QuestionStatus.ADJUDICATION for p in panels),
             "next_item": (

@@ -7,10 +7,20 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from reviews import selectors
 from reviews.access import project_for_user
-from reviews.forms import ProjectCreateForm, ProjectInstructionsForm, ProjectSettingsForm
-from reviews.models import ItemStatus, RaterQualitySetting, Role
+from reviews.forms import (
+    ProjectCreateForm,
+    ProjectInstructionsForm,
+    ProjectSettingsForm,
+    RaterQualitySettingForm,
+)
+from reviews.models import ItemStatus, Role
 from reviews.services.projects import project_create, project_settings_update
-from reviews.services.rater_quality import gold_items, rater_alerts, rater_quality
+from reviews.services.rater_quality import (
+    gold_items,
+    rater_alerts,
+    rater_quality,
+    rater_quality_setting,
+)
 
 CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels
 
@@ -52,16 +62,20 @@ def project_home(request, slug):
 def rater_quality_page(request, slug):
     """Each rater's accuracy on gold items, week by week, and agreement with the resolutions."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN, Role.ADJUDICATOR])
-    setting = RaterQualitySetting.objects.filter(project=access.project).first()
+    setting = rater_quality_setting(access.project)
     raters = rater_quality(access.project)
     alerts = {q.rater for q in rater_alerts(access.project, raters)}
     return render(
         request,
         "reviews/rater_quality.html",
         {
+            "access": access,
             "project": access.project,
             "rows": [(q, q.rater in alerts, _sparkline(q.drift)) for q in raters],
-            "setting": setting or RaterQualitySetting(project=access.project),
+            "setting": setting,
+            "form": RaterQualitySettingForm(
+                initial={"alert_below": setting.alert_below, "min_answers": setting.min_answers}
+            ),
             "gold_count": len(gold_items(access.project)),
             "chart": {"width": CHART_W, "height": CHART_H},
         },

@@ -53,10 +53,12 @@ def review_item(request, slug, item_pk):
     assignment = _rater_assignment(request.user, item)
     if assignment is None:
         return _no_claim(request, slug)
+    # A gold item stays open to its rater, like an item others are still working on.
+    open_to_rater = item.status == ItemStatus.OPEN or assignment.gold
     if assignment.status == AssignmentStatus.ACTIVE:
         mode, orders = "answer", ensure_pairwise_orders(assignment)
     else:
-        revising = request.GET.get("revise") == "1" and item.status == ItemStatus.OPEN
+        revising = request.GET.get("revise") == "1" and open_to_rater
         mode, orders = ("revise" if revising else "read"), assignment.pairwise_orders
     views = rater_workspace(
         rater=request.user,
@@ -64,6 +66,7 @@ def review_item(request, slug, item_pk):
         blind=access.project.blind,
         pairwise_orders=orders,
         settled=mode != "answer",
+        gold=assignment.gold,
     )
     return render(
         request,
@@ -77,7 +80,7 @@ def review_item(request, slug, item_pk):
             "blind": access.project.blind,
             "mode": mode,
             "readonly": mode == "read",
-            "can_revise": mode == "read" and item.status == ItemStatus.OPEN,
+            "can_revise": mode == "read" and open_to_rater,
             "trail": item_trail(assignment),
             **viewer_context(item, [(v.question, v.candidates) for v in views]),
         },
@@ -137,6 +140,7 @@ def _stale(request, context, question, assignment):
         blind=context["blind"],
         pairwise_orders=assignment.pairwise_orders,
         settled=True,
+        gold=assignment.gold,
     )
     view = next((v for v in views if v.question.pk == question.pk), None)
     response = render(

@@ -132,7 +132,7 @@ def test_its_admin_recreating_the_slug_changes_no_setting(client, project):
 def test_settings_change_on_the_settings_page_by_its_admins_only(client, project, rater):
     url = reverse("project_settings", args=[project.slug])
     data = {"name": "Renamed", "description": "", "overlap": 3, "resolution_rule": "majority"}
-    data |= {"separation_of_duties": "on", "blind": "on", "lease_minutes": 30}
+    data |= {"separation_of_duties": "on", "blind": "on", "lease_minutes": 30, "gold_share": 0.1}
     staff = UserFactory(is_staff=True, is_superuser=True)
     for outsider, status in ((rater, 403), (staff, 404)):
         client.force_login(outsider)
@@ -143,7 +143,7 @@ def test_settings_change_on_the_settings_page_by_its_admins_only(client, project
     assert client.post(url, data).status_code == 302
     project.refresh_from_db()
     assert (project.name, project.overlap, project.resolution_rule) == ("Renamed", 3, "majority")
-    assert project.show_rater_names is False
+    assert project.show_rater_names is False and project.gold_share == 0.1
 
 
 def test_the_settings_page_refuses_bad_values_and_changes_nothing(client, project):
@@ -151,11 +151,18 @@ def test_the_settings_page_refuses_bad_values_and_changes_nothing(client, projec
     before = _project_state(project)
     response = client.post(
         reverse("project_settings", args=[project.slug]),
-        {"name": "", "overlap": 0, "resolution_rule": "coin-toss", "lease_minutes": 30},
+        {
+            "name": "",
+            "overlap": 0,
+            "resolution_rule": "coin-toss",
+            "lease_minutes": 30,
+            "gold_share": 1.5,
+        },
     )
     assert response.status_code == 200
     page = response.content.decode()
     assert "This field is required" in page and "coin-toss is not one of" in page
+    assert "less than or equal to 1.0" in page
     assert _project_state(project) == before
 
 

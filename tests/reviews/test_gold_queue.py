@@ -1,0 +1,179 @@
+"""Gold items in the pull queue: the share mixed into claims, blindness (a gold item's review
+page is any item's page), and gold answers scored but never resolved."""
+
+import difflib
+import random
+import re
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import (
+    Assignment,
+    EventKind,
+    ItemStatus,
+    QuestionStatus,
+    Resolution,
+    Role,
+)
+from reviews.selectors import answers_for_adjudication
+from reviews.services.approval import approve
+from reviews.services.assignment import claim_next, skip
+from reviews.services.rater_quality import gold_mark, rater_quality
+from tests.factories import PASSWORD, ProjectFactory, member
+
+pytestmark = pytest.mark.django_db
+
+TOTAL = {"$.total": ["1,200.00", "1,290.00"]}
+
+
+class Draws(random.Random):
+    """A seeded rng that remembers what `random()` returned (the gold-or-not draws)."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.draws = []
+
+    def random(self):
+        self.draws.append(super().random())
+        return self.draws[-1]
+
+    def getrandbits(self, k):  # keeps `choice` off `random()`: only gold-or-not draws recorded
+        return super().getrandbits(k)
+
+
+@pytest.fixture
+def gold_project(db):
+    return ProjectFactory(overlap=1)
+
+
+@pytest.fixture
+def make_gold(gold_project, review_item, rate):
+    """make_gold(n) → n items rated "1290" by rita (overlap 1: resolved) and marked gold."""
+    rita = member(gold_project, Role.RATER, username="rita")
+
+    def make(n, **kwargs):
+        items = []
+        for _ in range(n):
+            item = review_item(gold_project, TOTAL, **kwargs)
+            rate(rita, item, {"$.total": "1290"})
+            gold_mark(actor=None, item=item)
+            items.append(item)
+        return items
+
+    make.rita = rita
+    return make
+
+
+def test_claims_are_gold_with_the_projects_share(gold_project, make_gold, review_item):
+    gold = make_gold(15)
+    for _ in range(40):
+        review_item(gold_project, TOTAL)
+    gold_project.gold_share = 0.3
+    gold_project.save()
+    gus, rng = member(gold_project, Role.RATER, username="gus"), Draws(16)
+    served = []
+    for _ in range(40):
+        assignment = claim_next(rater=gus, project=gold_project, rng=rng)
+        served.append(assignment.gold)
+        skip(rater=gus, assignment=assignment, reason="next")
+    # One draw per new claim; gold exactly when the draw falls under the share.
+    assert served == [draw < 0.3 for draw in rng.draws]
+    assert 0.15 <= sum(served) / len(served) <= 0.45
+    gold_items = {a.item_id for a in Assignment.objects.filter(rater=gus, gold=True)}
+    assert len(gold_items) == sum(served) and gold_items <= {item.pk for item in gold}
+    assert all(
+        a.item.status == ItemStatus.OPEN for a in Assignment.objects.filter(rater=gus, gold=False)
+    )
+
+
+def test_share_zero_never_draws_and_empty_queue_stays_empty(gold_project, make_gold, review_item):
+    make_gold(2)
+    review_item(gold_project, TOTAL)
+    gus, rng = member(gold_project, Role.RATER, username="gus"), Draws(1)
+    ordinary = claim_next(rater=gus, project=gold_project, rng=rng)
+    assert ordinary.gold is False and rng.draws == []  # share 0: no draw, no gold query
+    skip(rater=gus, assignment=ordinary, reason="next")
+    gold_project.gold_share = 1
+    gold_project.save()
+    # rita rated the gold items: she is never served them.
+    mine = claim_next(rater=make_gold.rita, project=gold_project, rng=rng)
+    assert mine.gold is False
+    skip(rater=make_gold.rita, assignment=mine, reason="next")
+    gwen = member(gold_project, Role.RATER, username="gwen")
+    first = claim_next(rater=gwen, project=gold_project, rng=rng)
+    assert first.gold is True
+    skip(rater=gwen, assignment=first, reason="next")
+    second = claim_next(rater=gwen, project=gold_project, rng=rng)
+    assert second.gold is True and second.item_id != first.item_id  # never the same twice
+    skip(rater=gwen, assignment=second, reason="next")
+    assert claim_next(rater=gwen, project=gold_project, rng=rng).gold is False  # gold used up
+    # gwen holds the only ordinary item: a new rater's queue is empty, gold items or not.
+    assert claim_next(rater=member(gold_project, Role.RATER), project=gold_project) is None
+
+
+def _normalised(html: str, *names: str) -> str:
+    for name in names:
+        html = html.replace(name, "NAME")
+    html = re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1T", html)
+    return re.sub(r"\d+", "0", html)
+
+
+def test_a_gold_item_looks_like_any_other_item(client, gold_project, review_item, rate):
+    """Same URL shape, same page: only ids, names and tokens differ from an ordinary item."""
+    rita = member(gold_project, Role.RATER, username="rita")
+    gold = review_item(gold_project, TOTAL, external_id="case-gold")
+    rate(rita, gold, {"$.total": "1290"})
+    approve(actor=member(gold_project, Role.APPROVER), item=gold, password=PASSWORD, confirmed=True)
+    gold_mark(actor=None, item=gold)
+    plain = review_item(gold_project, TOTAL, external_id="case-open")
+    pages = {}
+    for name, share in (("gus", 1.0), ("gwe", 0.0)):
+        gold_project.gold_share = share
+        gold_project.save()
+        client.force_login(member(gold_project, Role.RATER, username=name))
+        response = client.post(reverse("review_next", args=[gold_project.slug]))
+        assert re.fullmatch(rf"/p/{gold_project.slug}/items/\d+/review/", response.url)
+        pages[name] = client.get(response.url).content.decode()
+    assert "case-gold" in pages["gus"] and "case-open" in pages["gwe"]
+    gold_page = _normalised(pages["gus"], "case-gold", "gus")
+    open_page = _normalised(pages["gwe"], "case-open", "gwe")
+    diff = "\n".join(difflib.unified_diff(open_page.splitlines(), gold_page.splitlines()))
+    assert gold_page == open_page, diff
+    assert "gold" not in pages["gus"].replace("case-gold", "").lower()
+    assert plain.status == ItemStatus.OPEN and gold.questions.get().status == "resolved"
+
+
+def test_gold_answers_are_scored_never_resolved(client, gold_project, make_gold, review_item):
+    (gold,) = make_gold(1)
+    review_item(gold_project, TOTAL)
+    gold_project.gold_share = 1
+    gold_project.save()
+    question = gold.questions.get()
+    resolutions = list(Resolution.objects.filter(question=question).values_list("pk", flat=True))
+    gus = member(gold_project, Role.RATER, username="gus")
+    client.force_login(gus)
+    assert client.post(reverse("review_next", args=[gold_project.slug])).url.endswith(
+        f"/items/{gold.pk}/review/"
+    )
+    save = reverse("answer_save", args=[gold_project.slug, gold.pk, question.pk])
+    assert (
+        client.post(save, {"choice": "value", "value": "1200", "expected_seq": 0}).status_code
+        == 200
+    )
+    client.post(reverse("review_submit", args=[gold_project.slug, gold.pk]))
+    page = client.get(reverse("review_item", args=[gold_project.slug, gold.pk])).content.decode()
+    assert "you can revise your answers" in page  # as while other raters are still working
+
+    gold.refresh_from_db()
+    question.refresh_from_db()
+    assert (gold.status, question.status) == (ItemStatus.RESOLVED, QuestionStatus.RESOLVED)
+    assert list(Resolution.objects.filter(question=question).values_list("pk", flat=True)) == (
+        resolutions
+    )
+    assert not gold.events.filter(kind=EventKind.NEEDS_ADJUDICATION).exists()
+    assert gold.events.filter(kind=EventKind.SUBMITTED, data__gold=True).count() == 1
+    panels = answers_for_adjudication(item=gold, show_names=True)
+    assert [view.rater_label for view in panels[question.pk]] == ["rita"]
+    by_name = {q.rater: q for q in rater_quality(gold_project)}
+    assert (by_name["gus"].gold_n, by_name["gus"].gold_accuracy) == (1, 0.0)  # 1200 ≠ 1290
