@@ -368,9 +368,10 @@ def item_citing(project, sha256: str) -> Item | None:
 
 def prediction_producer(item: Item | None) -> str:
     """`provider/model` of the system whose prediction the item holds, when its import said so
-    (a §4 item's `producer`, kept in its metadata: `"openai/gpt-4o"` or
-    `{"provider": "openai", "model": "gpt-4o"}`); "" when unknown."""
-    given = (item.metadata or {}).get("producer") if item is not None else None
+    (a §4 item's `producer`, kept in its metadata, or a review file's top-level `producer`):
+    `"openai/gpt-4o"` or `{"provider": "openai", "model": "gpt-4o"}`; "" when unknown."""
+    metadata = (item.metadata or {}) if item is not None else {}
+    given = metadata.get("producer") or (metadata.get("review_file") or {}).get("producer")
     if isinstance(given, dict):
         provider, model = given.get("provider"), given.get("model")
         return f"{provider}/{model}" if provider and model else ""

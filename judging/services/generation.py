@@ -129,8 +129,9 @@ def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
     return runs
 
 
-def _review(case, evidence: Evidence, fields, outcome) -> dict:
-    """The FORMATS §2 file of one case, nothing else in it: it imports and exports like any."""
+def _review(case, evidence: Evidence, fields, outcome, producer: str) -> dict:
+    """The FORMATS §2 file of one case (with the producer, a key §2 imports keep): it imports
+    and exports like any."""
     claims = [rest[0] for status, *rest in outcome.values() if status == "agreed"]
     items = [
         {"path": path, "reason": status, "candidates": rest[0], "decision": None, "value": None}
@@ -153,6 +154,7 @@ def _review(case, evidence: Evidence, fields, outcome) -> dict:
         ],  # fmt: skip
         "claims": claims,
         "review_items": items,
+        **({"producer": producer} if producer else {}),
     }
 
 
@@ -270,7 +272,7 @@ def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport | N
         for name, case in cases.items():
             (Path(tmp) / name).mkdir()
             shutil.copyfile(case.evidence.path, Path(tmp) / name / case.evidence.path.name)
-            review = _review(name, case.evidence, fields, case.outcome)
+            review = _review(name, case.evidence, fields, case.outcome, case.producer)
             lines.append(json.dumps(review, ensure_ascii=False))
         target = Path(tmp) / "generated.jsonl"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -217,15 +217,23 @@ class ReviewFile(_Model):
         return sorted({s.normalised_path for s in self.sources})
 
 
+# Top-level keys kept although §2 does not define them: `producer` ("provider/model" or
+# {"provider", "model"}) names who made the prediction the case checks (ground-truth generation
+# labels its readers against it). Kept keys are written back on export.
+KEPT_EXTRAS = frozenset({"producer"})
+
+
 def known_fields(review: ReviewFile) -> tuple[dict[str, Any], list[str]]:
-    """The review as JSON with only the fields this schema defines, and the JSON paths of the
-    unknown keys left out (an import keeps the first, reports the second)."""
+    """The review as JSON with only the fields this schema defines (and KEPT_EXTRAS), and the
+    JSON paths of the unknown keys left out (an import keeps the first, reports the second)."""
     data = review.model_dump(mode="json")
     unknown: list[str] = []
 
     def strip(model: Any, dumped: Any, path: tuple[str | int, ...]) -> None:
         if isinstance(model, BaseModel) and isinstance(dumped, dict):
             for key in model.model_extra or {}:
+                if not path and key in KEPT_EXTRAS:
+                    continue
                 dumped.pop(key, None)
                 unknown.append(join_path((*path, key)))
             for name in type(model).model_fields:

@@ -110,3 +110,24 @@ def test_progress_counts_every_read_before_it_is_made_and_cost_is_shown(client, 
     page = client.get(reverse("generate", args=[project.slug])).content.decode()
     assert "1 of 1 calls" in page and "cost ~$0.0" in page
     assert "no price for this model" in page  # model-b has none
+
+
+def test_producer_named_by_an_imported_review_file_is_kept_and_used(project, tmp_path):
+    folder = tmp_path / "review"
+    folder.mkdir()
+    (folder / "statement.pdf").write_bytes(statement(tmp_path).read_bytes())
+    review = {"case_id": "stmt-rf", "producer": "openai-compatible/model-b",
+              "expected_fields": ["$.total"], "claims": [], "review_items": [],
+              "sources": [{"artifact_id": "page-001", "path": "statement.pdf",
+                           "metadata": {"page": 1}}]}  # fmt: skip
+    (folder / "stmt.json").write_text(json.dumps(review))
+    report = import_file(actor=None, project=project, path=folder / "stmt.json", format="review")
+    assert not report.notes  # `producer` is kept, not reported as an unknown key
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        out = generate(project, tmp_path, srv)
+    assert out.startswith("stmt-rf:")
+    item = Item.objects.get(project=project)
+    labels = {r["name"]: r["independence"] for r in _record(item)["readers"]}
+    assert labels == {"model-a": "same_provider", "model-b": "same_model"}
+    # the generated file carries the producer on, so the next generation still knows it
+    assert item.metadata["review_file"]["producer"] == "openai-compatible/model-b"
