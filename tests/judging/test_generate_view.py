@@ -5,6 +5,7 @@ import json
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from reviews.forms import ProjectSettingsForm
 from reviews.models import Question, Reference, Role
 from tests.factories import member
 from tests.judging.run_helpers import judge
@@ -50,8 +51,9 @@ def test_union_is_a_project_setting_shown_on_settings_and_generation_pages(clien
     client.force_login(member(project, Role.ADMIN))
     settings_url = reverse("project_settings", args=[project.slug])
     assert "Generation: union" in client.get(settings_url).content.decode()
-    data = {"name": project.name, "description": "", "overlap": 2, "resolution_rule": "unanimous",
-            "blind": "on", "lease_minutes": 30, "generation_union": "on"}  # fmt: skip
+    form = ProjectSettingsForm(instance=project)  # every setting as it is, then union on
+    data = {k: v for k, v in form.initial.items() if v is not None and v is not False}
+    data["generation_union"] = "on"
     assert client.post(settings_url, data).status_code == 302
     project.refresh_from_db()
     assert project.generation_union is True
