@@ -256,7 +256,6 @@ class Claim(models.Model):
     quote = models.TextField(blank=True)
     bbox = models.JSONField(null=True, blank=True, help_text="[x0, y0, x1, y1] in PDF points.")
     confidence = models.FloatField(null=True, blank=True)
-    extra = models.JSONField(default=dict, blank=True, help_text="Unknown keys, kept for export.")
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
