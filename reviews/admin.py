@@ -328,7 +328,7 @@ class TrustedKeyAdmin(ReadOnlyAdmin):
     """Registered keys stay on record (append-only): add here, never edit or delete."""
 
     form = TrustedKeyForm
-    list_display = ["project", "key_id", "label", "registered_by", "registered_at"]
+    list_display = ["project", "key_id", "label", "registered_by", "registered_at", "revocation"]
 
     def has_add_permission(self, request, obj=None):
         return request.user.is_staff
@@ -348,3 +348,10 @@ class TrustedKeyAdmin(ReadOnlyAdmin):
             pem=data["public_key_pem"],
             label=data.get("label", ""),
         ).pk
+
+
+@admin.register(m.KeyRevocation)
+class KeyRevocationAdmin(ReadOnlyAdmin):
+    """Keys are revoked with `manage.py revoke_key` (a project admin, with a reason)."""
+
+    list_display = ["key", "reason", "revoked_by", "revoked_at"]

@@ -37,6 +37,7 @@ HISTORY_TABLES = {
         "reviews_reference",
         "reviews_event",
         "reviews_trustedkey",
+        "reviews_keyrevocation",
         "reviews_goldmark",
     ),
     "judging": (

@@ -13,7 +13,7 @@ from reviews.models.items import (
     QuestionStatus,
     Reference,
 )
-from reviews.models.keys import TrustedKey
+from reviews.models.keys import KeyRevocation, TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
 from reviews.models.quality import GoldMark, RaterQualitySetting
 from reviews.models.renders import CachedRender
@@ -34,6 +34,7 @@ from reviews.models.workflow import (
 )
 
 __all__ = [
+    "KeyRevocation",
     "GoldMark",
     "RaterQualitySetting",
     "HOLDING_STATUSES",

@@ -27,3 +27,18 @@ class TrustedKey(AppendOnlyModel):
 
     def __str__(self):
         return f"{self.key_id} ({self.label or 'no label'})"
+
+
+class KeyRevocation(AppendOnlyModel):
+    """A trusted key taken back (leaked, or its owner left): files it signs are refused from now
+    on. Final: the key cannot be registered again for the project."""
+
+    key = models.OneToOneField(TrustedKey, on_delete=models.PROTECT, related_name="revocation")
+    reason = models.CharField(max_length=500)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    revoked_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.key.key_id} revoked ({self.reason})"

@@ -16,7 +16,7 @@ from enum import StrEnum
 from reviews.access import roles_of
 from reviews.formats.canonical import rows_sha256
 from reviews.formats.signed import BOUND_FIELDS, payload_bytes, payload_format
-from reviews.models import Item, Project, Role, TrustedKey
+from reviews.models import Item, KeyRevocation, Project, Role, TrustedKey
 from reviews.services import signing
 from reviews.services.ground_truth import signed_version
 from reviews.services.references import current_ground_truth
@@ -39,7 +39,8 @@ def trusted_keys(project: Project) -> dict[str, tuple[object, str]]:
     """key id -> (public key, who it is): this site's key and the project's registered ones."""
     site = signing.load_or_create_private_key().public_key()
     keys = {signing.key_id_of(site): (site, "this site's key")}
-    for row in TrustedKey.objects.filter(project=project).select_related("registered_by"):
+    registered = TrustedKey.objects.filter(project=project, revocation__isnull=True)
+    for row in registered.select_related("registered_by"):
         who = f"{row.label or 'registered key'}, registered by {row.registered_by}"
         keys[row.key_id] = (signing.load_public_key(row.public_key_pem.encode()), who)
     return keys
@@ -66,6 +67,13 @@ def approved_record_decision(
         return _refuse(f"its approval lacks {', '.join(missing)}")
     keys = trusted_keys(project)
     if block.get("key_id") not in keys:
+        if revoked := KeyRevocation.objects.filter(
+            key__project=project, key__key_id=block.get("key_id")
+        ).first():
+            return _refuse(
+                f"it is signed by key {revoked.key.key_id}, which this project revoked on "
+                f"{revoked.revoked_at:%Y-%m-%d} ({revoked.reason})"
+            )
         return _refuse(
             f"it is signed by key {block.get('key_id')!r}, which this project does not trust "
             "(a project admin can register it: manage.py trust_key)"
@@ -97,19 +105,26 @@ def approved_record_decision(
 
 
 class KeyRefused(Exception):
-    """Why a key cannot be registered (user-facing); nothing was written."""
+    """Why a key cannot be registered or revoked (user-facing); nothing was written."""
+
+
+def _require_admin(actor, project: Project) -> None:
+    if Role.ADMIN not in roles_of(actor, project):
+        raise KeyRefused(f"{actor} is not an admin of project {project.slug!r}.")
 
 
 def trusted_key_check(*, actor, project: Project, pem: str) -> str:
     """The key id `pem` would be registered under; KeyRefused if it cannot be."""
-    if Role.ADMIN not in roles_of(actor, project):
-        raise KeyRefused(f"{actor} is not an admin of project {project.slug!r}.")
+    _require_admin(actor, project)
     try:
         key = signing.load_public_key(pem.encode("utf-8"))
     except ValueError as error:
         raise KeyRefused(f"not an Ed25519 public key in PEM ({error}).") from None
     key_id = signing.key_id_of(key)
-    if TrustedKey.objects.filter(project=project, key_id=key_id).exists():
+    existing = TrustedKey.objects.filter(project=project, key_id=key_id).first()
+    if existing is not None and hasattr(existing, "revocation"):
+        raise KeyRefused(f"key {key_id} was revoked for {project.slug!r}: it is not trusted again.")
+    if existing is not None:
         raise KeyRefused(f"key {key_id} is already trusted by {project.slug!r}.")
     return key_id
 
@@ -123,3 +138,18 @@ def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") 
         label=label.strip(),
         registered_by=actor,
     )
+
+
+def trusted_key_revoke(*, actor, project: Project, key_id: str, reason: str) -> KeyRevocation:
+    """A project admin stops trusting a registered key (leaked, or its owner left). Files it
+    signed are refused from now on; ground truth already imported with it stays, as history,
+    and its timeline names the key (correct it by approving a new version here)."""
+    _require_admin(actor, project)
+    if not reason.strip():
+        raise KeyRefused("say why the key is revoked.")
+    key = TrustedKey.objects.filter(project=project, key_id=key_id).first()
+    if key is None:
+        raise KeyRefused(f"project {project.slug!r} has no registered key {key_id!r}.")
+    if hasattr(key, "revocation"):
+        raise KeyRefused(f"key {key_id} is already revoked.")
+    return KeyRevocation.objects.create(key=key, reason=reason.strip(), revoked_by=actor)

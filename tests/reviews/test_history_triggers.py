@@ -23,6 +23,7 @@ from reviews.models import (
     Approval,
     Event,
     GoldMark,
+    KeyRevocation,
     Reference,
     Resolution,
     ResolutionSource,
@@ -46,6 +47,7 @@ HISTORY = [
     JudgeVersion,
     ScoreRun,
     TrustedKey,
+    KeyRevocation,
     GoldMark,
 ]
 
@@ -65,9 +67,11 @@ def history(project, review_item, rate):
     config = JudgeConfig.objects.create(project=project, name="j")
     JudgeVersion.objects.create(config=config, number=1, provider="openai", model="m", prompt="p")
     ScoreRun.objects.create(project=project, source_name="p.jsonl", n_records=0, report={})
-    TrustedKey.objects.create(
-        project=project, key_id="k", public_key_pem="-", registered_by=member(project, Role.ADMIN)
+    admin = member(project, Role.ADMIN)
+    key = TrustedKey.objects.create(
+        project=project, key_id="k", public_key_pem="-", registered_by=admin
     )
+    KeyRevocation.objects.create(key=key, reason="leaked", revoked_by=admin)
     GoldMark.objects.create(item=item, gold=True, answers={})
     return item
 
