@@ -10,7 +10,7 @@ from reviews.history_triggers import migration_operations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0011_gold_queue'),
+        ('reviews', '0012_remove_claim_extra'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
