@@ -162,6 +162,7 @@ def _review(case, evidence: Evidence, fields, outcome, producer: str) -> dict:
 class _Case:
     evidence: Evidence
     producer: str  # "provider/model" of the prediction checked, "" when unknown
+    first: dict = field(default_factory=dict)  # reader -> Reading
     outcome: dict = field(default_factory=dict)
     second: dict = field(default_factory=dict)  # reader -> second Reading
     settled_again: list[str] = field(default_factory=list)
@@ -201,36 +202,47 @@ def generate_ground_truth(
         raise GenerationError("--min-agreement: between 0 (exclusive) and 1")
     cases = _cases(project, paths, producer)
     runs = _readers(project, readers)
-    jobs = [(name, case.evidence, instruction) for name, case in cases.items()]
-    first = read_all(runs, jobs, lambda case: fields)
-    for name, case in cases.items():
-        readings = {reader: first[(name, reader)] for reader in runs}
-        case.failed = [reader for reader, reading in readings.items() if reading.failed]
-        case.outcome = reconcile(fields, readings, min_agreement, project.generation_union)
-    if second_read:
-        _second_read(runs, jobs, cases)
-    # A failed call is no reading: questions made from it would outlive the retry. Such a case
-    # waits for the next generation, which makes only the reads still missing.
-    imported = {name: case for name, case in cases.items() if not case.failed}
-    for case in imported.values():
-        case.labels = {r: independence(run.version, case.producer) for r, (run, _) in runs.items()}
-        case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
-    report = _import(project, imported, fields, actor)
-    for name, case in imported.items():
-        data = generation_data(
-            runs=runs, first={r: first[(name, r)] for r in runs}, second=case.second,
-            outcome=case.outcome, settled_again=case.settled_again, flagged=case.flagged,
-            producer=case.producer, labels=case.labels,
-        )  # fmt: skip
-        generation_record(project=project, case=name, data=data, actor=actor)
-    for run, provider in runs.values():
-        provider.close()
-        Run.objects.filter(pk=run.pk).update(status=RunStatus.DONE, finished_at=timezone.now())
+    status, error = RunStatus.FAILED, ""  # unless all below, the import included, goes through
+    try:
+        _read_and_reconcile(runs, cases, fields, instruction, min_agreement, second_read, project)
+        # A failed call is no reading: questions made from it would outlive the retry. Such a
+        # case waits for the next generation, which makes only the reads still missing.
+        imported = {name: case for name, case in cases.items() if not case.failed}
+        for case in imported.values():
+            case.labels = {
+                r: independence(run.version, case.producer) for r, (run, _) in runs.items()
+            }
+            case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
+        report = _import(project, imported, fields, actor)
+        for name, case in imported.items():
+            data = generation_data(runs=runs, case=case)
+            generation_record(project=project, case=name, data=data, actor=actor)
+        status = RunStatus.DONE
+    except Exception as exc:  # shown on the readers' runs, then raised as it was
+        error = f"generation stopped: {exc}"[:2000]
+        raise
+    finally:
+        for run, provider in runs.values():
+            provider.close()
+            Run.objects.filter(pk=run.pk).update(
+                status=status, error=error, finished_at=timezone.now()
+            )
     return GenerationResult(
         [_result(name, case) for name, case in cases.items()],
         report,
         [run for run, _ in runs.values()],
     )
+
+
+def _read_and_reconcile(runs, cases, fields, instruction, min_agreement, second_read, project):
+    jobs = [(name, case.evidence, instruction) for name, case in cases.items()]
+    first = read_all(runs, jobs, lambda case: fields)
+    for name, case in cases.items():
+        case.first = {reader: first[(name, reader)] for reader in runs}
+        case.failed = [reader for reader, reading in case.first.items() if reading.failed]
+        case.outcome = reconcile(fields, case.first, min_agreement, project.generation_union)
+    if second_read:
+        _second_read(runs, jobs, cases)
 
 
 def _second_read(runs, jobs, cases: dict[str, _Case]) -> None:

@@ -54,8 +54,9 @@ def _claims(reading) -> list[dict]:
     ]
 
 
-def generation_data(*, runs, first, second, outcome, settled_again, flagged, producer, labels):
-    """The `generated` event's data for one case (JSON)."""
+def generation_data(*, runs, case) -> dict:
+    """The `generated` event's data for one case (JSON): `case` carries the readings (`first`,
+    `second`), `outcome`, `settled_again`, `flagged`, `producer` and `labels`."""
     readers = []
     for name, (run, _) in runs.items():
         reader = {
@@ -63,22 +64,26 @@ def generation_data(*, runs, first, second, outcome, settled_again, flagged, pro
             "model": f"{run.version.provider}/{run.version.model}",
             "version": run.version.number,
             "prompt_sha256": run.version.prompt_sha256,
-            "independence": labels[name],
+            "independence": case.labels[name],
             "run": run.pk,
-            "claims": _claims(first[name]),
-            "error": first[name].error,
+            "claims": _claims(case.first[name]),
+            "error": case.first[name].error,
         }
-        if name in second:
-            reader["second_read_claims"] = _claims(second[name])
+        if name in case.second:
+            reader["second_read_claims"] = _claims(case.second[name])
         readers.append(reader)
     reconciliation = {}
-    for path, (status, *_) in outcome.items():
-        if path in flagged:
+    for path, (status, *_) in case.outcome.items():
+        if path in case.flagged:
             status = f"{FLAGGED}: {FLAG_NOTE}"
         elif status == "agreed":
-            status = "agreed (second read)" if path in settled_again else "agreed"
+            status = "agreed (second read)" if path in case.settled_again else "agreed"
         reconciliation[path] = status
-    return {"producer": producer or "unknown", "readers": readers, "reconciliation": reconciliation}
+    return {
+        "producer": case.producer or "unknown",
+        "readers": readers,
+        "reconciliation": reconciliation,
+    }
 
 
 def generation_record(*, project, case: str, data: dict, actor) -> None:

@@ -215,3 +215,23 @@ def test_a_failed_read_holds_its_case_back_and_the_rerun_makes_only_that_read(pr
         assert [r["json"]["model"] for r in srv.requests[made:]] == ["model-b"]
     assert "$.total (disagreement)" in out
     assert {r["path"] for r in Reference.objects.get().rows} == {"$.currency", "$.account"}
+
+
+def test_a_generation_that_stops_marks_the_readers_runs_failed_with_why(
+    project, tmp_path, monkeypatch
+):
+    from judging.models import Run
+    from judging.services import generation
+
+    def refuse(**kwargs):
+        raise ValueError("the database went away")
+
+    monkeypatch.setattr(generation, "import_file", refuse)
+    with (
+        WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv,
+        pytest.raises(ValueError, match="went away"),
+    ):
+        generate(project, tmp_path, srv)
+    runs = Run.objects.all()
+    assert {r.status for r in runs} == {"failed"} and runs.count() == 2
+    assert runs[0].error == "generation stopped: the database went away"
