@@ -144,3 +144,39 @@ def test_command_errors(project, tmp_path):
         run(project, "--criterion", "nope", "--baseline", "exact")
     with pytest.raises(CommandError, match="threshold"):
         run(project, "--criterion", "grade", "--baseline", "bleu", "--threshold", "3")
+
+
+@pytest.mark.django_db
+def test_dashboard_shows_baselines_beside_the_llm_judge_on_held_out_items(
+    client, project, tmp_path
+):
+    from django.urls import reverse
+
+    from judging.services.dashboard import dashboard_refresh
+    from judging.services.splits import split_draw
+    from reviews.models import Role
+    from tests.factories import member
+
+    records = [criterion_record(name="correct", labels=["pass", "fail"], positive="pass")]
+    for n in range(12):
+        same = n % 3 != 0
+        output, reference = ("Paris", "paris") if same else ("Lyon", "Paris")
+        records += [
+            item_record(f"i{n}", output=output, reference=reference),
+            human_record(f"i{n}", "ann", "pass" if same else "fail", criterion="correct"),
+            verdict_record(f"i{n}", "pass", criterion="correct"),
+        ]
+    import_items(project, write_jsonl(tmp_path / "r.jsonl", records))
+    split_draw(actor=None, project=project, seed=3)
+    run(project, "--criterion", "correct", "--baseline", "normalised", "--split", "held_out")
+    run(project, "--criterion", "correct", "--baseline", "exact", "--split", "held_out")
+    held_out_verdicts = Verdict.objects.filter(judge__provider="baseline")
+    assert held_out_verdicts.exists()
+    assert set(held_out_verdicts.values_list("item__split__split", flat=True)) == {"held_out"}
+
+    dashboard_refresh(project=project)
+    client.force_login(member(project, Role.ADMIN))
+    page = client.get(reverse("dashboard_criterion", args=[project.slug, "correct"]))
+    html = page.content.decode()
+    for judge_name in ("openai/gpt-4o", "baseline/normalised", "baseline/exact"):
+        assert judge_name in html

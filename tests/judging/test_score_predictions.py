@@ -79,6 +79,22 @@ def test_markdown_labels_provisional_figures(project, tmp_path):
 
 
 @pytest.mark.django_db
+def test_json_keeps_provisional_figures_apart_and_labelled(project, tmp_path):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    referenced_item(project, "inv-2", INVOICE_ROWS, authority="generated")
+    records = invoice_predictions("inv-1") + invoice_predictions("inv-2")
+    path = write_jsonl(tmp_path / "preds.jsonl", records)
+    truth, provisional = json.loads(
+        score(project, path, "--allow-generated", "--format", "json")[0]
+    )["sections"]
+    assert truth["label"] == "accuracy against approved ground truth"
+    assert {c["case_id"] for c in truth["cases"]} == {"inv-1"}
+    assert provisional["label"] == "agreement with a provisional AI reference"
+    assert {c["case_id"] for c in provisional["cases"]} == {"inv-2"}
+    assert "accuracy" not in json.dumps(provisional)
+
+
+@pytest.mark.django_db
 def test_unknown_case_is_named_and_nothing_is_stored(project, tmp_path):
     referenced_item(project, "inv-1", INVOICE_ROWS)
     records = invoice_predictions() + invoice_predictions(case_id="inv-404")

@@ -100,6 +100,31 @@ def test_api_scores_and_reads_back(client, project):
     assert read.status_code == 200 and read.json()["report"] == created["report"]
 
 
+def test_api_provisional_figures_are_labelled_apart(client, project):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    referenced_item(project, "inv-2", INVOICE_ROWS, authority="generated")
+    body = {
+        "records": invoice_predictions("inv-1") + invoice_predictions("inv-2"),
+        "allow_generated": True,
+    }
+    response = client.post(
+        f"/api/projects/{project.slug}/score-runs",
+        json.dumps(body),
+        content_type="application/json",
+        **bearer(member(project, Role.ADMIN)),
+    )
+    assert response.status_code == 201, response.content
+    truth, provisional = response.json()["report"]["sections"]
+    assert (truth["label"], truth["measure"]) == (
+        "accuracy against approved ground truth",
+        "accuracy",
+    )
+    assert {c["case_id"] for c in truth["cases"]} == {"inv-1"}
+    assert provisional["label"] == "agreement with a provisional AI reference"
+    assert {c["case_id"] for c in provisional["cases"]} == {"inv-2"}
+    assert "accuracy" not in json.dumps(provisional)
+
+
 def test_api_bad_record_is_named_and_nothing_is_stored(client, project):
     admin = member(project, Role.ADMIN)
     body = {"records": [{"case_id": "x", "prediction": {}}, {"case_id": "y"}]}
