@@ -57,6 +57,7 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     skip_reason = models.TextField(blank=True)
+    # Orders recorded by earlier versions; new ones are derived (services.assignment.pairwise_order).
     pairwise_orders = models.JSONField(
         default=dict,
         blank=True,

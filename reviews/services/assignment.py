@@ -16,6 +16,7 @@ were free.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -242,25 +243,28 @@ def is_rater(user, project: Project) -> bool:
     return Membership.objects.filter(project=project, user=user, role=Role.RATER).exists()
 
 
-def ensure_pairwise_orders(assignment: Assignment) -> dict:
-    """Give each pairwise question of the item a random display order for this rater, once.
+def pairwise_order(*, item_pk: int, rater_pk: int, question_pk: int) -> list[str]:
+    """A pairwise question's display order for one rater: half the raters see B first.
 
-    The order is recorded on the assignment, so the rater sees the same order on every reload
-    and position bias can be measured later.
-    """
-    orders = dict(assignment.pairwise_orders)
-    pending = (
+    Derived from item, rater and question (not drawn and stored), so opening the page writes
+    nothing, every reload shows the same order, and position bias can be measured later."""
+    digest = hashlib.sha256(f"{item_pk}:{rater_pk}:{question_pk}".encode()).digest()
+    return ["B", "A"] if digest[0] & 1 else ["A", "B"]
+
+
+def pairwise_orders(assignment: Assignment) -> dict:
+    """Every pairwise question of the assignment's item: its display order for the rater (the
+    one recorded on the assignment when claims still stored one)."""
+    questions = (
         assignment.item.questions.filter(kind=QuestionKind.PAIRWISE)
-        .exclude(pk__in=[int(k) for k in orders])
         .order_by("pk")  # not the model ordering, which joins item and project
+        .values_list("pk", flat=True)
     )
-    rng = secrets.SystemRandom()
-    for question in pending.values_list("pk", flat=True):
-        orders[str(question)] = rng.choice([["A", "B"], ["B", "A"]])
-    if orders != assignment.pairwise_orders:
-        assignment.pairwise_orders = orders
-        assignment.save(update_fields=["pairwise_orders"])
-    return orders
+    return {
+        str(pk): assignment.pairwise_orders.get(str(pk))
+        or pairwise_order(item_pk=assignment.item_id, rater_pk=assignment.rater_id, question_pk=pk)
+        for pk in questions
+    }
 
 
 def active_assignment(*, rater, item) -> Assignment | None:

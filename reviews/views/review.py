@@ -26,8 +26,8 @@ from reviews.services.assignment import (
     QueueError,
     active_assignment,
     claim_next,
-    ensure_pairwise_orders,
     item_trail,
+    pairwise_orders,
     skip,
     submitted_assignment,
 )
@@ -56,15 +56,15 @@ def review_item(request, slug, item_pk):
     # A gold item stays open to its rater, like an item others are still working on.
     open_to_rater = item.status == ItemStatus.OPEN or assignment.gold
     if assignment.status == AssignmentStatus.ACTIVE:
-        mode, orders = "answer", ensure_pairwise_orders(assignment)
+        mode = "answer"
     else:
         revising = request.GET.get("revise") == "1" and open_to_rater
-        mode, orders = ("revise" if revising else "read"), assignment.pairwise_orders
+        mode = "revise" if revising else "read"
     views = rater_workspace(
         rater=request.user,
         item=item,
         blind=access.project.blind,
-        pairwise_orders=orders,
+        pairwise_orders=pairwise_orders(assignment),
         settled=mode != "answer",
         gold=assignment.gold,
     )
@@ -138,7 +138,7 @@ def _stale(request, context, question, assignment):
         rater=request.user,
         item=context["item"],
         blind=context["blind"],
-        pairwise_orders=assignment.pairwise_orders,
+        pairwise_orders=pairwise_orders(assignment),
         settled=True,
         gold=assignment.gold,
     )

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 # Every page starts with session, user and the membership check (3 queries; my_queue has no
 # membership check but lists the rater's projects). Then:
 # - review_item: the item, the rater's live assignment (its lease is renewed only once half of
-#   it is gone: no UPDATE here), pairwise questions still needing a display order, open
+#   it is gone: no UPDATE here), the pairwise questions (display orders are derived), open
 #   questions, candidates with sources and documents, the rater's own answers, the evidence
 #   documents, and item N of M (8) = 11; the design allows 12;
 # - item_list (first or a later page): a bounded total, one page of items, the question counts
@@ -112,7 +112,7 @@ def sized(review_item, rate, attach_evidence):
 
 def _count(client, user, url):
     client.force_login(user)
-    client.get(url)  # warm: first-visit writes (pairwise display orders, session) are not pinned
+    client.get(url)  # warm: the first visit writes the session
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200, url
