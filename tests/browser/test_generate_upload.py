@@ -33,7 +33,7 @@ def _upload(page, base, pdf):
         expect(run.locator(".run-counts")).to_contain_text("1 of 1 calls")
 
 
-def _rate(page, start_review, login, username, total_key, slug):
+def _rate(page, start_review, login, username, total_key, slug, screenshot):
     """$.total (the readers disagree) first, then $.iban (one reader omitted it)."""
     login(username, PASSWORD)
     start_review(slug)
@@ -48,6 +48,7 @@ def _rate(page, start_review, login, username, total_key, slug):
     page.keyboard.press(total_key)
     expect(questions.nth(0).locator(".save-state")).to_have_text("Saved")
     expect(page.locator("#page-overlay .mark-active")).to_have_count(1)  # the chosen one's
+    screenshot(f"generate-rate-{username}", full_page=False)
     page.keyboard.press("j")
     page.keyboard.press("1")  # DE00, the one candidate
     expect(questions.nth(1).locator(".save-state")).to_have_text("Saved")
@@ -85,8 +86,8 @@ def test_upload_to_rated_adjudicated_signed_and_verified_reference(
     screenshot("generate-timeline")
     page.context.clear_cookies()
 
-    _rate(page, start_review, login, "r1", "1", project.slug)  # 798.60, as printed
-    _rate(page, start_review, login, "r2", "2", project.slug)  # 789.60, model-b's misreading
+    _rate(page, start_review, login, "r1", "1", project.slug, screenshot)  # 798.60, as printed
+    _rate(page, start_review, login, "r2", "2", project.slug, screenshot)  # model-b's 789.60
 
     login("adj", PASSWORD)
     page.goto(f"{base}/")
@@ -109,13 +110,14 @@ def test_upload_to_rated_adjudicated_signed_and_verified_reference(
     expect(page.get_by_text(f"Approved {item}: ground truth v2")).to_be_visible()
 
     out = tmp_path / "export"
-    call_command(
-        "export_ground_truth", "--project", project.slug, "--format", "reference",
-        "--out", str(out),
-    )  # fmt: skip
+    for format in ("reference", "review"):
+        call_command(
+            "export_ground_truth", "--project", project.slug, "--format", format,
+            "--out", str(out),
+        )  # fmt: skip
     capsys.readouterr()
     call_command("verify_approval", str(out))
-    assert f"OK   {item.external_id}: v2" in capsys.readouterr().out
+    assert capsys.readouterr().out.count(f"OK   {item.external_id}: v2") == 2
     signed = Reference.objects.get(item=item, authority="ground_truth").rows
     assert {r["path"]: r["expected_value"] for r in signed} == {
         "$.account": "Northwind Traders",
