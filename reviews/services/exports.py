@@ -7,6 +7,7 @@ deterministic: items by external id, rows by path, canonical values.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -185,8 +186,13 @@ def _csv_signatures(csv_name: str, entries: list[ApprovedItem]) -> bytes:
 
 
 def _safe_name(external_id: str) -> str:
+    """A file name for the case: its id when that is already safe, else a cleaned id with a
+    short hash of the real one, so `a/b` and `a_b` never overwrite each other's file."""
     cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in external_id).strip(".")
-    return cleaned or "item"
+    if cleaned == external_id:
+        return cleaned
+    digest = hashlib.sha256(external_id.encode("utf-8")).hexdigest()[:8]
+    return f"{cleaned or 'item'}-{digest}"
 
 
 __all__ = [

@@ -1,5 +1,6 @@
-"""CSV exports never hand a spreadsheet a formula: model output such as =HYPERLINK(...) in a
-value or a case id is written as text, and still reads back (and verifies) as the same string."""
+"""Exports are safe to open and complete: CSV never hands a spreadsheet a formula (model output
+such as =HYPERLINK(...) in a value or a case id is written as text, and still reads back and
+verifies as the same string), and no two cases share a file name."""
 
 import csv
 import io
@@ -69,3 +70,18 @@ def test_an_approved_formula_exports_as_text_and_still_verifies(
     assert FORMULAS[0] not in cells and not any(c.startswith(RISKY) for c in cells)
     ok, out = _verify(csv_file)
     assert ok and "OK   =case-1" in out, out
+
+
+def test_case_ids_that_clean_to_one_name_export_to_two_files(project, review_item, rate, tmp_path):
+    """`a/b` and `a_b` used to share `a_b.reference.json`: one approved case vanished."""
+    approver = member(project, Role.APPROVER)
+    for n, case in enumerate(("a/b", "a_b")):
+        item = review_item(project, external_id=case)
+        for r in (1, 2):
+            rate(member(project, Role.RATER, username=f"r{n}{r}"), item, {"$.total": "12"})
+        approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
+    folder = _export_all(project, tmp_path)
+    references = sorted(p.name for p in folder.glob("*.reference.json"))
+    assert len(references) == 2 and "a_b.reference.json" in references
+    ok, out = _verify(folder)
+    assert ok and "OK   a/b" in out and "OK   a_b" in out, out
