@@ -1,13 +1,12 @@
 import json
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from judging.services.agreement import AgreementReportError, agreement_report
 from judging.services.agreement_cuts import CollapseError
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, refusals, user_or_error
 
 
 class Command(BaseCommand):
@@ -32,16 +31,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, project, criterion, split, format, seed, user, collapse_at, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
-        actor = None
-        if user:
-            actor = get_user_model().objects.filter(username=user).first()
-            if actor is None:
-                raise CommandError(f"No user named {user!r}.")
-        try:
+        target, actor = project_or_error(project), user_or_error(user)
+        with refusals(SplitError, AgreementReportError, CollapseError):
             report = agreement_report(
                 actor=actor,
                 project=target,
@@ -50,8 +41,6 @@ class Command(BaseCommand):
                 seed=seed,
                 collapse_at=collapse_at,
             )
-        except (SplitError, AgreementReportError, CollapseError) as error:
-            raise CommandError(str(error)) from None
         if format == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
         else:

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from judging.services.export_textflow import export_textflow
-from reviews.models import Project
+from reviews.management.lookups import project_or_error
 
 
 class Command(BaseCommand):
@@ -14,10 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, type=Path, metavar="FILE")
 
     def handle(self, *args, project, out: Path, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
+        target = project_or_error(project)
         data = export_textflow(project=target)
         out.write_bytes(data)
         self.stdout.write(f"wrote {out} ({len(data):,} bytes)")

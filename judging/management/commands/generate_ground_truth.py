@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judging.services.generation import GenerationError, generate_ground_truth
 from reviews.evidence import EvidenceError
-from reviews.models import Project
+from reviews.management.lookups import project_or_error
 from reviews.services.imports import ImportFailed
 
 
@@ -35,9 +35,7 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
     def handle(self, *args, **o):
-        project = Project.objects.filter(slug=o["project"]).first()
-        if project is None:
-            raise CommandError(f"No project {o['project']!r}.")
+        project = project_or_error(o["project"])
         fields = [f.strip() for f in o["fields"].split(",") if f.strip()]
         missing = [p for p in o["paths"] if not Path(p).is_file()]
         if missing:

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judging.providers import PROVIDERS
 from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, refusals
 
 
 class Command(BaseCommand):
@@ -29,10 +29,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **o):
-        try:
-            project = Project.objects.get(slug=o["project"])
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {o['project']!r}.") from None
+        project = project_or_error(o["project"])
         try:
             prompt = Path(o["prompt_file"]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -47,10 +44,8 @@ class Command(BaseCommand):
             base_url=o["base_url"],
             api_key_env=o["api_key_env"],
         )
-        try:
+        with refusals(JudgeConfigError, prefix=f"judge {o['name']!r}: "):
             result = judge_config_save(project=project, name=o["name"], settings=settings)
-        except JudgeConfigError as exc:
-            raise CommandError(f"judge {o['name']!r}: {exc}") from None
         version = result.version
         what = "saved new version" if result.created else "unchanged, still"
         self.stdout.write(

@@ -4,6 +4,7 @@ from judging.models import Panel
 from judging.services.panels import PanelError, panel_decide
 from judging.services.send_to_humans import SendError
 from judging.services.splits import SPLIT_CHOICES, SplitError
+from reviews.management.lookups import refusals
 
 
 class Command(BaseCommand):
@@ -21,10 +22,8 @@ class Command(BaseCommand):
         found = Panel.objects.filter(project__slug=project, name=panel).first()
         if found is None:
             raise CommandError(f"No panel {panel!r} in project {project!r}.")
-        try:
+        with refusals(PanelError, SendError, SplitError):
             result = panel_decide(panel=found, split=split)
-        except (PanelError, SendError, SplitError) as exc:
-            raise CommandError(str(exc)) from None
         self.stdout.write(
             f"{found.name} ({found.rule}): {len(result.decided)} decided, "
             f"{len(result.ties)} undecided, {len(result.dissent)} with dissent; "

@@ -1,9 +1,9 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from judging.services.baseline_run import baseline_run
 from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, refusals
 
 
 class Command(BaseCommand):
@@ -26,11 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
 
     def handle(self, *args, **options):
-        try:
-            target = Project.objects.get(slug=options["project"])
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {options['project']!r}.") from None
-        try:
+        target = project_or_error(options["project"])
+        with refusals(BaselineError, SplitError):
             baseline = Baseline(
                 options["baseline"],
                 threshold=options["threshold"],
@@ -43,8 +40,6 @@ class Command(BaseCommand):
                 baseline=baseline,
                 split=options["split"],
             )
-        except (BaselineError, SplitError) as error:
-            raise CommandError(str(error)) from None
         self.stdout.write(
             f"{result.judge}: {result.written} verdicts written ({result.passed} passed), "
             f"{result.already} already labelled, {result.skipped} items without output or "

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from judging.models import JudgeConfig
 from judging.services.runner import run_execute
 from judging.services.runs import RunError, run_create, run_progress
+from reviews.management.lookups import refusals
 
 
 class Command(BaseCommand):
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         config = JudgeConfig.objects.filter(project__slug=project, name=judge).first()
         if config is None:
             raise CommandError(f"No judge {judge!r} in project {project!r}.")
-        try:
+        with refusals(RunError):
             run = run_create(
                 config=config,
                 version=version,
@@ -41,8 +42,6 @@ class Command(BaseCommand):
                 concurrency=concurrency,
                 confirm_held_out=True,  # asking for it on the command line is the confirmation
             )
-        except RunError as exc:
-            raise CommandError(str(exc)) from None
         run = run_execute(run, on_progress=self._line)
         self._line(run, end="\n")
         if run.error:

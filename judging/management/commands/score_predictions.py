@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from judging.services.scoring import score_predictions
 from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
-from reviews.models import Project
+from reviews.management.lookups import project_or_error
 
 
 class Command(BaseCommand):
@@ -28,10 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
     def handle(self, *args, project, path, format, allow_generated, seed, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
+        target = project_or_error(project)
         try:
             with path.open("rb") as stream:
                 run = score_predictions(

@@ -4,7 +4,7 @@ from judging.services import panels
 from judging.services.criteria import latest_criterion
 from judging.services.send_to_humans import CHOSEN, SendError, send_to_humans
 from judging.services.splits import SplitError
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, refusals
 
 
 class Command(BaseCommand):
@@ -40,10 +40,7 @@ class Command(BaseCommand):
         seed,
         **options,
     ):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
+        target = project_or_error(project)
         found = latest_criterion(project=target, name=criterion)
         if found is None:
             raise CommandError(f"No criterion {criterion!r} in {project!r}.")
@@ -53,7 +50,7 @@ class Command(BaseCommand):
         item_ids = None
         if inconsistent_pairs:
             selection, item_ids = CHOSEN, panels.inconsistent_pairs(criterion=found)
-        try:
+        with refusals(SendError, SplitError):
             result = send_to_humans(
                 actor=None,
                 project=target,
@@ -63,8 +60,6 @@ class Command(BaseCommand):
                 seed=seed,
                 item_ids=item_ids,
             )
-        except (SendError, SplitError) as error:
-            raise CommandError(str(error)) from None
         self.stdout.write(
             f"{result.selection}: {result.items} items, {result.questions_created} questions "
             f"created, {result.questions_existing} already asked, {result.items_reopened} re-opened"

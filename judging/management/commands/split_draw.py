@@ -1,7 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from judging.services.splits import SplitError, split_draw
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, refusals
 
 
 class Command(BaseCommand):
@@ -15,16 +15,11 @@ class Command(BaseCommand):
         parser.add_argument("--held-out-fraction", type=float, default=0.5)
 
     def handle(self, *args, project, seed, held_out_fraction, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
-        try:
+        target = project_or_error(project)
+        with refusals(SplitError):
             draw = split_draw(
                 actor=None, project=target, seed=seed, held_out_fraction=held_out_fraction
             )
-        except SplitError as error:
-            raise CommandError(str(error)) from None
         held_out = draw.assignments.filter(split="held_out").count()
         total = draw.assignments.count()
         self.stdout.write(

@@ -1,8 +1,7 @@
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from reviews.models import Membership, Project, Role
+from reviews.management.lookups import project_or_error, refusals, user_or_error
+from reviews.models import Membership, Role
 from reviews.services.projects import membership_add
 
 
@@ -15,22 +14,13 @@ class Command(BaseCommand):
         parser.add_argument("--role", required=True, choices=Role.values)
 
     def handle(self, *args, project, username, role, **options):
-        try:
-            project_row = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(
-                f"No project {project!r} (create it first: manage.py create_project {project})."
-            ) from None
-        try:
-            user = get_user_model().objects.get(username=username)
-        except get_user_model().DoesNotExist:
-            raise CommandError(f"No user named {username!r}.") from None
+        hint = f" (create it first: manage.py create_project {project})"
+        project_row = project_or_error(project, hint=hint)
+        user = user_or_error(username)
         if not user.is_active:
             raise CommandError(f"User {username!r} is inactive: activate the account first.")
         held = Membership.objects.filter(project=project_row, user=user, role=role).exists()
-        try:
+        with refusals():
             membership_add(actor=None, project=project_row, user=user, role=role)
-        except ValidationError as error:
-            raise CommandError("; ".join(error.messages)) from None
         verb = "already holds" if held else "now holds"
         self.stdout.write(f"{username} {verb} {role} in {project_row.slug}")

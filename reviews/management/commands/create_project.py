@@ -1,7 +1,6 @@
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from reviews.management.lookups import refusals, user_or_error
 from reviews.models import ResolutionRule
 from reviews.services.import_questions import split_requests
 from reviews.services.projects import project_create
@@ -26,13 +25,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, slug, name, admin, overlap, resolution, questions, **options):
-        admin_user = None
-        if admin:
-            try:
-                admin_user = get_user_model().objects.get(username=admin)
-            except get_user_model().DoesNotExist:
-                raise CommandError(f"No user named {admin!r}.") from None
-        try:
+        admin_user = user_or_error(admin)
+        with refusals():
             result = project_create(
                 actor=admin_user,
                 slug=slug,
@@ -42,8 +36,6 @@ class Command(BaseCommand):
                 resolution_rule=resolution,
                 import_questions=None if questions is None else split_requests(questions),
             )
-        except ValidationError as error:
-            raise CommandError("; ".join(error.messages)) from None
         project = result.project
         settings = f"overlap {project.overlap}, {project.resolution_rule}"
         if result.created:

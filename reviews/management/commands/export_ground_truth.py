@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from reviews.models import Project
+from reviews.management.lookups import project_or_error
 from reviews.services.exports import EXPORT_FORMATS, export_files
 
 
@@ -15,10 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, type=Path, metavar="DIR")
 
     def handle(self, *args, project, format, out: Path, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
+        target = project_or_error(project)
         files = export_files(actor=None, project=target, format=format)
         out.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():

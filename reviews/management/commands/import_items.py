@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from reviews.models import Project
+from reviews.management.lookups import project_or_error
 from reviews.services.import_questions import split_requests
 from reviews.services.imports import ImportFailed, import_file, import_formats
 
@@ -63,10 +63,7 @@ class Command(BaseCommand):
         questions,
         **options,
     ):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r} (create it with create_project).") from None
+        target = project_or_error(project, hint=" (create it with create_project)")
         if not path.is_file():
             raise CommandError(f"{path}: no such file.")
         label_map = {}

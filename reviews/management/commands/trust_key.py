@@ -1,9 +1,8 @@
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from reviews.models import Project
+from reviews.management.lookups import project_or_error, user_or_error
 from reviews.services.approved_imports import KeyRefused, trusted_key_register
 
 
@@ -20,13 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--label", default="", help="whose key this is")
 
     def handle(self, *args, pem: Path, project: str, by: str, label: str, **options):
-        try:
-            target = Project.objects.get(slug=project)
-        except Project.DoesNotExist:
-            raise CommandError(f"No project {project!r}.") from None
-        actor = get_user_model().objects.filter(username=by).first()
-        if actor is None:
-            raise CommandError(f"No user {by!r}.")
+        target, actor = project_or_error(project), user_or_error(by)
         try:
             text = pem.read_text(encoding="utf-8")
             key = trusted_key_register(actor=actor, project=target, pem=text, label=label)
