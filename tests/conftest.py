@@ -43,11 +43,6 @@ def _fast_passwords():
         yield
 
 
-@pytest.fixture
-def fast_passwords():
-    """Kept for tests that still ask for it: `_fast_passwords` already covers every test."""
-
-
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     """Every test writes evidence, renders and keys into its own folder."""

@@ -9,7 +9,7 @@ from reviews.models import Item
 from tests.factories import ProjectFactory, UserFactory
 from tests.reviews.test_append_only import approved  # noqa: F401 (the shared fixture)
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 def test_admin_cannot_rename_or_move_an_item(client, approved):  # noqa: F811

@@ -9,7 +9,7 @@ from reviews.services.batch_approval import approve_batch
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.reviews.test_workflow_approval import raters, resolved  # noqa: F401 (shared fixtures)
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db
 
 
 def _counts():
