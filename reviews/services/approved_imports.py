@@ -1,7 +1,7 @@
 """What an imported *approved* record may do: the one policy for the CLI, the upload and the API.
 
 An approved file becomes ground truth only when its format-2 signature verifies against a key
-the project trusts (this site's key, or one a project admin registered: `TrustedKey`), the
+the project trusts (this site's key, or one an admin-and-approver registered: `TrustedKey`), the
 signature binds this project and this case, and its version is newer than the current ground
 truth (never a rollback). The same signed version again is a no-op. Anything else is refused
 with the reason, unless the importer chose `--as-generated`: then the rows come in as a
@@ -76,7 +76,7 @@ def approved_record_decision(
             )
         return _refuse(
             f"it is signed by key {block.get('key_id')!r}, which this project does not trust "
-            "(a project admin can register it: manage.py trust_key)"
+            "(a project admin who is also an approver can register it: manage.py trust_key)"
         )
     public_key, who = keys[block["key_id"]]
     if not signing.verify(payload_bytes(block, rows), str(block.get("signature", "")), public_key):
@@ -114,8 +114,16 @@ def _require_admin(actor, project: Project) -> None:
 
 
 def trusted_key_check(*, actor, project: Project, pem: str) -> str:
-    """The key id `pem` would be registered under; KeyRefused if it cannot be."""
+    """The key id `pem` would be registered under; KeyRefused if it cannot be.
+
+    A trusted key signs in the place of the project's approvers, so trusting one takes an admin
+    who is also an approver: an admin alone must not create ground truth around them."""
     _require_admin(actor, project)
+    if Role.APPROVER not in roles_of(actor, project):
+        raise KeyRefused(
+            f"{actor} is not an approver of project {project.slug!r}: a trusted key signs in "
+            "the place of its approvers, so only an admin who is also an approver may add one."
+        )
     try:
         key = signing.load_public_key(pem.encode("utf-8"))
     except ValueError as error:
@@ -130,7 +138,7 @@ def trusted_key_check(*, actor, project: Project, pem: str) -> str:
 
 
 def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") -> TrustedKey:
-    """A project admin registers another signer's Ed25519 public key for this project."""
+    """An admin who is also an approver registers another signer's Ed25519 public key for this project."""
     return TrustedKey.objects.create(
         project=project,
         key_id=trusted_key_check(actor=actor, project=project, pem=pem),

@@ -28,7 +28,7 @@ def _pem(key) -> str:
 def test_a_revoked_key_signs_nothing_more(tmp_path):
     project = ProjectFactory(slug="ledger")
     partner = Ed25519PrivateKey.generate()
-    admin = member(project, Role.ADMIN, username="boss")
+    admin = member(project, Role.ADMIN, Role.APPROVER, username="boss")
     key = trusted_key_register(actor=admin, project=project, pem=_pem(partner))
     first = _signed_file(tmp_path, partner, project="ledger", case_id="c1", version=1, rows=ROWS)
     assert import_file(actor=None, project=project, path=first).counts["ground_truth"] == 1

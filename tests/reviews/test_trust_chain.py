@@ -23,7 +23,7 @@ from reviews.services.approved_imports import KeyRefused, trusted_key_register
 from reviews.services.exports import export_files
 from reviews.services.imports import ImportFailed, import_file
 from reviews.services.resolution import adjudicate
-from tests.factories import PASSWORD, ProjectFactory, member
+from tests.factories import PASSWORD, MembershipFactory, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db
 
@@ -261,6 +261,9 @@ def test_an_untrusted_key_is_refused_then_trusted_once_registered(tmp_path):
     with pytest.raises(CommandError, match="not an admin"):
         call_command("trust_key", str(pem_file), project="ledger", by=member(project).username)
     admin = member(project, Role.ADMIN, username="boss")
+    with pytest.raises(CommandError, match="not an approver"):  # an admin alone cannot
+        call_command("trust_key", str(pem_file), project="ledger", by="boss")
+    MembershipFactory(project=project, user=admin, role=Role.APPROVER)
     call_command("trust_key", str(pem_file), project="ledger", by="boss", stdout=io.StringIO())
     key = TrustedKey.objects.get(project=project)
     assert key.registered_by == admin and key.registered_at is not None
@@ -435,6 +438,8 @@ def test_a_project_admin_registers_a_key_in_the_admin(client):
     assert "is not an admin of project" in refused.content.decode()
     assert not TrustedKey.objects.exists()
     MembershipFactory(project=project, user=staff, role=Role.ADMIN)
+    assert "is not an approver" in client.post(url, data).content.decode()
+    MembershipFactory(project=project, user=staff, role=Role.APPROVER)
     assert client.post(url, data).status_code == 302
     key = TrustedKey.objects.get()
     assert (key.registered_by, key.label, len(key.key_id)) == (staff, "Olga's site", 16)

@@ -15,7 +15,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("pem", type=Path, metavar="PEM")
         parser.add_argument("--project", required=True, metavar="SLUG")
-        parser.add_argument("--by", required=True, metavar="USERNAME", help="a project admin")
+        parser.add_argument(
+            "--by",
+            required=True,
+            metavar="USERNAME",
+            help="a project admin who is also an approver",
+        )
         parser.add_argument("--label", default="", help="whose key this is")
 
     def handle(self, *args, pem: Path, project: str, by: str, label: str, **options):
