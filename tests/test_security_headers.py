@@ -87,7 +87,7 @@ def test_claiming_the_next_item_needs_a_post(client, project, review_item):
 
 
 def test_judging_pages_refuse_a_post(client, project):
-    """Dashboards log held-out views and queue recomputes: only GET/HEAD may read them."""
+    """Dashboards only read: GET/HEAD, never POST."""
     client.force_login(member(project, Role.ADMIN))
     for url in (f"/p/{project.slug}/dashboard/", "/dashboards/"):
         assert client.post(url).status_code == 405, url

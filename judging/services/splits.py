@@ -29,6 +29,7 @@ from django.db.models import Q, QuerySet
 
 from judging.models import HeldOutAccess, HumanLabel, ItemSplit, Split, SplitDraw
 from reviews.models import Answer, Item, Project, QuestionKind, Resolution
+from reviews.signals import project_data_changed
 
 SPLIT_CHOICES = ("held_out", "calibration", "all")
 LABEL_KINDS = (QuestionKind.CRITERION, QuestionKind.PAIRWISE)
@@ -107,6 +108,8 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
             for i, (_, pk) in enumerate(ordered)
         ]
     ItemSplit.objects.bulk_create(rows, batch_size=1000)
+    # A new split changes every figure: the dashboard recomputes (a GET never queues it).
+    transaction.on_commit(lambda: project_data_changed.send(SplitDraw, project=project))
     return draw
 
 

@@ -1,5 +1,6 @@
-"""The calibration dashboard and criterion pages: read from the latest snapshot, say when it
-was computed, and queue a recompute when the labels changed since."""
+"""The calibration dashboard and criterion pages: read from the latest snapshot and say when it
+was computed and whether the labels changed since. A GET never queues a recompute: the write
+that changed the inputs does (`project_data_changed`), or an admin's *Recompute* button."""
 
 from __future__ import annotations
 
@@ -29,10 +30,6 @@ def snapshot_context(request, slug: str, *, what: str) -> dict:
     project = access.project
     snapshot = latest_snapshot(project)
     stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)
-    if stale:
-        request_recompute(project)
-        snapshot = latest_snapshot(project)  # the immediate backend may have just made one
-        stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)
     payload = snapshot.payload if snapshot else None
     if payload and payload.get("split") == "held_out":
         held_out_access_log(actor=request.user, project=project, what=what)

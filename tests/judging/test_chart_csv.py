@@ -5,6 +5,7 @@ import io
 
 from django.urls import reverse
 
+from judging.services.dashboard import dashboard_refresh
 from reviews.models import Role
 from reviews.services.imports import import_file
 from tests.factories import member
@@ -30,6 +31,7 @@ def test_chart_csv_shows_formula_labels_as_text(client, project, tmp_path):
         ]
     path = write_jsonl(tmp_path / "f.jsonl", records)
     import_file(actor=None, project=project, path=path, format="jsonl")
+    dashboard_refresh(project=project)
     client.force_login(member(project, Role.ADMIN))
     kwargs = {"slug": project.slug, "kind": "confusion", "name": "c", "fmt": "csv"}
     response = client.get(reverse("dashboard_chart", kwargs=kwargs), {"judge": "p/m"})

@@ -1,5 +1,6 @@
-"""Dashboard freshness: snapshots are computed once per change of inputs, stale figures say so,
-held-out reads leave a trace, and development figures are labelled as such."""
+"""Dashboard freshness: snapshots are computed once per change of inputs (queued by the write
+that changed them, or the admin's Recompute; never by a GET), stale figures say so, held-out
+reads leave a trace, and development figures are labelled as such."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from judging.models import (
     ItemSplit,
 )
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
+from judging.services.splits import split_draw
 from judging.tasks import pending_key
 from reviews.models import Role
 from reviews.services.imports import import_file
@@ -55,20 +57,20 @@ def import_records(project, folder, records, name="more.jsonl"):
     )
 
 
-def test_the_first_view_computes_and_the_next_one_reuses_the_snapshot(
-    client, project, admin, tmp_path
-):
-    small_project(project, tmp_path)
+def recompute(client, project):
+    """The admin's Recompute button (the immediate backend computes inline)."""
+    response = client.post(reverse("dashboard_recompute", args=[project.slug]))
+    assert response.status_code == 302
+
+
+def test_views_read_the_snapshot_and_never_compute(client, project, admin, tmp_path):
+    small_project(project, tmp_path)  # computed, as the import's signal would
     client.force_login(admin)
-    assert snapshots(project) == 0
-    html = dashboard(client, project)
-    assert snapshots(project) == 1
     snapshot = latest_snapshot(project)
     assert snapshot.fingerprint == inputs_fingerprint(project)
+    html = dashboard(client, project)
     assert STALE not in html and "Figures computed" in html
     assert "openai/gpt-4o" in html
-    for _ in range(2):
-        assert STALE not in dashboard(client, project)
     client.get(reverse("dashboard_criterion", args=[project.slug, "faithful"]))
     client.get(reverse("dashboard_disagreements", args=[project.slug]))
     assert snapshots(project) == 1  # unchanged inputs: nothing computed again
@@ -83,12 +85,15 @@ def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(
 ):
     small_project(project, tmp_path)
     client.force_login(admin)
-    dashboard(client, project)
     old = latest_snapshot(project)
     held_out = ItemSplit.objects.filter(item__project=project, split="held_out").first().item
     import_records(project, tmp_path, [human_record(held_out.external_id, "cy", "fail")])
     assert inputs_fingerprint(project) != old.fingerprint
-    html = dashboard(client, project)  # the immediate backend recomputes inline
+    html = dashboard(client, project)
+    assert STALE in html and "<em>Recompute</em> on the dashboard" in html
+    assert snapshots(project) == 1  # a GET queues nothing
+    recompute(client, project)
+    html = dashboard(client, project)
     assert snapshots(project) == 2
     new = latest_snapshot(project)
     assert new.pk != old.pk and new.fingerprint == inputs_fingerprint(project)
@@ -120,7 +125,7 @@ def test_an_item_imported_after_the_draw_joins_the_split_and_counts(
             verdict_record("late-1", "pass"),
         ],
     )
-    dashboard(client, project)
+    recompute(client, project)
     assert ItemSplit.objects.get(item__external_id="late-1", item__project=project).late
     assert judged(latest_snapshot(project).payload["criteria"][0]) == judged(old) + 1
     assert latest_snapshot(project).fingerprint == inputs_fingerprint(project)
@@ -150,7 +155,9 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
     for page in ("dashboard_criterion", "dashboard_disagreements", "dashboard_failures"):
         args = [project.slug, "faithful"] if page == "dashboard_criterion" else [project.slug]
         assert STALE in client.get(reverse(page, args=args)).content.decode(), page
-    cache.delete(pending_key(project.pk))  # the worker ran... or died: the next view queues it
+    cache.delete(pending_key(project.pk))  # the worker died: Recompute queues it again
+    assert "<em>Recompute</em> on the dashboard" in dashboard(client, project)
+    recompute(client, project)
     assert STALE not in dashboard(client, project)
     assert snapshots(project) == 2
 
@@ -158,15 +165,18 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
 def test_gate_settings_and_critical_flags_are_inputs(client, project, admin, tmp_path):
     small_project(project, tmp_path)
     client.force_login(admin)
-    dashboard(client, project)
     setting = GateSetting.objects.create(project=project, criterion="faithful", min_n=5)
+    assert STALE in dashboard(client, project)
+    recompute(client, project)
     html = dashboard(client, project)
     assert snapshots(project) == 2 and "n ≥ 5" in html
     GateSetting.objects.filter(pk=setting.pk).update(max_ci_width=0.9)  # only the warning width
-    dashboard(client, project)
+    assert STALE in dashboard(client, project)
+    recompute(client, project)
     assert snapshots(project) == 3
     assert latest_snapshot(project).payload["criteria"][0]["gate"]["max_ci_width"] == 0.9
     Criterion.objects.filter(project=project).update(critical=False)  # edited in the admin
+    recompute(client, project)
     html = dashboard(client, project)
     assert snapshots(project) == 4 and 'badge-warn">critical' not in html
     assert latest_snapshot(project).payload["criteria"][0]["critical"] is False
@@ -180,8 +190,18 @@ def test_an_import_recomputes_through_the_signal(
     small_project(project, tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         import_records(project, tmp_path, [human_record("s01", "cy", "fail")])
-    assert snapshots(project) == 1  # computed by the task the import's signal queued
+    assert snapshots(project) == 2  # computed by the task the import's signal queued
     assert latest_snapshot(project).fingerprint == inputs_fingerprint(project)
+
+
+def test_drawing_the_split_recomputes_through_the_signal(
+    project, tmp_path, django_capture_on_commit_callbacks
+):
+    small_project(project, tmp_path, draw=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        split_draw(actor=None, project=project, seed=7)
+    assert snapshots(project) == 2
+    assert latest_snapshot(project).payload["split"] == "held_out"
 
 
 def test_viewing_held_out_figures_is_logged(client, project, admin, tmp_path):

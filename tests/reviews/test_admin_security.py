@@ -144,4 +144,3 @@ def test_superuser_revokes_a_token_from_admin(client):
         {"action": "revoke", "_selected_action": [token.pk]},
     )
     assert token_user(secret) is None
-
