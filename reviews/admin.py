@@ -196,6 +196,13 @@ class ItemAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is not None and "slices" in form.base_fields:
+            # Another project's slice would put this item into that project's figures.
+            form.base_fields["slices"].queryset = m.Slice.objects.filter(project=obj.project_id)
+        return form
+
     @admin.action(description="Mark as gold (known answer from ground truth or resolutions)")
     def mark_gold(self, request, queryset):
         marked = 0

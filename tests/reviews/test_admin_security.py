@@ -73,6 +73,17 @@ def test_item_admin_edits_only_title_and_slices(client, approved):  # noqa: F811
     assert client.post(project_delete, {"post": "yes"}).status_code == 403
 
 
+def test_item_admin_offers_only_its_own_projects_slices(client, approved):  # noqa: F811
+    from reviews.models import Slice
+
+    theirs = Slice.objects.create(project=ProjectFactory(), name="theirs")
+    _superuser(client)
+    url = reverse("admin:reviews_item_change", args=[approved.pk])
+    response = client.post(url, {"title": approved.title, "slices": [theirs.pk]})
+    assert response.status_code == 200  # the form again, with its error
+    assert not approved.slices.exists()
+
+
 @pytest.fixture
 def staff_with_membership_rights():
     """A staff user an operator gave every membership permission, admin of no project."""
