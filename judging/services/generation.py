@@ -23,6 +23,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from judging.models import JudgeConfig, Run, RunStatus
+from judging.providers import ProviderError
 from judging.services.generation_read import Evidence, Reading, case_id, evidence_of, read_all
 from judging.services.generation_record import (
     flag_related,
@@ -110,9 +111,11 @@ def reconcile(
     return outcome
 
 
-def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
+def reader_runs_create(*, project, readers: list[str], actor=None) -> dict[str, Run]:
+    """One queued run per reader (a judge configuration without a criterion), by name. The
+    upload page makes them before it queues the work, so their progress shows at once."""
     runs = {}
-    for name in names:
+    for name in readers:
         config = JudgeConfig.objects.filter(project=project, name=name).first()
         if config is None:
             raise GenerationError(f"--provider {name!r}: no judge configuration of that name")
@@ -121,12 +124,27 @@ def _readers(project, names: list[str]) -> dict[str, tuple[Run, object]]:
             raise GenerationError(
                 f"--provider {name!r} judges a criterion; a ground-truth reader has none"
             )
-        run = Run.objects.create(
-            project=project, version=version, split="all", status=RunStatus.RUNNING,
-            started_at=timezone.now(), confirmed_held_out=False,
+        runs[name] = Run.objects.create(
+            project=project, version=version, split="all", confirmed_held_out=False,
+            created_by=actor if getattr(actor, "pk", None) else None,
         )  # fmt: skip
-        runs[name] = (run, provider_for(run))
     return runs
+
+
+def _start(runs: dict[str, Run]) -> dict[str, tuple[Run, object]]:
+    """Each run with its provider (its endpoint checked again now), marked running."""
+    started = {}
+    for name, run in runs.items():
+        try:
+            started[name] = (run, provider_for(run))
+        except ProviderError as exc:
+            for _, provider in started.values():
+                provider.close()
+            raise GenerationError(f"--provider {name!r}: {exc}") from None
+    Run.objects.filter(pk__in=[run.pk for run in runs.values()]).update(
+        status=RunStatus.RUNNING, started_at=timezone.now()
+    )
+    return started
 
 
 def _review(case, evidence: Evidence, fields, outcome, producer: str) -> dict:
@@ -193,45 +211,55 @@ def generate_ground_truth(
     second_read: bool = False,
     producer: str = "",
     actor=None,
+    run_ids: dict[str, int] | None = None,
 ) -> GenerationResult:
     """Union is the project's choice (`generation_union`); `producer` overrides the producer
-    known from an item that already holds the evidence."""
+    known from an item that already holds the evidence; `run_ids` (reader -> queued run) are
+    the runs the upload page made, else this makes them."""
     if not fields or not instruction.strip() or not readers:
         raise GenerationError("give the expected fields, an instruction and at least one reader")
     if not 0 < min_agreement <= 1:
         raise GenerationError("--min-agreement: between 0 (exclusive) and 1")
-    cases = _cases(project, paths, producer)
-    runs = _readers(project, readers)
-    status, error = RunStatus.FAILED, ""  # unless all below, the import included, goes through
+    if run_ids:  # made by the upload page (reader_runs_create)
+        queued = {name: Run.objects.select_related("version__config").get(pk=pk)
+                  for name, pk in run_ids.items()}  # fmt: skip
+    else:
+        queued = reader_runs_create(project=project, readers=readers, actor=actor)
+    cases, started, status, error = {}, {}, RunStatus.FAILED, ""  # unless all below goes well
     try:
-        _read_and_reconcile(runs, cases, fields, instruction, min_agreement, second_read, project)
-        # A failed call is no reading: questions made from it would outlive the retry. Such a
-        # case waits for the next generation, which makes only the reads still missing.
-        imported = {name: case for name, case in cases.items() if not case.failed}
-        for case in imported.values():
-            case.labels = {
-                r: independence(run.version, case.producer) for r, (run, _) in runs.items()
-            }
-            case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
-        report = _import(project, imported, fields, actor)
-        for name, case in imported.items():
-            data = generation_data(runs=runs, case=case)
-            generation_record(project=project, case=name, data=data, actor=actor)
+        cases = _cases(project, paths, producer)
+        started = _start(queued)
+        _read_and_reconcile(
+            started, cases, fields, instruction, min_agreement, second_read, project
+        )
+        report = _import_and_record(project, started, cases, fields, actor)
         status = RunStatus.DONE
     except Exception as exc:  # shown on the readers' runs, then raised as it was
         error = f"generation stopped: {exc}"[:2000]
         raise
     finally:
-        for run, provider in runs.values():
+        for _, provider in started.values():
             provider.close()
-            Run.objects.filter(pk=run.pk).update(
-                status=status, error=error, finished_at=timezone.now()
-            )
+        Run.objects.filter(pk__in=[run.pk for run in queued.values()]).update(
+            status=status, error=error, finished_at=timezone.now()
+        )
     return GenerationResult(
-        [_result(name, case) for name, case in cases.items()],
-        report,
-        [run for run, _ in runs.values()],
+        [_result(name, case) for name, case in cases.items()], report, list(queued.values())
     )
+
+
+def _import_and_record(project, runs, cases, fields, actor) -> ImportReport | None:
+    # A failed call is no reading: questions made from it would outlive the retry. Such a case
+    # waits for the next generation, which makes only the reads still missing.
+    imported = {name: case for name, case in cases.items() if not case.failed}
+    for case in imported.values():
+        case.labels = {r: independence(run.version, case.producer) for r, (run, _) in runs.items()}
+        case.flagged = flag_related(case.outcome, case.labels) if case.producer else []
+    report = _import(project, imported, fields, actor)
+    for name, case in imported.items():
+        data = generation_data(runs=runs, case=case)
+        generation_record(project=project, case=name, data=data, actor=actor)
+    return report
 
 
 def _read_and_reconcile(runs, cases, fields, instruction, min_agreement, second_read, project):

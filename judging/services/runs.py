@@ -123,6 +123,11 @@ class Progress:
         return self.run.status in ACTIVE
 
     @property
+    def cancellable(self) -> bool:
+        """A reader's run is one part of a generation: it is not stopped on its own."""
+        return self.active and self.run.version.criterion_id is not None
+
+    @property
     def resumable(self) -> bool:
         """A judge run that stopped or has failed calls; a reader's run resumes by generating
         again (its finished reads are reused)."""

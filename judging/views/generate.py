@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from judging.forms import GenerateForm
 from judging.models import Run
+from judging.services.generation import GenerationError, reader_runs_create
 from judging.services.runs import run_progress
 from judging.tasks import generate_task
 from reviews.access import project_for_user
@@ -36,16 +37,24 @@ def generate(request, slug):
     form = GenerateForm(request.POST or None, request.FILES or None, project=access.project)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        options = {
-            "fields": data["fields"],
-            "instruction": data["instruction"],
-            "readers": data["readers"],
-            "min_agreement": data["min_agreement"],
-            "second_read": data["second_read"],
-        }
-        generate_task.enqueue(access.project.pk, _save(data["files"]), options, request.user.pk)
-        messages.success(request, "Generation queued: the readers' runs are below.")
-        return redirect("generate", slug)
+        try:  # queued before the work, so the page shows their progress at once
+            runs = reader_runs_create(
+                project=access.project, readers=data["readers"], actor=request.user
+            )
+        except GenerationError as exc:
+            form.add_error("readers", str(exc))
+        else:
+            options = {
+                "fields": data["fields"],
+                "instruction": data["instruction"],
+                "readers": data["readers"],
+                "min_agreement": data["min_agreement"],
+                "second_read": data["second_read"],
+                "run_ids": {name: run.pk for name, run in runs.items()},
+            }
+            generate_task.enqueue(access.project.pk, _save(data["files"]), options, request.user.pk)
+            messages.success(request, "Generation queued: the readers' runs are below.")
+            return redirect("generate", slug)
     runs = Run.objects.filter(project=access.project, version__criterion__isnull=True)[:10]
     return render(
         request,

@@ -5,6 +5,7 @@ import json
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from judging.models import Run
 from reviews.forms import ProjectSettingsForm
 from reviews.models import Question, Reference, Role
 from tests.factories import member
@@ -13,28 +14,56 @@ from tests.judging.test_generation import FIRST, SECOND, reader, statement
 from tests.judging.wire_server import WireServer
 
 
+def _upload(client, project, tmp_path):
+    return client.post(
+        reverse("generate", args=[project.slug]),
+        {
+            "files": [SimpleUploadedFile("statement.pdf", statement(tmp_path).read_bytes())],
+            "fields": "$.currency, $.total, $.account, $.iban",
+            "instruction": "Extract the statement fields.",
+            "readers": ["model-a", "model-b"],
+            "min_agreement": "1.0",
+        },
+        follow=True,
+    )
+
+
+def _readers(project, url):
+    for name in ("model-a", "model-b"):
+        judge(project, url, name=name, model=name, criterion=None,
+              prompt="{{ instruction }} {{ fields }}")  # fmt: skip
+
+
 def test_upload_generates_rows_and_questions(client, project, tmp_path):
     client.force_login(member(project, Role.ADMIN))
-    pdf = statement(tmp_path).read_bytes()
     with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
-        for name in ("model-a", "model-b"):
-            judge(project, srv.url, name=name, model=name, criterion=None,
-                  prompt="{{ instruction }} {{ fields }}")  # fmt: skip
-        page = client.post(
-            reverse("generate", args=[project.slug]),
-            {
-                "files": [SimpleUploadedFile("statement.pdf", pdf, "application/pdf")],
-                "fields": "$.currency, $.total, $.account, $.iban",
-                "instruction": "Extract the statement fields.",
-                "readers": ["model-a", "model-b"],
-                "min_agreement": "1.0",
-            },
-            follow=True,
-        )
+        _readers(project, srv.url)
+        page = _upload(client, project, tmp_path)
     assert b"Generation queued" in page.content and b"<progress" in page.content
     rows = Reference.objects.get(authority="generated").rows
     assert json.dumps(sorted(r["path"] for r in rows)) == '["$.account", "$.currency"]'
     assert set(Question.objects.values_list("key", flat=True)) == {"$.total", "$.iban"}
+
+
+def test_the_readers_runs_show_while_the_work_waits_for_a_worker(
+    client, project, tmp_path, monkeypatch
+):
+    from types import SimpleNamespace
+
+    from judging.views import generate
+
+    queued = []
+    worker_busy = SimpleNamespace(enqueue=lambda *args: queued.append(args))
+    monkeypatch.setattr(generate, "generate_task", worker_busy)
+    client.force_login(member(project, Role.ADMIN))
+    _readers(project, "http://127.0.0.1:9")
+    page = _upload(client, project, tmp_path).content.decode()
+    runs = Run.objects.order_by("pk")
+    assert [r.status for r in runs] == ["queued", "queued"]
+    assert queued[0][2]["run_ids"] == {"model-a": runs[0].pk, "model-b": runs[1].pk}
+    for run in runs:  # each bar polls its run's status; a reader's run has no Cancel
+        assert reverse("run_status", args=[project.slug, run.pk]) in page
+    assert "Cancel" not in page
 
 
 def test_upload_refuses_a_file_that_is_not_evidence(client, project):
