@@ -49,12 +49,12 @@ def _session_key(user) -> str:
 
 
 def _criterion(project, admin) -> None:
-    from reviews.services.imports import import_file
+    from reviews.services.imports import file_import
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "criterion.jsonl"
         path.write_text(json.dumps(CRITERION) + "\n", encoding="utf-8")
-        import_file(actor=admin, project=project, path=path, format="jsonl")
+        file_import(actor=admin, project=project, path=path, format="jsonl")
 
 
 def build(slug: str, raters: int) -> dict:

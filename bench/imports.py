@@ -1,9 +1,9 @@
 """Import benchmark: ``.venv/bin/python -m bench.imports`` (or ``python -m bench imports``).
 
 Generates generic FORMATS §4 ``item`` records (input object, output text, reference, 2-3 slices,
-metadata; seeded) as JSONL into a temp folder and imports each file with ``import_file`` into a
+metadata; seeded) as JSONL into a temp folder and imports each file with ``file_import`` into a
 fresh project of a fresh, migrated SQLite database (``bench/_django.py``). Per size:
-  * rate: wall time of ``import_file`` (one transaction, detection included), items/s;
+  * rate: wall time of ``file_import`` (one transaction, detection included), items/s;
   * memory: the same file again into another fresh project under ``tracemalloc`` (Python heap
     peak during the import) -- a separate run, because tracing slows the import down;
   * ru_maxrss: growth of the process's resident high-water mark by the first run of each
@@ -72,12 +72,12 @@ def _maxrss_mb() -> float:
 def _import(path: Path, slug: str):
     """Import `path` into a new project: (wall seconds, CPU seconds, report)."""
     from reviews.models import Project
-    from reviews.services.imports import import_file
+    from reviews.services.imports import file_import
 
     project = Project.objects.create(slug=slug, name=slug)
     gc.collect()
     wall, cpu = time.perf_counter(), time.process_time()
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     return time.perf_counter() - wall, time.process_time() - cpu, report
 
 

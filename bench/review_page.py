@@ -9,12 +9,12 @@ Per size, the median of ``--repeats`` (30) server-side runs through Django's tes
 (middleware, session, access checks, template, no network):
   * review page: GET of the rater's review page; and its SQL query count;
   * next item: POST ``review/next/`` by a rater with nothing in progress (claims an item, 302),
-    and ``claim_next`` called directly;
+    and ``assignment_claim_next`` called directly;
   * save an answer: POST of one answer (htmx autosave; a new Answer row each time), and
     ``answer_record`` called directly;
   * my queue: GET of the rater's queue page (counts the pool).
 Targets (DESIGN §6): review page queries <= 12 and equal at both sizes, next item <= 15 ms,
-save <= 6 ms at 100k. ``--profile`` adds a cProfile of claim_next at the largest size and the
+save <= 6 ms at 100k. ``--profile`` adds a cProfile of assignment_claim_next at the largest size and the
 query plan of its candidate query.
 """
 
@@ -191,7 +191,7 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
 
     from reviews.models import Decision
     from reviews.services.answers import AnswerInput, answer_record
-    from reviews.services.assignment import active_assignment, claim_next
+    from reviews.services.assignment import active_assignment, assignment_claim_next
 
     slug, item = sized.project.slug, sized.item
     client = Client()
@@ -248,7 +248,8 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
 
     results["next_ms"] = _median_ms(next_view, repeats)
     results["claim_service_ms"] = _median_ms(
-        lambda i: claim_next(rater=sized.service_raters[i], project=sized.project), repeats
+        lambda i: assignment_claim_next(rater=sized.service_raters[i], project=sized.project),
+        repeats,
     )
 
     queue_url = reverse("my_queue")
@@ -261,7 +262,7 @@ def profile_claim(sized: Sized) -> str:
     from django.db import connection
 
     from reviews.models import Membership, Role
-    from reviews.services.assignment import available_items, claim_next
+    from reviews.services.assignment import assignment_claim_next, available_items
 
     User = get_user_model()
     raters = User.objects.bulk_create(
@@ -279,7 +280,7 @@ def profile_claim(sized: Sized) -> str:
     profiler = cProfile.Profile()
     profiler.enable()
     for rater in raters:
-        claim_next(rater=rater, project=sized.project)
+        assignment_claim_next(rater=rater, project=sized.project)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(18)

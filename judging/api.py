@@ -15,7 +15,7 @@ from django.urls import reverse
 from ninja import Field, Router, Schema, Status
 
 from judging.models import ScoreRun
-from judging.services.scoring import score_predictions
+from judging.services.scoring import predictions_score
 from reviews.access import project_for_user
 from reviews.api.errors import ErrorOut
 from reviews.models import Role
@@ -59,7 +59,7 @@ def _out(run: ScoreRun) -> dict[str, Any]:
 def score_run_create(request: HttpRequest, slug: str, payload: ScoreRunIn):
     """Errors name `record N` (1-based position in `records`) and the field."""
     access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
-    run = score_predictions(
+    run = predictions_score(
         actor=request.auth,
         project=access.project,
         records=payload.records,

@@ -15,10 +15,10 @@ import tempfile
 from pathlib import Path
 
 from judging.services.criteria import latest_criterion
-from judging.services.send_to_humans import send_to_humans
+from judging.services.send_to_humans import items_send_to_humans
 from judging.services.splits import current_draw, split_draw
 from reviews.models import Project, Slice
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from reviews.services.projects import membership_add, project_create
 
 SLUG = "judge-demo"
@@ -212,12 +212,12 @@ def demo_judging_load(*, users: dict) -> Project:
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         path = Path(folder) / "product-descriptions.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in demo_records()) + "\n")
-        import_file(actor=users["alex"], project=project, path=path, format="jsonl")
+        file_import(actor=users["alex"], project=project, path=path, format="jsonl")
     Slice.objects.filter(project=project, name="safety-sensitive").update(critical=True)
     if current_draw(project) is None:
         split_draw(actor=users["alex"], project=project, seed=SEED, held_out_fraction=0.5)
         faithful = latest_criterion(project=project, name="faithful")
-        send_to_humans(
+        items_send_to_humans(
             actor=users["alex"],
             project=project,
             criterion=faithful,
@@ -226,7 +226,7 @@ def demo_judging_load(*, users: dict) -> Project:
             seed=SEED,
         )
         preference = latest_criterion(project=project, name="preference")
-        send_to_humans(
+        items_send_to_humans(
             actor=users["alex"],
             project=project,
             criterion=preference,

@@ -131,7 +131,7 @@ class SplitDrawForm(forms.Form):
 
 
 class SendToHumansForm(forms.Form):
-    """Which items of which criterion go to the review queue (`send_to_humans` checks the rest)."""
+    """Which items of which criterion go to the review queue (`items_send_to_humans` checks the rest)."""
 
     criterion = forms.CharField(max_length=100)
     selection = forms.ChoiceField(choices=[(s, s) for s in SEND_SELECTIONS])

@@ -50,10 +50,10 @@ def generate_task(project_pk: int, paths: list[str], options: dict, actor_pk: in
 
     from django.contrib.auth import get_user_model
 
-    from judging.services.generation import generate_ground_truth
+    from judging.services.generation import ground_truth_generate
 
     actor = get_user_model().objects.filter(pk=actor_pk).first()
-    generate_ground_truth(
+    ground_truth_generate(
         project=Project.objects.get(pk=project_pk),
         paths=[Path(p) for p in paths],
         actor=actor,

@@ -21,7 +21,7 @@ WRONG = "That password is not correct."
 
 
 def password_checker(request, user):
-    """A callable `check(password)` for `approve()`: raises ApprovalRefused when refused."""
+    """A callable `check(password)` for `approval_record()`: raises ApprovalRefused when refused."""
 
     def check(password: str) -> None:
         credentials = {"username": user.get_username()}

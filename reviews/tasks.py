@@ -18,7 +18,7 @@ from django_tasks import task
 from reviews.models import ImportJob
 from reviews.services import job_progress
 from reviews.services.import_jobs import import_jobs_fail_stalled
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from reviews.services.stored_files import local_path
 
 logger = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def run_import_job(job_pk: int) -> str:
 
     try:
         with local_path(job.file) as path:  # the upload may be in a bucket, not on this disk
-            report = import_file(
+            report = file_import(
                 actor=job.created_by,
                 project=job.project,
                 path=path,

@@ -118,11 +118,11 @@ def test_every_readme_command_works_as_printed_after_make_run(clone):
 
 
 DEMO_FACTS = """
-from judging.services.dashboard import compute_dashboard
+from judging.services.dashboard import dashboard_compute
 from reviews.models import Project
 for project in Project.objects.filter(slug__in=["demo", "judge-demo"]).order_by("slug"):
     print(project.slug, project.items.count())
-for decision in compute_dashboard(Project.objects.get(slug="judge-demo"))["decisions"]:
+for decision in dashboard_compute(Project.objects.get(slug="judge-demo"))["decisions"]:
     print(decision["judge"], decision["decision"], ",".join(decision["failing_criteria"]))
 """
 

@@ -1,6 +1,6 @@
 """The agreement report service: gathers labels from the database, then builds the report.
 
-The numbers come from `agreement_build.build_agreement_report` (pure); this module only decides
+The numbers come from `agreement_build.agreement_report_build` (pure); this module only decides
 which items count (the split), collects each criterion's verdicts, final human labels and rater
 labels, and logs reads of held-out figures.
 
@@ -18,7 +18,7 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from judging.models import Criterion, ItemSplit, Judge, Split, SplitDraw, Verdict
-from judging.services.agreement_build import N_RESAMPLES, build_agreement_report
+from judging.services.agreement_build import N_RESAMPLES, agreement_report_build
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 from judging.services.labels import final_labels, rater_labels
 from judging.services.splits import (
@@ -154,7 +154,7 @@ def agreement_report(
             f", criterion {criterion}" if criterion else ""
         )
         held_out_access_log(actor=actor, project=project, what=what)
-    report = build_agreement_report(
+    report = agreement_report_build(
         project=project.slug,
         split=split,
         computed_at=timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -1,6 +1,6 @@
 """The agreement report as a pure function: plain labels in, the report dict out.
 
-No Django here: `agreement.py` gathers the data, dashboards can call `build_agreement_report`
+No Django here: `agreement.py` gathers the data, dashboards can call `agreement_report_build`
 with their own. Keys are documented in docs/agreement-report.md and are stable.
 
 Judge labels: a judge's samples on an item vote (the most common label; a tie gives no label,
@@ -255,7 +255,7 @@ def criterion_rows(criterion: CriterionInput, *, seed: int, n_resamples: int) ->
     return rows
 
 
-def build_agreement_report(
+def agreement_report_build(
     *,
     project: str,
     split: str,

@@ -1,6 +1,6 @@
 """The agreement report as Markdown: one table per criterion, undefined values with their reasons.
 
-Pure: renders the dict `build_agreement_report` returns. Names from imported files are escaped
+Pure: renders the dict `agreement_report_build` returns. Names from imported files are escaped
 so a `|` in a criterion or judge name cannot break a table.
 """
 

@@ -111,7 +111,7 @@ def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
     }
 
 
-def compute_dashboard(project) -> dict[str, Any]:
+def dashboard_compute(project) -> dict[str, Any]:
     """Every figure the dashboard shows, for the latest version of each criterion and all
     versions side by side; JSON-ready."""
     draw = current_draw(project)
@@ -239,7 +239,7 @@ def dashboard_refresh(*, project) -> DashboardSnapshot:
     """
     split_extend(project=project)
     fingerprint = inputs_fingerprint(project)
-    payload = compute_dashboard(project)
+    payload = dashboard_compute(project)
     return DashboardSnapshot.objects.create(
         project=project, fingerprint=fingerprint, payload=payload
     )

@@ -80,7 +80,7 @@ def _human(project, items: list[Item]) -> dict[str, dict]:
     return human
 
 
-def export_textflow(*, project) -> bytes:
+def textflow_export(*, project) -> bytes:
     pairs, variant = _records(project)
     human = _human(project, [item for item, _ in pairs])
     return dump_textflow([record for _, record in pairs], variant=variant, human=human)

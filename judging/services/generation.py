@@ -34,7 +34,7 @@ from judging.services.generation_record import (
 )
 from judging.services.judge_configs import version_get
 from judging.services.runner import provider_for
-from reviews.services.imports import ImportReport, import_file
+from reviews.services.imports import ImportReport, file_import
 from reviews.services.normalise import comparable
 
 
@@ -200,7 +200,7 @@ def _cases(project, paths: list[Path], producer: str) -> dict[str, _Case]:
     return cases
 
 
-def generate_ground_truth(
+def ground_truth_generate(
     *,
     project,
     paths: list[Path],
@@ -316,4 +316,4 @@ def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport | N
             lines.append(json.dumps(review, ensure_ascii=False))
         target = Path(tmp) / "generated.jsonl"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return import_file(actor=actor, project=project, path=target, format="review")
+        return file_import(actor=actor, project=project, path=target, format="review")

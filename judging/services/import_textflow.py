@@ -4,7 +4,7 @@
   re-ordered file maps to the same items); input = question, output = response, expected =
   answer (upstream) or answers (derived); `metadata["textflow"]` keeps the flowchart key,
   question id, file key, variant and the flags below. New items wait without questions
-  (status resolved) until `send_to_humans` asks for labels.
+  (status resolved) until `items_send_to_humans` asks for labels.
 - Criterion `correctness` (Correct / Incorrect, positive Correct), created or reused.
 - Upstream variant: the three decisions are samples 0, 1, 2 of ONE judge, `openai/gpt-4o` at
   temperature 0.2 (TextFlow's evaluation script always samples at 0.2), or `options["judge"]`

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from judging.formats.replies import UNPARSED
 from judging.metrics import panel_vote
 from judging.models import Panel, Verdict
-from judging.services.send_to_humans import CHOSEN, send_to_humans
+from judging.services.send_to_humans import CHOSEN, items_send_to_humans
 from judging.services.splits import items_in_split
 
 
@@ -67,7 +67,7 @@ def panel_decide(*, panel: Panel, split: str = "all", actor=None) -> PanelResult
     result, criterion = panel_votes(panel, split)
     chosen = result.ties + (result.dissent if panel.send_dissent else [])
     if chosen:
-        sent = send_to_humans(
+        sent = items_send_to_humans(
             actor=actor,
             project=panel.project,
             criterion=criterion,

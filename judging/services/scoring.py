@@ -1,6 +1,6 @@
 """Score predictions against a project's references and keep the report (a `ScoreRun`).
 
-The numbers come from `scoring_build.build_score_report` (pure); this module reads the file,
+The numbers come from `scoring_build.score_report_build` (pure); this module reads the file,
 checks every case id against the project's items, gathers each item's newest `ground_truth`
 and `generated` references and stores the run. A bad file changes nothing: the error names the
 file, the line and the field, and no run is written.
@@ -20,7 +20,7 @@ from judging.services.scoring_build import (
     GROUND_TRUTH,
     CaseReferences,
     ReferenceInput,
-    build_score_report,
+    score_report_build,
 )
 from reviews.formats.errors import FormatError
 from reviews.models import Item, Project, Reference
@@ -59,7 +59,7 @@ def _references(project: Project, predictions: list[Prediction], file: str) -> d
     }
 
 
-def score_predictions(
+def predictions_score(
     *,
     actor,
     project: Project,
@@ -78,7 +78,7 @@ def score_predictions(
             enumerate(records, start=1), file=source_name, unit="record"
         )
     references = _references(project, predictions, source_name)
-    report = build_score_report(
+    report = score_report_build(
         project=project.slug,
         computed_at=timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         source=source_name,

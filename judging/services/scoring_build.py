@@ -249,7 +249,7 @@ def _section(authority, scored, seed, n_resamples) -> dict[str, Any]:
     }
 
 
-def build_score_report(
+def score_report_build(
     *,
     project: str,
     computed_at: str,

@@ -145,7 +145,7 @@ def _questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[Que
 
 
 @transaction.atomic
-def send_to_humans(
+def items_send_to_humans(
     *,
     actor,
     project: Project,

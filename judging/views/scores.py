@@ -11,7 +11,7 @@ from judging.services.attribution import CONTEXTS
 from judging.services.baseline_run import baseline_run
 from judging.services.baselines import BaselineError
 from judging.services.pipeline_graph import layout
-from judging.services.scoring import score_predictions
+from judging.services.scoring import predictions_score
 from judging.services.scoring_build import NO_CONTEXT
 from reviews.access import project_for_user
 from reviews.formats.errors import FormatError
@@ -77,7 +77,7 @@ def score_upload(request, slug):
     if form.is_valid():
         upload = form.cleaned_data["predictions"]
         try:
-            run = score_predictions(
+            run = predictions_score(
                 actor=request.user,
                 project=access.project,
                 stream=upload,

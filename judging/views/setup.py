@@ -5,7 +5,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from judging.forms import SendToHumansForm, SplitDrawForm
-from judging.services.send_to_humans import SendError, send_to_humans
+from judging.services.send_to_humans import SendError, items_send_to_humans
 from judging.services.splits import SplitError, split_draw
 from reviews.access import project_for_user
 from reviews.forms import errors_text
@@ -39,7 +39,9 @@ def send_items_to_humans(request, slug):
         return redirect("project_dashboard", slug)
     criterion = form.cleaned_data["criterion"]
     try:
-        result = send_to_humans(actor=request.user, project=access.project, **form.cleaned_data)
+        result = items_send_to_humans(
+            actor=request.user, project=access.project, **form.cleaned_data
+        )
     except SendError as error:
         messages.error(request, f"Nothing sent: {error}.")
     else:

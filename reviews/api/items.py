@@ -19,7 +19,7 @@ from reviews.api.schemas import ImportReportOut, ItemOut, ItemsBatchIn
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError, join_path
 from reviews.models import Answer, Assignment, Authority, Item, Reference, Role
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 
 router = Router(tags=["items"])
 
@@ -50,7 +50,7 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
                 # a lone surrogate the body escaped reaches the importer as written.
                 handle.write(json.dumps(obj) + "\n")
         try:
-            report = import_file(
+            report = file_import(
                 actor=request.auth,
                 project=access.project,
                 path=batch,

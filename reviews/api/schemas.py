@@ -1,7 +1,7 @@
 """Request and response bodies.
 
 Batch records are NOT validated here: they go, as written, through the same importer as a file
-(`reviews.services.imports.import_file`), so the API refuses exactly what an upload refuses,
+(`reviews.services.imports.file_import`), so the API refuses exactly what an upload refuses,
 with the same message. The OpenAPI document still shows their real schemas (the pydantic
 models of `reviews.formats`), for documentation only.
 """

@@ -1,6 +1,6 @@
 """The demo project's review files, written to a folder beside their evidence.
 
-The demo loads them through the same importer users use (`import_file`), so what the demo
+The demo loads them through the same importer users use (`file_import`), so what the demo
 shows is what an import produces. Citations (pages, quotes, boxes) come from the generated
 evidence itself, so highlights land on the right words.
 """

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from reviews.demo.files import write_demo_reviews
 from reviews.models import Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from reviews.services.projects import membership_add, project_create
 
 DEMO_SLUG = "demo"
@@ -89,5 +89,5 @@ def demo_load():
             )
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         reviews = write_demo_reviews(Path(folder))
-        import_file(actor=users["alex"], project=project, path=reviews, format="review")
+        file_import(actor=users["alex"], project=project, path=reviews, format="review")
     return project, users

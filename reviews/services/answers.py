@@ -25,7 +25,7 @@ from reviews.models import (
     decisions_for,
 )
 from reviews.services.events import event_record
-from reviews.services.resolution import resolve_submitted_item
+from reviews.services.resolution import submitted_item_resolve
 
 
 class AnswerError(Exception):
@@ -177,5 +177,5 @@ def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
             )
         else:
             event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
-            resolve_submitted_item(item=assignment.item)
+            submitted_item_resolve(item=assignment.item)
     return assignment

@@ -126,7 +126,7 @@ def approval_blockers(item: Item, approver) -> list[str]:
     return reasons
 
 
-def approve(
+def approval_record(
     *,
     actor,
     item: Item,
@@ -144,7 +144,7 @@ def approve(
     (password_check or plain_password_check(actor))(password)
     try:
         with transaction.atomic():
-            return approve_locked(actor=actor, item=item, reason=reason)
+            return approval_record_locked(actor=actor, item=item, reason=reason)
     except IntegrityError:
         raise ApprovalRefused("Someone else approved this item at the same moment.") from None
 
@@ -166,7 +166,7 @@ def _check_rules(item: Item, actor, reason: str) -> None:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
 
 
-def approve_locked(*, actor, item: Item, reason: str) -> Approval:
+def approval_record_locked(*, actor, item: Item, reason: str) -> Approval:
     item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
     _check_rules(item, actor, reason)
     return approval_sign(actor=actor, item=item, rows=resolved_rows(item), reason=reason)

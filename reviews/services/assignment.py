@@ -86,10 +86,10 @@ def available_items(*, rater, project: Project, now=None):
     )
 
 
-def expire_leases(*, project: Project, now=None) -> int:
+def leases_expire(*, project: Project, now=None) -> int:
     """Return expired claims to the pool (their answers stay, as history).
 
-    A sweep over the whole project. `claim_next` does not need it: lapsed leases already count
+    A sweep over the whole project. `assignment_claim_next` does not need it: lapsed leases already count
     as free places, and a claim marks the lapsed leases of the item it takes (and the rater's
     own) as expired. The sweep scans every item of the project (about 40 ms at 100k items on
     SQLite), which is why claims no longer run it.
@@ -110,7 +110,7 @@ def _lease_until(project: Project, now):
     return now + timedelta(minutes=project.lease_minutes)
 
 
-def claim_next(*, rater, project: Project, rng=None) -> Assignment | None:
+def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | None:
     """The rater's current item, else a pre-assigned one, else a newly claimed one; or None.
 
     A new claim is a gold item with probability `project.gold_share` (`rng` for tests), but
@@ -194,7 +194,7 @@ def _claim_new(*, rater, project: Project, now) -> Assignment | None:
 
 
 @transaction.atomic
-def skip(*, rater, assignment: Assignment, reason: str) -> Assignment:
+def assignment_skip(*, rater, assignment: Assignment, reason: str) -> Assignment:
     if assignment.rater_id != rater.pk or assignment.status != AssignmentStatus.ACTIVE:
         raise QueueError("You can only skip an item you are working on.")
     reason = reason.strip()

@@ -19,7 +19,7 @@ from reviews.services.approval import (
     ApprovalRefused,
     approval_blockers,
     approval_diff,
-    approve_locked,
+    approval_record_locked,
     plain_password_check,
 )
 from reviews.services.references import current_ground_truth
@@ -56,7 +56,7 @@ def batch_preview(items: Iterable[Item], actor) -> list[BatchLine]:
     return lines
 
 
-def approve_batch(
+def approval_batch_record(
     *,
     actor,
     items: Iterable[Item],
@@ -81,7 +81,7 @@ def approve_batch(
     for item in approvable:
         try:
             with transaction.atomic():
-                result.approved.append(approve_locked(actor=actor, item=item, reason=""))
+                result.approved.append(approval_record_locked(actor=actor, item=item, reason=""))
         except ApprovalRefused as refused:  # changed since the preview
             result.refused.append((item, str(refused)))
         except IntegrityError:

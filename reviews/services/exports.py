@@ -148,7 +148,7 @@ def _decided(disputed: dict, signed: dict, notes: dict | None) -> dict:
     return decided
 
 
-def export_files(*, actor, project, format: str) -> dict[str, bytes]:
+def files_export(*, actor, project, format: str) -> dict[str, bytes]:
     """{file name: content} for the chosen format; records an `exported` event per item."""
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {format!r}; choose one of {EXPORT_FORMATS}")
@@ -198,7 +198,7 @@ def _safe_name(external_id: str) -> str:
 __all__ = [
     "EXPORT_FORMATS",
     "approved_items",
-    "export_files",
+    "files_export",
     "reference_document",
     "review_document",
 ]

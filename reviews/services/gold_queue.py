@@ -1,7 +1,7 @@
 """Gold items served blind in the pull queue.
 
 A gold item is already settled (its known answer is snapshotted in its latest `GoldMark`).
-With the project's `gold_share` above 0, `claim_next` serves one with that probability: an
+With the project's `gold_share` above 0, `assignment_claim_next` serves one with that probability: an
 ordinary `Assignment` with `gold=True` (only the server knows; the rater's page, URL and
 markup are those of any item). Its answers are scored against the known answer
 (`rater_quality`) and never take part in the item's resolution or agreement figures.

@@ -1,4 +1,4 @@
-"""One import pipeline: the CLI, the upload form and the API all call `import_file`.
+"""One import pipeline: the CLI, the upload form and the API all call `file_import`.
 
 Every format is an importer class registered here (`register_importer`); the pipeline runs it
 in four steps:
@@ -218,7 +218,7 @@ def _questions_on_import(context: ImportContext) -> None:
         context.counts["questions"] += added
 
 
-def import_file(
+def file_import(
     *,
     actor,
     project: Project,

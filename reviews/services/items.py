@@ -1,4 +1,4 @@
-"""Writing items and their questions for other apps (judging's imports and `send_to_humans`).
+"""Writing items and their questions for other apps (judging's imports and `items_send_to_humans`).
 
 Reviews owns its tables: judging describes what it wants (item fields, question snapshots) and
 these services write the rows, re-open items and keep the timeline, under the same rules as

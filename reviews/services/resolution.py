@@ -142,7 +142,7 @@ def item_status_refresh(item: Item) -> str:
 
 
 @transaction.atomic
-def resolve_submitted_item(*, item: Item) -> list[Resolution]:
+def submitted_item_resolve(*, item: Item) -> list[Resolution]:
     """Settle the item's open questions once as many raters submitted as its overlap asks."""
     item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
     ordinary = Assignment.objects.filter(item=item, gold=False)  # gold answers are only scored
@@ -170,7 +170,9 @@ def resolve_submitted_item(*, item: Item) -> list[Resolution]:
 
 
 @transaction.atomic
-def adjudicate(*, actor, question: Question, decision: str, value=None, reason: str) -> Resolution:
+def adjudication_record(
+    *, actor, question: Question, decision: str, value=None, reason: str
+) -> Resolution:
     """An adjudicator's decision on a question raters did not agree on (or a correction)."""
     question = Question.objects.select_for_update().select_related("item").get(pk=question.pk)
     if Role.ADJUDICATOR not in roles_of(actor, question.item.project):

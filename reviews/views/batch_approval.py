@@ -11,7 +11,7 @@ from reviews.access import project_for_user
 from reviews.models import Role
 from reviews.reauth import password_checker
 from reviews.services.approval import STATEMENT, ApprovalRefused
-from reviews.services.batch_approval import approval_waiting, approve_batch, batch_preview
+from reviews.services.batch_approval import approval_batch_record, approval_waiting, batch_preview
 
 
 class BatchForm(forms.Form):
@@ -47,7 +47,7 @@ def approval_batch(request, slug):
     context = {"access": access, "project": access.project, "statement": STATEMENT}
     if form.cleaned_data["sign"]:
         try:
-            result = approve_batch(
+            result = approval_batch_record(
                 actor=request.user,
                 items=items,
                 password=form.cleaned_data["password"],

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.services.exports import EXPORT_FORMATS, export_files
+from reviews.services.exports import EXPORT_FORMATS, files_export
 
 
 class ExportForm(forms.Form):
@@ -26,7 +26,7 @@ def project_export(request, slug):
         messages.error(request, f"Choose a format: {', '.join(EXPORT_FORMATS)}.")
         return redirect("project_home", slug)
     format = form.cleaned_data["format"]
-    files = export_files(actor=request.user, project=access.project, format=format)
+    files = files_export(actor=request.user, project=access.project, format=format)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, content in sorted(files.items()):

@@ -24,12 +24,12 @@ from reviews.services.approval import (
     ApprovalRefused,
     approval_blockers,
     approval_diff,
-    approve,
+    approval_record,
 )
 from reviews.services.batch_approval import approval_waiting
 from reviews.services.rater_quality import is_gold
 from reviews.services.references import current_ground_truth
-from reviews.services.resolution import ResolutionError, adjudicate
+from reviews.services.resolution import ResolutionError, adjudication_record
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
@@ -102,7 +102,7 @@ def question_adjudicate(request, slug, item_pk, question_pk):
     try:
         if not form.is_valid():
             raise ResolutionError(form.error_text())
-        adjudicate(
+        adjudication_record(
             actor=request.user,
             question=question,
             decision=form.cleaned_data["decision"],
@@ -122,7 +122,7 @@ def item_approve(request, slug, item_pk):
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.APPROVER])
     if request.method == "POST":
         try:
-            approval = approve(
+            approval = approval_record(
                 actor=request.user,
                 item=item,
                 password=request.POST.get("password", ""),

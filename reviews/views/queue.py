@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.services.assignment import claim_next, queue_summary
+from reviews.services.assignment import assignment_claim_next, queue_summary
 
 
 @require_safe
@@ -20,7 +20,7 @@ def my_queue(request):
 @require_POST
 def review_next(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.RATER])
-    assignment = claim_next(rater=request.user, project=access.project)
+    assignment = assignment_claim_next(rater=request.user, project=access.project)
     if assignment is None:
         messages.info(request, f"Nothing is waiting for you in {access.project.name}.")
         return redirect("my_queue")

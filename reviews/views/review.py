@@ -25,10 +25,10 @@ from reviews.services.answers import (
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
-    claim_next,
+    assignment_claim_next,
+    assignment_skip,
     item_trail,
     pairwise_orders,
-    skip,
     submitted_assignment,
 )
 from reviews.views.viewer_context import viewer_context
@@ -174,7 +174,9 @@ def item_skip(request, slug, item_pk):
     if assignment is None:
         return _no_claim(request, slug)
     try:
-        skip(rater=request.user, assignment=assignment, reason=request.POST.get("reason", ""))
+        assignment_skip(
+            rater=request.user, assignment=assignment, reason=request.POST.get("reason", "")
+        )
     except QueueError as error:
         messages.error(request, str(error))
         return redirect("review_item", slug, item.pk)
@@ -183,7 +185,7 @@ def item_skip(request, slug, item_pk):
 
 
 def _next(request, project) -> HttpResponse:
-    assignment = claim_next(rater=request.user, project=project)
+    assignment = assignment_claim_next(rater=request.user, project=project)
     if assignment is None:
         messages.info(request, f"Nothing else is waiting for you in {project.name}.")
         return redirect("my_queue")

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from reviews.demo import files as demo_files
 from reviews.models import Authority, ItemStatus, Project, Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,7 +36,7 @@ def test_disagreement_to_signed_verified_export(
     demo_files.write_demo_reviews(folder)
     path = folder / "one.jsonl"
     path.write_text(json.dumps(demo_files.demo_cases()[0]))
-    import_file(actor=None, project=project, path=path, format="review")
+    file_import(actor=None, project=project, path=path, format="review")
     for name in ("r1", "r2"):
         member(project, Role.RATER, username=name)
     member(project, Role.ADJUDICATOR, username="adj")

@@ -12,7 +12,7 @@ from reviews import evidence
 from reviews.demo import files as demo_files
 from reviews.evidence import pdf
 from reviews.models import Assignment, AssignmentStatus, Project, Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import PASSWORD, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,7 +26,7 @@ def receipt_review(tmp_path, page, live_server, login):
     demo_files.write_demo_reviews(folder)
     path = folder / "receipt.jsonl"
     path.write_text(json.dumps(demo_files.demo_cases()[4]))
-    import_file(actor=None, project=project, path=path, format="review")
+    file_import(actor=None, project=project, path=path, format="review")
     item = project.items.get()
     rater = member(project, Role.RATER, username="ocr")
     Assignment.objects.create(

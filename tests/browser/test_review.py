@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from reviews.demo import files as demo_files
 from reviews.models import Answer, Assignment, AssignmentStatus, Project, Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,7 +22,7 @@ def review_project(tmp_path):
     cases = [demo_files.demo_cases()[0], demo_files.demo_cases()[4]]
     path = folder / "two.jsonl"
     path.write_text("\n".join(json.dumps(c) for c in cases))
-    import_file(actor=None, project=project, path=path, format="review")
+    file_import(actor=None, project=project, path=path, format="review")
     return project
 
 

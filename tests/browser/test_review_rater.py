@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from reviews.demo import files as demo_files
 from reviews.models import Answer, Project, Role
 from reviews.services.batches import batch_create
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import PASSWORD, member
 
@@ -57,7 +57,7 @@ def rater_project(tmp_path):
     statement, _, _, _, receipt, *_ = demo_files.demo_cases()
     path = folder / "cases.jsonl"
     path.write_text("\n".join(json.dumps(c) for c in (_six_questions(statement), receipt)))
-    import_file(actor=None, project=project, path=path, format="review")
+    file_import(actor=None, project=project, path=path, format="review")
     rina = member(project, Role.RATER, username="rina")
     batch_create(
         actor=None, project=project, name="March", raters=[rina], selection="count", count=2

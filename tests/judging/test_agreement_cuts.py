@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from judging.services.agreement_build import build_agreement_report
+from judging.services.agreement_build import agreement_report_build
 from judging.services.agreement_cuts import CollapseError, group_names
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 
@@ -38,7 +38,7 @@ def criterion(humans, judged, *, labels=LABELS, ordinal=True, raters=None):
 
 
 def build(*criteria, **kwargs):
-    return build_agreement_report(
+    return agreement_report_build(
         project="p",
         split="all",
         computed_at="2026-01-01T00:00:00Z",

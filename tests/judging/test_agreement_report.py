@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.metrics import cohen_kappa, confusion_matrix
-from judging.services.agreement_build import build_agreement_report
+from judging.services.agreement_build import agreement_report_build
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import split_draw
@@ -37,7 +37,7 @@ def judge(name, samples, group=None, orders=None):
 
 
 def build(*criteria, split="held_out"):
-    return build_agreement_report(
+    return agreement_report_build(
         project="p",
         split=split,
         computed_at="2026-01-01T00:00:00Z",

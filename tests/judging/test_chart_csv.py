@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from judging.services.dashboard import dashboard_refresh
 from reviews.models import Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import member
 from tests.judging.helpers import (
     criterion_record,
@@ -30,7 +30,7 @@ def test_chart_csv_shows_formula_labels_as_text(client, project, tmp_path):
             verdict_record(f"f{n}", label, criterion="c", judge={"provider": "p", "model": "m"}),
         ]
     path = write_jsonl(tmp_path / "f.jsonl", records)
-    import_file(actor=None, project=project, path=path, format="jsonl")
+    file_import(actor=None, project=project, path=path, format="jsonl")
     dashboard_refresh(project=project)
     client.force_login(member(project, Role.ADMIN))
     kwargs = {"slug": project.slug, "kind": "confusion", "name": "c", "fmt": "csv"}

@@ -1,6 +1,6 @@
 """The dashboard snapshot's figures on a small hand-built project, checked by hand.
 
-The project (imported as JSONL through `import_file`, the split set by hand so every item's side
+The project (imported as JSONL through `file_import`, the split set by hand so every item's side
 is known):
 - 200 held-out items h000..h199; the first 50 (h000..h049) are in the critical slice `safety`.
   20 calibration items c000..c019 (c000..c009 in `safety`).
@@ -28,9 +28,9 @@ from django.db import transaction
 
 from judging.gates import GO, HOLD
 from judging.models import GateSetting, ItemSplit, SplitDraw
-from judging.services.dashboard import compute_dashboard
+from judging.services.dashboard import dashboard_compute
 from reviews.models import Item, Slice
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import ProjectFactory
 from tests.judging.helpers import (
     criterion_record,
@@ -93,7 +93,7 @@ def records() -> list[dict]:
 
 def build(project, folder):
     path = write_jsonl(folder / "calibration.jsonl", records())
-    import_file(actor=None, project=project, path=path, format="jsonl")
+    file_import(actor=None, project=project, path=path, format="jsonl")
     Slice.objects.filter(project=project, name="safety").update(critical=True)
     draw = SplitDraw.objects.create(project=project, seed=1, held_out_fraction=0.5)
     ItemSplit.objects.bulk_create(
@@ -112,10 +112,10 @@ def computed(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock(), transaction.atomic():
         project = ProjectFactory()
         build(project, tmp_path_factory.mktemp("dashboard-compute"))
-        default = compute_dashboard(project)
+        default = dashboard_compute(project)
         GateSetting.objects.create(project=project, criterion="faithful", min_n=30)
         GateSetting.objects.create(project=project, criterion="tone", min_lower=0.9)
-        overridden = compute_dashboard(project)
+        overridden = dashboard_compute(project)
         transaction.set_rollback(True)
     return {"default": default, "overridden": overridden}
 

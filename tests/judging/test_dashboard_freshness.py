@@ -19,7 +19,7 @@ from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.services.splits import split_draw
 from judging.tasks import pending_key
 from reviews.models import Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import member
 from tests.judging.helpers import human_record, item_record, verdict_record, write_jsonl
 from tests.judging.test_dashboard_views import small_project
@@ -52,7 +52,7 @@ def snapshots(project) -> int:
 
 
 def import_records(project, folder, records, name="more.jsonl"):
-    import_file(
+    file_import(
         actor=None, project=project, path=write_jsonl(folder / name, records), format="jsonl"
     )
 

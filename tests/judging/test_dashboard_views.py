@@ -4,7 +4,7 @@ roles: tagging is for adjudicators; recompute, draw the split and send to humans
 
 Outsiders hold every role in another project, so a 404 can only come from the membership
 check. `small_project` (also used by the freshness and failure tests) imports a small project
-through `import_file`: 40 items, a critical slice, one critical criterion, two judges (gpt-4o
+through `file_import`: 40 items, a critical slice, one critical criterion, two judges (gpt-4o
 with confidences, claude without) and two raters, with the split drawn.
 """
 
@@ -24,7 +24,7 @@ from judging.services.failures import buckets_for
 from judging.services.splits import split_draw
 from judging.views.disagreements import led_by
 from reviews.models import Item, Question, Role, Slice
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.judging.helpers import (
     criterion_record,
@@ -81,7 +81,7 @@ def small_project(project, folder: Path, *, draw: bool = True, n_items: int = IT
     its figures as the import's and the draw's recompute would once committed (their on-commit
     signal never fires inside a test's transaction)."""
     path = write_jsonl(folder / "small.jsonl", small_records(n_items))
-    import_file(actor=None, project=project, path=path, format="jsonl")
+    file_import(actor=None, project=project, path=path, format="jsonl")
     Slice.objects.filter(project=project, name="safety").update(critical=True)
     if draw:
         split_draw(actor=None, project=project, seed=7)
@@ -380,7 +380,7 @@ def _hostile_project(project, folder, criterion: str, judge: dict):
                 explanation="<img src=x onerror=alert(1)>",
             ),
         ]
-    import_file(
+    file_import(
         actor=None, project=project, path=write_jsonl(folder / "h.jsonl", records), format="jsonl"
     )
     dashboard_refresh(project=project)

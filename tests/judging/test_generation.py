@@ -226,7 +226,7 @@ def test_a_generation_that_stops_marks_the_readers_runs_failed_with_why(
     def refuse(**kwargs):
         raise ValueError("the database went away")
 
-    monkeypatch.setattr(generation, "import_file", refuse)
+    monkeypatch.setattr(generation, "file_import", refuse)
     with (
         WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv,
         pytest.raises(ValueError, match="went away"),

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from judging.models import JudgeVersion, ModelPrice, Run
 from reviews.models import EventKind, Item, Question, Reference, Role
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import member
 from tests.judging.test_generation import FIRST, SECOND, generate, reader, statement
 from tests.judging.wire_server import WireServer
@@ -23,7 +23,7 @@ def _prediction_with_evidence(project, tmp_path, producer) -> Item:
               "evidence": ["statement.pdf"], "producer": producer}  # fmt: skip
     path = folder / "items.jsonl"
     path.write_text(json.dumps(record) + "\n")
-    import_file(actor=None, project=project, path=path, format="jsonl")
+    file_import(actor=None, project=project, path=path, format="jsonl")
     return Item.objects.get(project=project, external_id="stmt-001")
 
 
@@ -121,7 +121,7 @@ def test_producer_named_by_an_imported_review_file_is_kept_and_used(project, tmp
               "sources": [{"artifact_id": "page-001", "path": "statement.pdf",
                            "metadata": {"page": 1}}]}  # fmt: skip
     (folder / "stmt.json").write_text(json.dumps(review))
-    report = import_file(actor=None, project=project, path=folder / "stmt.json", format="review")
+    report = file_import(actor=None, project=project, path=folder / "stmt.json", format="review")
     assert not report.notes  # `producer` is kept, not reported as an unknown key
     with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
         out = generate(project, tmp_path, srv)

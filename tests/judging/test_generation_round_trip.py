@@ -13,9 +13,9 @@ import json
 import shutil
 
 from reviews.models import Claim, Item, Reference, Role
-from reviews.services.approval import approve
-from reviews.services.exports import export_files
-from reviews.services.imports import import_file
+from reviews.services.approval import approval_record
+from reviews.services.exports import files_export
+from reviews.services.imports import file_import
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.judging.test_generation import FIRST, SECOND, generate, reader
 from tests.judging.wire_server import WireServer
@@ -52,7 +52,7 @@ def test_generated_file_imports_into_a_fresh_project_unchanged(project, tmp_path
     fresh = ProjectFactory()
     folder = tmp_path / "out"
     path = _write(review, evidence.file.path, folder)
-    report = import_file(actor=None, project=fresh, path=path, format="review")
+    report = file_import(actor=None, project=fresh, path=path, format="review")
     assert not report.notes  # no unknown key was dropped: the file is pure §2
     again = Item.objects.get(project=fresh)
     assert again.external_id == generated.external_id
@@ -69,13 +69,13 @@ def test_approved_export_imports_back_unchanged_and_exports_byte_equal(project, 
         answers = {"$.total": "798.60", "$.iban": "DE00"}
         rate(member(project, Role.RATER, username=name), item, answers)
     approver = member(project, Role.APPROVER, username="appr")
-    approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
-    (name, first), *_ = export_files(actor=None, project=project, format="review").items()
+    approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
+    (name, first), *_ = files_export(actor=None, project=project, format="review").items()
     exported = json.loads(first)
     assert exported["status"] == "approved" and "generation" not in exported
     path = _write(exported, item.sources.first().document.file.path, tmp_path / "back")
     references = Reference.objects.filter(item=item).count()
-    report = import_file(actor=None, project=project, path=path, format="review")
+    report = file_import(actor=None, project=project, path=path, format="review")
     assert report.counts["items_unchanged"] == 1 and not report.counts.get("ground_truth")
     assert Reference.objects.filter(item=item).count() == references
-    assert export_files(actor=None, project=project, format="review")[name] == first
+    assert files_export(actor=None, project=project, format="review")[name] == first

@@ -17,8 +17,8 @@ from django.urls import reverse
 from judging.models import Verdict
 from reviews.models import Decision, Event, Item, ItemStatus, Question, QuestionKind, Role
 from reviews.services.answers import AnswerInput
-from reviews.services.assignment import claim_next
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.assignment import assignment_claim_next
+from reviews.services.imports import ImportFailed, file_import
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +37,8 @@ def _items_csv(path: Path, n: int) -> Path:
 
 
 def test_csv_items_with_questions_are_ready_to_rate(project, tmp_path, rater, rate):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "c.jsonl", CRITERION))
-    report = import_file(
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "c.jsonl", CRITERION))
+    report = file_import(
         actor=None,
         project=project,
         path=_items_csv(tmp_path / "items.csv", 3),
@@ -51,7 +51,7 @@ def test_csv_items_with_questions_are_ready_to_rate(project, tmp_path, rater, ra
     }
     assert set(Item.objects.values_list("status", flat=True)) == {ItemStatus.OPEN}
     assert Event.objects.filter(kind="question_added").count() == 3
-    assignment = claim_next(rater=rater, project=project)
+    assignment = assignment_claim_next(rater=rater, project=project)
     rate(
         rater,
         assignment.item,
@@ -65,15 +65,15 @@ def test_the_project_setting_asks_on_every_import_once(project, tmp_path):
     project.import_questions = ["criterion:helpful"]
     project.save()
     path = _jsonl(tmp_path / "a.jsonl", CRITERION, {"type": "item", "item_id": "a"})
-    first = import_file(actor=None, project=project, path=path)  # criterion defined in the file
-    again = import_file(actor=None, project=project, path=path)
+    first = file_import(actor=None, project=project, path=path)  # criterion defined in the file
+    again = file_import(actor=None, project=project, path=path)
     assert first.counts["questions"] == 1 and again.counts.get("questions", 0) == 0
     assert Question.objects.get().key == "helpful"
 
 
 def test_an_unknown_criterion_refuses_the_import(project, tmp_path):
     with pytest.raises(ImportFailed) as failure:
-        import_file(
+        file_import(
             actor=None,
             project=project,
             path=_items_csv(tmp_path / "items.csv", 2),
@@ -89,7 +89,7 @@ def test_an_unknown_criterion_refuses_the_import(project, tmp_path):
 def test_command_and_upload_form_take_questions(
     project, tmp_path, client, capsys, django_capture_on_commit_callbacks
 ):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "c.jsonl", CRITERION))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "c.jsonl", CRITERION))
     call_command(
         "import_items",
         str(_items_csv(tmp_path / "one.csv", 1)),

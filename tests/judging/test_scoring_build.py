@@ -11,8 +11,8 @@ from judging.formats.predictions import parse_predictions
 from judging.services.scoring_build import (
     CaseReferences,
     ReferenceInput,
-    build_score_report,
     compare,
+    score_report_build,
     share_ci,
 )
 from reviews.formats.errors import FormatError
@@ -32,7 +32,7 @@ def gt(rows, version=2):
 
 
 def report(records, references, **kwargs):
-    return build_score_report(
+    return score_report_build(
         project="p",
         computed_at="2026-11-30T10:00:00Z",
         source="preds.jsonl",

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Criterion, ItemSplit, Split
-from judging.services.send_to_humans import allocate, send_to_humans
+from judging.services.send_to_humans import allocate, items_send_to_humans
 from judging.services.splits import SplitError, split_draw
 from reviews.models import Event, Item, ItemStatus, Question, QuestionKind
 from tests.judging.helpers import EXAMPLES, import_items
@@ -20,7 +20,7 @@ def correctness(project):
 
 
 def test_split_votes_get_one_question_each_and_are_reopened(project, correctness):
-    result = send_to_humans(
+    result = items_send_to_humans(
         actor=None, project=project, criterion=correctness, selection="split_votes"
     )
     assert (result.items, result.questions_created, result.items_reopened) == (5, 5, 5)
@@ -32,8 +32,10 @@ def test_split_votes_get_one_question_each_and_are_reopened(project, correctness
 
 
 def test_sending_twice_creates_nothing_new(project, correctness):
-    send_to_humans(actor=None, project=project, criterion=correctness, selection="split_votes")
-    again = send_to_humans(
+    items_send_to_humans(
+        actor=None, project=project, criterion=correctness, selection="split_votes"
+    )
+    again = items_send_to_humans(
         actor=None, project=project, criterion=correctness, selection="split_votes"
     )
     assert (again.questions_created, again.questions_existing, again.items_reopened) == (0, 5, 0)
@@ -41,7 +43,9 @@ def test_sending_twice_creates_nothing_new(project, correctness):
 
 
 def test_questions_snapshot_the_criterion_and_carry_no_verdict(project, correctness):
-    send_to_humans(actor=None, project=project, criterion=correctness, selection="split_votes")
+    items_send_to_humans(
+        actor=None, project=project, criterion=correctness, selection="split_votes"
+    )
     question = Question.objects.get(item__external_id="code90511/6")
     assert (question.kind, question.key, question.labels) == (
         QuestionKind.CRITERION,
@@ -56,12 +60,14 @@ def test_questions_snapshot_the_criterion_and_carry_no_verdict(project, correctn
 
 def test_held_out_and_calibration_samples_need_a_split(project, correctness):
     with pytest.raises(SplitError):
-        send_to_humans(actor=None, project=project, criterion=correctness, selection="held_out")
+        items_send_to_humans(
+            actor=None, project=project, criterion=correctness, selection="held_out"
+        )
 
 
 def test_held_out_selection_asks_for_every_held_out_item(project, correctness):
     split_draw(actor=None, project=project, seed=2)
-    result = send_to_humans(
+    result = items_send_to_humans(
         actor=None, project=project, criterion=correctness, selection="held_out"
     )
     held_out = ItemSplit.objects.filter(item__project=project, split=Split.HELD_OUT)
@@ -73,7 +79,7 @@ def test_held_out_selection_asks_for_every_held_out_item(project, correctness):
 
 def test_calibration_sample_is_seeded_and_drawn_from_calibration_items(project, correctness):
     split_draw(actor=None, project=project, seed=2)
-    result = send_to_humans(
+    result = items_send_to_humans(
         actor=None,
         project=project,
         criterion=correctness,
@@ -87,7 +93,7 @@ def test_calibration_sample_is_seeded_and_drawn_from_calibration_items(project, 
         Split.CALIBRATION
     }
     Question.objects.all().delete()
-    send_to_humans(
+    items_send_to_humans(
         actor=None,
         project=project,
         criterion=correctness,
@@ -107,7 +113,7 @@ def test_pairwise_questions_show_both_answers(project):
     import_items(project, EXAMPLES / "judging.jsonl")
     preference = Criterion.objects.get(project=project, name="preference")
     split_draw(actor=None, project=project, seed=1)
-    send_to_humans(actor=None, project=project, criterion=preference, selection="held_out")
+    items_send_to_humans(actor=None, project=project, criterion=preference, selection="held_out")
     question = Question.objects.filter(kind=QuestionKind.PAIRWISE).first()
     assert question.options == {"A": "baseline", "B": "candidate"}
     assert question.labels == ["A", "B", "tie"]

@@ -4,7 +4,7 @@ service (the page checks the role too; the rule lives in the service so every ca
 import pytest
 
 from reviews.models import Decision, Event, QuestionStatus, Resolution, Role
-from reviews.services.resolution import ResolutionError, adjudicate
+from reviews.services.resolution import ResolutionError, adjudication_record
 from tests.factories import ProjectFactory, member
 from tests.reviews.test_workflow_resolution import disputed, raters  # noqa: F401 (shared fixtures)
 
@@ -19,7 +19,7 @@ def _stranger(project, role):
 def test_only_an_adjudicator_of_the_project_decides(project, disputed, role):  # noqa: F811
     events = Event.objects.count()
     with pytest.raises(ResolutionError, match="not an adjudicator"):
-        adjudicate(
+        adjudication_record(
             actor=_stranger(project, role),
             question=disputed,
             decision=Decision.SET,

@@ -9,7 +9,7 @@ from PIL import Image
 
 from reviews.models import Answer, Item, Role
 from reviews.services.answers import AnswerInput, answer_record
-from reviews.services.assignment import claim_next
+from reviews.services.assignment import assignment_claim_next
 from reviews.services.tokens import token_create, token_revoke
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.helpers import bearer, row_counts
@@ -314,7 +314,7 @@ def test_item_detail_shows_a_rater_statuses_only(client, project, admin_headers)
     )
     rater = member(project, Role.RATER)
     other = member(project, Role.RATER)
-    assignment = claim_next(rater=other, project=project)
+    assignment = assignment_claim_next(rater=other, project=project)
     question = assignment.item.questions.get()
     answer_record(
         actor=other,

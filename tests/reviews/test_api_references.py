@@ -6,10 +6,10 @@ import pytest
 
 from reviews.models import ItemStatus, Role
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approve
-from reviews.services.assignment import claim_next
+from reviews.services.approval import approval_record
+from reviews.services.assignment import assignment_claim_next
 from reviews.services.exports import approved_items, reference_document
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import PASSWORD, member
 from tests.helpers import bearer
 
@@ -47,10 +47,10 @@ def approve_cases(project, approver, tmp_path):
     def run(*case_ids):
         path = tmp_path / "cases.jsonl"
         path.write_text("".join(json.dumps(_review(c)) + "\n" for c in case_ids))
-        import_file(actor=admin, project=project, path=path, format="review")
+        file_import(actor=admin, project=project, path=path, format="review")
         for _ in case_ids:
             for rater in raters:
-                assignment = claim_next(rater=rater, project=project)
+                assignment = assignment_claim_next(rater=rater, project=project)
                 question = assignment.item.questions.get()
                 answer_record(
                     actor=rater,
@@ -62,7 +62,7 @@ def approve_cases(project, approver, tmp_path):
                 assignment_submit(actor=rater, assignment=assignment)
         for case_id in case_ids:
             item = project.items.get(external_id=case_id)
-            approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
+            approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
             item.refresh_from_db()
             assert item.status == ItemStatus.APPROVED
 

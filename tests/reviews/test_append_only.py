@@ -18,7 +18,7 @@ from reviews.models import (
     Resolution,
     Role,
 )
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 from tests.factories import PASSWORD, UserFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,9 @@ def approved(project, review_item, rate, attach_evidence):
     attach_evidence(item)
     for n in (1, 2):
         rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
-    approve(actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True)
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
     return item
 
 

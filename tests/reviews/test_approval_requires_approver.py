@@ -4,8 +4,8 @@ check the role too; the rule lives in the service so every caller gets it)."""
 import pytest
 
 from reviews.models import Approval, Reference, Role
-from reviews.services.approval import ApprovalRefused, approve
-from reviews.services.batch_approval import approve_batch
+from reviews.services.approval import ApprovalRefused, approval_record
+from reviews.services.batch_approval import approval_batch_record
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.reviews.test_workflow_approval import raters, resolved  # noqa: F401 (shared fixtures)
 
@@ -20,9 +20,11 @@ def _counts():
 def test_a_member_without_the_approver_role_cannot_approve(project, resolved, role):  # noqa: F811
     before = _counts()
     with pytest.raises(ApprovalRefused, match="not an approver"):
-        approve(actor=member(project, role), item=resolved, password=PASSWORD, confirmed=True)
+        approval_record(
+            actor=member(project, role), item=resolved, password=PASSWORD, confirmed=True
+        )
     with pytest.raises(ApprovalRefused):
-        approve_batch(
+        approval_batch_record(
             actor=member(project, role), items=[resolved], password=PASSWORD, confirmed=True
         )
     assert _counts() == before
@@ -32,5 +34,5 @@ def test_an_approver_of_another_project_cannot_approve(resolved):  # noqa: F811
     stranger = member(ProjectFactory(), Role.APPROVER)
     before = _counts()
     with pytest.raises(ApprovalRefused, match="not an approver"):
-        approve(actor=stranger, item=resolved, password=PASSWORD, confirmed=True)
+        approval_record(actor=stranger, item=resolved, password=PASSWORD, confirmed=True)
     assert _counts() == before

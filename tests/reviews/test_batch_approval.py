@@ -6,8 +6,8 @@ from django.urls import reverse
 from reviews.models import Approval, Event, Item, ItemStatus, Role
 from reviews.services import signing
 from reviews.services.approval import ApprovalRefused
-from reviews.services.batch_approval import approval_waiting, approve_batch
-from reviews.services.exports import export_files
+from reviews.services.batch_approval import approval_batch_record, approval_waiting
+from reviews.services.exports import files_export
 from reviews.services.verification import verify_path
 from tests.factories import PASSWORD, member
 
@@ -37,13 +37,15 @@ def test_the_queue_lists_only_items_with_a_generated_reference(project, batch):
 
 def test_one_password_signs_each_item_separately_and_refuses_per_item(project, batch, tmp_path):
     approver, items, alone, _ = batch
-    result = approve_batch(actor=approver, items=[*items, alone], password=PASSWORD, confirmed=True)
+    result = approval_batch_record(
+        actor=approver, items=[*items, alone], password=PASSWORD, confirmed=True
+    )
     assert sorted(a.item.external_id for a in result.approved) == ["ok-0", "ok-1", "ok-2"]
     ((refused, reason),) = result.refused
     assert refused == alone and "separation of duties" in reason
     assert len({a.signature for a in result.approved}) == 3
     assert Event.objects.filter(kind="approved", actor=approver).count() == 3
-    for name, content in export_files(actor=None, project=project, format="reference").items():
+    for name, content in files_export(actor=None, project=project, format="reference").items():
         (tmp_path / name).write_bytes(content)
     verdicts = verify_path(tmp_path, signing.load_or_create_private_key().public_key())
     assert len(verdicts) == 3 and all(v.ok for v in verdicts)
@@ -52,9 +54,9 @@ def test_one_password_signs_each_item_separately_and_refuses_per_item(project, b
 def test_a_wrong_password_approves_nothing(batch):
     approver, items, _, _ = batch
     with pytest.raises(ApprovalRefused, match="password"):
-        approve_batch(actor=approver, items=items, password="wrong", confirmed=True)
+        approval_batch_record(actor=approver, items=items, password="wrong", confirmed=True)
     with pytest.raises(ApprovalRefused, match="Confirm"):
-        approve_batch(actor=approver, items=items, password=PASSWORD, confirmed=False)
+        approval_batch_record(actor=approver, items=items, password=PASSWORD, confirmed=False)
     assert not Approval.objects.exists()
 
 

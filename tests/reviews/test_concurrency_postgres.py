@@ -25,8 +25,8 @@ from reviews.models import (
     Role,
 )
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import ApprovalRefused, approve
-from reviews.services.assignment import available_items, claim_next
+from reviews.services.approval import ApprovalRefused, approval_record
+from reviews.services.assignment import assignment_claim_next, available_items
 from reviews.services.batches import batch_create
 from tests.factories import PASSWORD, member
 
@@ -83,7 +83,7 @@ def test_parallel_raters_never_over_assign_and_lose_no_answer(project, review_it
         rater = raters[n]
         barrier.wait()
         while True:
-            assignment = claim_next(rater=rater, project=project)
+            assignment = assignment_claim_next(rater=rater, project=project)
             if assignment is None:
                 # "Nothing waiting" must be true, not an artefact of others' row locks.
                 assert not available_items(rater=rater, project=project).exists()
@@ -126,7 +126,9 @@ def test_two_approvers_at_the_same_moment_make_exactly_one_approval(project, rev
     def work(n, barrier):
         barrier.wait()
         try:
-            outcomes[n] = approve(actor=approvers[n], item=item, password=PASSWORD, confirmed=True)
+            outcomes[n] = approval_record(
+                actor=approvers[n], item=item, password=PASSWORD, confirmed=True
+            )
         except ApprovalRefused as refused:
             outcomes[n] = refused
 
@@ -160,7 +162,7 @@ def test_a_batch_created_while_raters_claim_never_over_assigns(project, review_i
             )
         else:
             time.sleep(0.002 * n)  # spread the claims over the time the batch takes
-            claim_next(rater=claimers[n - 1], project=project)
+            assignment_claim_next(rater=claimers[n - 1], project=project)
 
     _run_in_threads(work, 1 + len(claimers))
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from reviews.models import Document, Role
 from reviews.services.documents import StoredFiles
 from reviews.services.evidence_gc import evidence_gc
-from reviews.services.imports import import_file
+from reviews.services.imports import file_import
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,7 @@ def test_a_failed_import_keeps_a_file_another_import_committed(project, tmp_path
     """Two imports share a file: the one that fails must not take it from the other."""
     for name in ("statement-0912.review.json", "statement-0912.pdf"):
         shutil.copy(EXAMPLES / name, tmp_path / name)
-    import_file(actor=None, project=project, path=tmp_path / "statement-0912.review.json")
+    file_import(actor=None, project=project, path=tmp_path / "statement-0912.review.json")
     document = Document.objects.get()
     # The failing import had written the same file before the other committed its row.
     failed = StoredFiles(names=[document.file.name, "documents/ff/orphan.pdf"])
@@ -51,7 +51,7 @@ def test_a_failed_import_keeps_a_file_another_import_committed(project, tmp_path
 def test_evidence_gc_removes_only_old_unreferenced_files(project, tmp_path, capsys):
     for name in ("statement-0912.review.json", "statement-0912.pdf"):
         shutil.copy(EXAMPLES / name, tmp_path / name)
-    import_file(actor=None, project=project, path=tmp_path / "statement-0912.review.json")
+    file_import(actor=None, project=project, path=tmp_path / "statement-0912.review.json")
     kept = Document.objects.get().file.name
     old = default_storage.save("documents/aa/old-orphan.pdf", ContentFile(b"%PDF"))
     young = default_storage.save("documents/bb/young-orphan.pdf", ContentFile(b"%PDF"))

@@ -15,7 +15,7 @@ from reviews.formats.reference import (
     iter_reference_csv,
 )
 from reviews.models import Role
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 from tests.factories import PASSWORD, member
 from tests.reviews.test_formats_reference import reference
 from tests.reviews.test_trust_chain import _export_all, _verify
@@ -63,7 +63,9 @@ def test_an_approved_formula_exports_as_text_and_still_verifies(
     item = review_item(project, external_id="=case-1")
     for n in (1, 2):
         rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": FORMULAS[0]})
-    approve(actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True)
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
     folder = _export_all(project, tmp_path)
     csv_file = folder / f"{project.slug}-ground-truth.csv"
     cells = _cells(csv_file.read_bytes())
@@ -79,7 +81,7 @@ def test_case_ids_that_clean_to_one_name_export_to_two_files(project, review_ite
         item = review_item(project, external_id=case)
         for r in (1, 2):
             rate(member(project, Role.RATER, username=f"r{n}{r}"), item, {"$.total": "12"})
-        approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
+        approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
     folder = _export_all(project, tmp_path)
     references = sorted(p.name for p in folder.glob("*.reference.json"))
     assert len(references) == 2 and "a_b.reference.json" in references

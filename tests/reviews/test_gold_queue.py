@@ -17,8 +17,8 @@ from reviews.models import (
     Role,
 )
 from reviews.selectors import answers_for_adjudication
-from reviews.services.approval import approve
-from reviews.services.assignment import claim_next, skip
+from reviews.services.approval import approval_record
+from reviews.services.assignment import assignment_claim_next, assignment_skip
 from reviews.services.rater_quality import gold_mark, rater_quality
 from tests.factories import PASSWORD, ProjectFactory, member
 
@@ -74,9 +74,9 @@ def test_claims_are_gold_with_the_projects_share(gold_project, make_gold, review
     gus, rng = member(gold_project, Role.RATER, username="gus"), Draws(16)
     served = []
     for _ in range(40):
-        assignment = claim_next(rater=gus, project=gold_project, rng=rng)
+        assignment = assignment_claim_next(rater=gus, project=gold_project, rng=rng)
         served.append(assignment.gold)
-        skip(rater=gus, assignment=assignment, reason="next")
+        assignment_skip(rater=gus, assignment=assignment, reason="next")
     # One draw per new claim; gold exactly when the draw falls under the share.
     assert served == [draw < 0.3 for draw in rng.draws]
     assert 0.15 <= sum(served) / len(served) <= 0.45
@@ -91,25 +91,29 @@ def test_share_zero_never_draws_and_empty_queue_stays_empty(gold_project, make_g
     make_gold(2)
     review_item(gold_project, TOTAL)
     gus, rng = member(gold_project, Role.RATER, username="gus"), Draws(1)
-    ordinary = claim_next(rater=gus, project=gold_project, rng=rng)
+    ordinary = assignment_claim_next(rater=gus, project=gold_project, rng=rng)
     assert ordinary.gold is False and rng.draws == []  # share 0: no draw, no gold query
-    skip(rater=gus, assignment=ordinary, reason="next")
+    assignment_skip(rater=gus, assignment=ordinary, reason="next")
     gold_project.gold_share = 1
     gold_project.save()
     # rita rated the gold items: she is never served them.
-    mine = claim_next(rater=make_gold.rita, project=gold_project, rng=rng)
+    mine = assignment_claim_next(rater=make_gold.rita, project=gold_project, rng=rng)
     assert mine.gold is False
-    skip(rater=make_gold.rita, assignment=mine, reason="next")
+    assignment_skip(rater=make_gold.rita, assignment=mine, reason="next")
     gwen = member(gold_project, Role.RATER, username="gwen")
-    first = claim_next(rater=gwen, project=gold_project, rng=rng)
+    first = assignment_claim_next(rater=gwen, project=gold_project, rng=rng)
     assert first.gold is True
-    skip(rater=gwen, assignment=first, reason="next")
-    second = claim_next(rater=gwen, project=gold_project, rng=rng)
+    assignment_skip(rater=gwen, assignment=first, reason="next")
+    second = assignment_claim_next(rater=gwen, project=gold_project, rng=rng)
     assert second.gold is True and second.item_id != first.item_id  # never the same twice
-    skip(rater=gwen, assignment=second, reason="next")
-    assert claim_next(rater=gwen, project=gold_project, rng=rng).gold is False  # gold used up
+    assignment_skip(rater=gwen, assignment=second, reason="next")
+    assert (
+        assignment_claim_next(rater=gwen, project=gold_project, rng=rng).gold is False
+    )  # gold used up
     # gwen holds the only ordinary item: a new rater's queue is empty, gold items or not.
-    assert claim_next(rater=member(gold_project, Role.RATER), project=gold_project) is None
+    assert (
+        assignment_claim_next(rater=member(gold_project, Role.RATER), project=gold_project) is None
+    )
 
 
 def _normalised(html: str, *names: str) -> str:
@@ -124,7 +128,9 @@ def test_a_gold_item_looks_like_any_other_item(client, gold_project, review_item
     rita = member(gold_project, Role.RATER, username="rita")
     gold = review_item(gold_project, TOTAL, external_id="case-gold")
     rate(rita, gold, {"$.total": "1290"})
-    approve(actor=member(gold_project, Role.APPROVER), item=gold, password=PASSWORD, confirmed=True)
+    approval_record(
+        actor=member(gold_project, Role.APPROVER), item=gold, password=PASSWORD, confirmed=True
+    )
     gold_mark(actor=None, item=gold)
     plain = review_item(gold_project, TOTAL, external_id="case-open")
     pages = {}

@@ -30,7 +30,7 @@ from reviews.models import (
     Role,
     TrustedKey,
 )
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 from tests.factories import PASSWORD, member
 
 HISTORY = [
@@ -58,7 +58,9 @@ def history(project, review_item, rate):
     item = review_item(project)
     for n in (1, 2):
         rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
-    approve(actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True)
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
     criterion = Criterion.objects.create(project=project, name="faithful", labels=["yes", "no"])
     HumanLabel.objects.create(item=item, criterion=criterion, rater="ann", label="yes")
     HeldOutAccess.objects.create(project=project, what="dashboard")

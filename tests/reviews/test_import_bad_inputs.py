@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from reviews.demo import documents as demo_evidence
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from tests import bad_evidence
 from tests.helpers import media_files, row_counts
 
@@ -63,7 +63,7 @@ def baseline(project, tmp_path):
     folder.mkdir()
     for name in ("statement-0912.review.json", "statement-0912.pdf"):
         shutil.copy(EXAMPLES / name, folder / name)
-    report = import_file(actor=None, project=project, path=folder / "statement-0912.review.json")
+    report = file_import(actor=None, project=project, path=folder / "statement-0912.review.json")
     assert report.counts["items_created"] == 1 and report.counts["documents"] == 1
     assert media_files(), "the baseline stored its evidence"
     return project
@@ -513,7 +513,7 @@ def test_bad_input_is_refused_and_changes_nothing(name, baseline, tmp_path):
     rows_before, files_before = row_counts(), media_files()
 
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=baseline, path=path, format=format)
+        file_import(actor=None, project=baseline, path=path, format=format)
 
     error, want = failure.value.error, case.expected
     assert (error.file, error.record, error.path) == (want.file, want.record, want.path), repr(
@@ -538,7 +538,7 @@ def test_a_60mb_file_is_refused_by_its_size_without_reading_it(carrier, baseline
     tracemalloc.start()
     try:
         with pytest.raises(ImportFailed) as failure:
-            import_file(actor=None, project=baseline, path=path, format=format)
+            file_import(actor=None, project=baseline, path=path, format=format)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -554,7 +554,7 @@ def test_a_lower_size_limit_applies(baseline, tmp_path, settings):
     path = _write_json(folder / "small.review.json", _review("small", [GOOD_PDF]))
     rows_before, files_before = row_counts(), media_files()
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=baseline, path=path)
+        file_import(actor=None, project=baseline, path=path)
     assert failure.value.error.path == "$.sources[0].path"
     assert "too large" in failure.value.error.reason
     assert (row_counts(), media_files()) == (rows_before, files_before)
@@ -569,6 +569,6 @@ def test_the_same_good_files_import_once_the_bad_record_is_fixed(baseline, tmp_p
     fixed = json.loads(lines[-1])
     fixed["sources"][0]["path"] = GOOD_PDF
     path.write_text("\n".join([*lines[:-1], json.dumps(fixed)]) + "\n", encoding="utf-8")
-    report = import_file(actor=None, project=baseline, path=path)
+    report = file_import(actor=None, project=baseline, path=path)
     assert report.counts["items_created"] == 3
     assert report.counts["documents"] == 2  # the statement PDF and the receipt, once each

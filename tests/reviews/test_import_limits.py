@@ -9,7 +9,7 @@ import pytest
 
 from reviews.formats import limits
 from reviews.models import Item
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def test_each_limit_has_its_own_message(project, tmp_path, override, name, conte
         path.write_text(json.dumps(content))
     setting = limits.SETTINGS[next(iter(override))]
     with limits.overridden(**override), pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=path)
+        file_import(actor=None, project=project, path=path)
     assert message in str(failure.value) and setting in str(failure.value)
     assert str(failure.value).startswith(name)
     assert not Item.objects.exists()
@@ -62,7 +62,7 @@ def test_unknown_review_keys_are_reported_not_kept(project, tmp_path):
     }
     path = tmp_path / "c.review.json"
     path.write_text(json.dumps(review))
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     stored = Item.objects.get().metadata["review_file"]
     assert "secret_blob" not in stored and "vendor_debug" not in stored["claims"][0]
     assert 'case "c": unknown keys not kept: $.secret_blob, $.claims[0].vendor_debug' in (

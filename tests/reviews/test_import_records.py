@@ -27,7 +27,7 @@ from reviews.models import (
     Slice,
 )
 from reviews.services import item_batch
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import row_counts
 
@@ -78,7 +78,7 @@ def test_items_are_created_with_their_fields_and_slices(project, tmp_path):
             },
         ],
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.format == "jsonl"
     assert report.counts == {"items_created": 4}
     assert report.summary() == "imported 4 items, 0 questions, 0 errors"
@@ -103,10 +103,10 @@ def test_items_are_created_with_their_fields_and_slices(project, tmp_path):
 
 
 def test_slices_are_per_project_and_reused_by_later_files(project, tmp_path):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "a.jsonl", _items(2)))
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "b.jsonl", _items(2, start=10)))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "a.jsonl", _items(2)))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "b.jsonl", _items(2, start=10)))
     other = ProjectFactory()
-    import_file(actor=None, project=other, path=_jsonl(tmp_path / "c.jsonl", _items(1)))
+    file_import(actor=None, project=other, path=_jsonl(tmp_path / "c.jsonl", _items(1)))
     assert Slice.objects.filter(project=project).count() == 4  # all, mod-0, mod-1, mod-2
     assert Slice.objects.filter(project=other).count() == 2
     assert Slice.objects.get(project=project, name="all").items.count() == 4
@@ -115,7 +115,7 @@ def test_slices_are_per_project_and_reused_by_later_files(project, tmp_path):
 def test_items_across_batches_keep_their_slices(project, tmp_path, monkeypatch):
     monkeypatch.setattr(item_batch, "BATCH", 7)
     path = _jsonl(tmp_path / "many.jsonl", _items(50))
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts["items_created"] == 50
     assert Item.slices.through.objects.filter(item__project=project).count() == 100
     assert sorted(Slice.objects.filter(project=project).values_list("name", flat=True)) == [
@@ -140,7 +140,7 @@ def test_items_with_evidence_paths_store_each_document_once(project, tmp_path):
             {"type": "item", "item_id": "renamed", "evidence": ["./same-receipt.png"]},
         ],
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts == {"items_created": 3, "documents": 2}
     assert Document.objects.count() == 2
     first = Item.objects.get(external_id="item-00000")
@@ -155,7 +155,7 @@ def test_items_with_evidence_paths_store_each_document_once(project, tmp_path):
     assert ItemSource.objects.count() == 5
 
     other = ProjectFactory()  # and across projects
-    import_file(actor=None, project=other, path=path)
+    file_import(actor=None, project=other, path=path)
     assert Document.objects.count() == 2 and ItemSource.objects.count() == 10
 
 
@@ -167,7 +167,7 @@ def test_items_csv_with_a_type_column(project, tmp_path):
         "item,c-2,bye,ciao,,\n",
         encoding="utf-8",
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert (report.format, report.counts) == ("csv", {"items_created": 2})
     first = Item.objects.get(external_id="c-1")
     assert (first.input, first.output, first.metadata) == ("hello", {"text": "hi"}, {"lang": "en"})
@@ -184,19 +184,19 @@ def test_reimporting_items_adds_no_rows_and_says_unchanged(project, tmp_path):
     folder.mkdir()
     (folder / "receipt.png").write_bytes(demo_evidence.receipt_png())
     path = _jsonl(folder / "items.jsonl", _items(30, evidence=["receipt.png"]))
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     rows = row_counts()
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts == {"items_unchanged": 30}
     assert report.summary() == "imported 30 items (30 unchanged), 0 questions, 0 errors"
     assert row_counts() == rows
 
 
 def test_a_changed_item_is_updated_and_its_previous_values_kept(project, tmp_path):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(3)))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(3)))
     changed = list(_items(3))
     changed[1]["output"] = "a better answer"
-    report = import_file(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", changed))
+    report = file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", changed))
     assert report.counts == {"items_unchanged": 2, "items_updated": 1}
     item = Item.objects.get(external_id="item-00001")
     assert item.output == "a better answer"
@@ -209,10 +209,10 @@ def test_a_changed_item_is_updated_and_its_previous_values_kept(project, tmp_pat
 
 
 def test_a_reimport_adds_new_slices_to_existing_items(project, tmp_path):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(2)))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(2)))
     retagged = list(_items(2))
     retagged[0]["slices"] = [*retagged[0]["slices"], "safety-sensitive"]
-    report = import_file(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", retagged))
+    report = file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", retagged))
     assert report.counts == {"items_unchanged": 1, "items_updated": 1}
     item = Item.objects.get(external_id="item-00000")
     assert sorted(item.slices.values_list("name", flat=True)) == [
@@ -227,13 +227,13 @@ def test_a_reimport_adds_new_slices_to_existing_items(project, tmp_path):
 def test_a_reimport_adds_new_evidence_to_existing_items(project, tmp_path):
     (tmp_path / "receipt.png").write_bytes(demo_evidence.receipt_png())
     (tmp_path / "statement.pdf").write_bytes(demo_evidence.statement_pdf())
-    import_file(
+    file_import(
         actor=None,
         project=project,
         path=_jsonl(tmp_path / "v1.jsonl", _items(2, evidence=["receipt.png"])),
     )
     more = list(_items(2, evidence=["receipt.png", "statement.pdf"]))
-    report = import_file(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", more))
+    report = file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", more))
     assert _nonzero(report.counts) == {"items_updated": 2, "documents": 1}
     item = Item.objects.get(external_id="item-00000")
     assert list(item.sources.order_by("position").values_list("path", flat=True)) == [
@@ -241,7 +241,7 @@ def test_a_reimport_adds_new_evidence_to_existing_items(project, tmp_path):
         "statement.pdf",
     ]
     assert Event.objects.get(item=item, kind="updated").data["evidence_added"] == ["statement.pdf"]
-    again = import_file(actor=None, project=project, path=tmp_path / "v2.jsonl")
+    again = file_import(actor=None, project=project, path=tmp_path / "v2.jsonl")
     assert _nonzero(again.counts) == {"items_unchanged": 2}
 
 
@@ -251,7 +251,7 @@ def test_an_item_listed_twice_in_one_file_is_an_error(project, tmp_path, gap):
     records.append({**records[0], "output": "a second opinion"})
     path = _jsonl(tmp_path / "twice.jsonl", records)
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=path)
+        file_import(actor=None, project=project, path=path)
     error = failure.value.error
     assert (error.file, error.record, error.path) == ("twice.jsonl", f"line {gap + 2}", "$.item_id")
     assert "appears twice" in error.reason and "line 1" in error.reason
@@ -259,11 +259,11 @@ def test_an_item_listed_twice_in_one_file_is_an_error(project, tmp_path, gap):
 
 
 def test_an_existing_item_listed_twice_in_a_reimport_is_an_error(project, tmp_path):
-    import_file(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(3)))
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "v1.jsonl", _items(3)))
     records = [*_items(1200), next(_items(1, start=2))]
     rows = row_counts()
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", records))
+        file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", records))
     error = failure.value.error
     assert (error.record, error.path) == ("line 1201", "$.item_id")
     assert "'item-00002' appears twice" in error.reason
@@ -284,7 +284,7 @@ def test_reference_csv_with_aliases_creates_generated_references(project, tmp_pa
         "statement-2,$.amount,\n",
         encoding="utf-8",
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert (report.format, report.counts) == ("csv", {"items_created": 2, "references": 2})
     assert report.summary() == "imported 2 items, 0 questions, 2 references, 0 errors"
     first = Item.objects.get(project=project, external_id="statement-1")
@@ -307,7 +307,7 @@ def test_reference_csv_with_aliases_creates_generated_references(project, tmp_pa
 def test_reference_csv_header_spellings(project, tmp_path, header):
     path = tmp_path / "t.csv"
     path.write_text(f"{header}\nc-1,$.total,12.50\n", encoding="utf-8")
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     assert Reference.objects.get(item__external_id="c-1").rows == [
         {"path": "$.total", "expected_value": 12.5}
     ]
@@ -316,7 +316,7 @@ def test_reference_csv_header_spellings(project, tmp_path, header):
 def test_single_case_path_expected_table_takes_the_case_from_the_options(project, tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("field_path,expected\n$.total,9.00\n$.date,2024-03-14\n", encoding="utf-8")
-    report = import_file(actor=None, project=project, path=path, options={"case_id": "ticket-9"})
+    report = file_import(actor=None, project=project, path=path, options={"case_id": "ticket-9"})
     assert report.counts == {"items_created": 1, "references": 1}
     rows = Reference.objects.get(item__external_id="ticket-9").rows
     assert rows == [
@@ -330,16 +330,16 @@ def test_reference_csv_reimport_is_unchanged_and_a_change_is_a_new_version(proje
     path.write_text(
         "case_id,path,expected_value\nc-1,$.total,10\nc-2,$.total,20\n", encoding="utf-8"
     )
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     rows = row_counts()
-    again = import_file(actor=None, project=project, path=path)
+    again = file_import(actor=None, project=project, path=path)
     assert again.counts == {"items_unchanged": 2}
     assert row_counts() == rows
 
     path.write_text(
         "case_id,path,expected_value\nc-1,$.total,11\nc-2,$.total,20\n", encoding="utf-8"
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts == {"items_unchanged": 1, "items_updated": 1, "references": 1}
     old, new = Reference.objects.filter(item__external_id="c-1").order_by("version")
     assert (old.rows, new.rows) == (
@@ -350,14 +350,14 @@ def test_reference_csv_reimport_is_unchanged_and_a_change_is_a_new_version(proje
 
 
 def test_reference_csv_for_an_imported_review_item_supersedes_its_generated_rows(project, tmp_path):
-    import_file(actor=None, project=project, path=EXAMPLES / "statement-0912.review.json")
+    file_import(actor=None, project=project, path=EXAMPLES / "statement-0912.review.json")
     path = tmp_path / "fix.csv"
     path.write_text(
         "case_id,path,expected_value\nstatement-0912,$.account,NW-004512\n"
         "statement-0912,$.currency,EUR\n",
         encoding="utf-8",
     )
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts == {"items_updated": 1, "references": 1}
     old, new = Reference.objects.filter(item__external_id="statement-0912").order_by("version")
     assert new.supersedes_id == old.pk and {"path": "$.currency", "expected_value": "EUR"} in (

@@ -1,4 +1,4 @@
-"""Importing FORMATS §2 review files (.json, .jsonl, .zip bundle) through `import_file`.
+"""Importing FORMATS §2 review files (.json, .jsonl, .zip bundle) through `file_import`.
 
 Idempotent re-import, new generated versions for changed consensus rows, documents stored once
 by SHA-256, and the `import_items` command's one-line summary and failure exit.
@@ -33,7 +33,7 @@ from reviews.models import (
     QuestionStatus,
     Reference,
 )
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import media_files, row_counts
 
@@ -63,7 +63,7 @@ def _case(folder: Path, name: str) -> dict:
 def test_review_file_creates_item_sources_claims_questions_and_generated_reference(
     project, examples
 ):
-    report = import_file(actor=None, project=project, path=examples / "statement-0912.review.json")
+    report = file_import(actor=None, project=project, path=examples / "statement-0912.review.json")
     assert report.format == "review"
     assert report.counts == {"items_created": 1, "questions": 2, "references": 1, "documents": 1}
     assert report.summary() == "imported 1 item, 2 questions, 1 reference, 0 errors"
@@ -112,7 +112,7 @@ def test_review_file_creates_item_sources_claims_questions_and_generated_referen
 
 
 def test_bundle_imports_every_case_with_its_evidence(project, examples):
-    report = import_file(actor=None, project=project, path=examples / "review-bundle.zip")
+    report = file_import(actor=None, project=project, path=examples / "review-bundle.zip")
     assert report.counts["items_created"] == 2 and report.counts["documents"] == 2
     ticket = Item.objects.get(project=project, external_id="ticket-88")
     source = ticket.sources.get()
@@ -132,11 +132,11 @@ def test_bundle_imports_every_case_with_its_evidence(project, examples):
     ids=["json", "jsonl", "zip"],
 )
 def test_reimporting_the_same_file_adds_no_rows_and_says_unchanged(project, examples, name, items):
-    first = import_file(actor=None, project=project, path=examples / name)
+    first = file_import(actor=None, project=project, path=examples / name)
     assert first.counts["items_created"] == items
     rows, files = row_counts(), media_files()
 
-    again = import_file(actor=None, project=project, path=examples / name)
+    again = file_import(actor=None, project=project, path=examples / name)
     assert again.counts == {"items_unchanged": items, "questions": 0}
     noun = "item" if items == 1 else "items"
     assert again.summary() == f"imported {items} {noun} ({items} unchanged), 0 questions, 0 errors"
@@ -146,9 +146,9 @@ def test_reimporting_the_same_file_adds_no_rows_and_says_unchanged(project, exam
 
 def test_same_cases_through_another_carrier_are_unchanged(project, examples):
     """The .jsonl and the .zip hold the same cases: the second import changes nothing."""
-    import_file(actor=None, project=project, path=examples / "reviews.jsonl")
+    file_import(actor=None, project=project, path=examples / "reviews.jsonl")
     rows = row_counts()
-    report = import_file(actor=None, project=project, path=examples / "review-bundle.zip")
+    report = file_import(actor=None, project=project, path=examples / "review-bundle.zip")
     assert report.counts == {"items_unchanged": 2, "questions": 0}
     assert row_counts() == rows
 
@@ -159,7 +159,7 @@ def test_same_cases_through_another_carrier_are_unchanged(project, examples):
 
 def test_changed_consensus_value_makes_a_new_generated_version(project, examples):
     path = examples / "statement-0912.review.json"
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     item = Item.objects.get(project=project, external_id="statement-0912")
     old = Reference.objects.get(item=item)
     questions = set(item.questions.values_list("pk", flat=True))
@@ -185,7 +185,7 @@ def test_changed_consensus_value_makes_a_new_generated_version(project, examples
     )
     changed = examples / "statement-0912.v2.review.json"
     changed.write_text(json.dumps(case), encoding="utf-8")
-    report = import_file(actor=None, project=project, path=changed)
+    report = file_import(actor=None, project=project, path=changed)
     assert report.counts == {"items_updated": 1, "references": 1, "questions": 1}
 
     versions = list(Reference.objects.filter(item=item).order_by("version"))
@@ -205,8 +205,8 @@ def test_changed_consensus_value_makes_a_new_generated_version(project, examples
     assert Event.objects.filter(item=item, kind="imported").count() == 2
 
     # The changed file again: unchanged; the first file again: a third version, v2 kept.
-    assert import_file(actor=None, project=project, path=changed).counts["items_unchanged"] == 1
-    import_file(actor=None, project=project, path=path)
+    assert file_import(actor=None, project=project, path=changed).counts["items_unchanged"] == 1
+    file_import(actor=None, project=project, path=path)
     latest = Reference.objects.filter(item=item).order_by("version").last()
     assert (latest.version, latest.supersedes_id, latest.sha256) == (3, new.pk, old.sha256)
     assert Reference.objects.filter(item=item).count() == 3
@@ -215,13 +215,13 @@ def test_changed_consensus_value_makes_a_new_generated_version(project, examples
 def test_a_disputed_path_keeps_its_question_when_reimported(project, examples):
     """Answers hang off questions: re-importing must never recreate or delete them."""
     path = examples / "statement-0912.review.json"
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     before = list(Question.objects.values_list("pk", "key"))
     candidates = list(Claim.objects.filter(question__isnull=False).values_list("pk", flat=True))
     case = _case(examples, path.name)
     case["claims"][0]["expected_value"] = "NW-004513"
     path.write_text(json.dumps(case), encoding="utf-8")
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     assert list(Question.objects.values_list("pk", "key")) == before
     assert list(Claim.objects.filter(question__isnull=False).values_list("pk", flat=True)) == (
         candidates
@@ -248,10 +248,10 @@ def test_documents_are_stored_once_by_sha256_across_items_and_projects(db, examp
         cases.append(json.dumps(other))
     (folder / "copies.reviews.jsonl").write_text("\n".join(cases) + "\n", encoding="utf-8")
 
-    first = import_file(actor=None, project=one, path=examples / "statement-0912.review.json")
+    first = file_import(actor=None, project=one, path=examples / "statement-0912.review.json")
     assert first.counts["documents"] == 1
-    second = import_file(actor=None, project=one, path=folder / "copies.reviews.jsonl")
-    third = import_file(actor=None, project=two, path=examples / "review-bundle.zip")
+    second = file_import(actor=None, project=one, path=folder / "copies.reviews.jsonl")
+    third = file_import(actor=None, project=two, path=examples / "review-bundle.zip")
     assert second.counts["items_created"] == 3 and third.counts["items_created"] == 2
     assert second.counts.get("documents", 0) == 0  # the statement was known already
     assert third.counts["documents"] == 1  # only the ticket PNG is new
@@ -271,7 +271,7 @@ def test_documents_are_stored_once_by_sha256_across_items_and_projects(db, examp
 
 def test_the_demo_reviews_import_with_their_evidence(project, tmp_path):
     path = write_demo_reviews(tmp_path / "demo")
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     cases = demo_cases()
     assert report.counts["items_created"] == len(cases)
     assert report.counts["questions"] == sum(len(c["review_items"]) for c in cases)
@@ -354,7 +354,7 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
         bundle.writestr("zz-last.json", json.dumps(case))
     rows = row_counts()
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=target)
+        file_import(actor=None, project=project, path=target)
     error = failure.value.error
     assert (error.file, error.record, error.path) == (
         "partial.zip/zz-last.json",
@@ -370,11 +370,11 @@ def test_import_file_error_is_not_half_applied_in_a_zip(project, examples, tmp_p
 
 def test_reimport_with_other_evidence_is_refused_and_changes_nothing(project, examples):
     path = examples / "statement-0912.review.json"
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     rows, files = row_counts(), media_files()
     (examples / "statement-0912.pdf").write_bytes(demo_evidence.statement_pdf())  # a real PDF
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=path)
+        file_import(actor=None, project=project, path=path)
     error = failure.value.error
     assert (error.record, error.path) == ('case "statement-0912"', "$.sources[0].path")
     assert error.reason.startswith("case 'statement-0912' exists with other evidence")
@@ -387,12 +387,12 @@ def test_reimport_always_checks_the_evidence(project, examples, bad):
     from tests.bad_evidence import encrypted_pdf
 
     path = examples / "statement-0912.review.json"
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     rows = row_counts()
     data = b"just some text" if bad == "not-a-pdf" else encrypted_pdf()
     (examples / "statement-0912.pdf").write_bytes(data)
     with pytest.raises(ImportFailed) as failure:
-        import_file(actor=None, project=project, path=path)
+        file_import(actor=None, project=project, path=path)
     assert failure.value.error.path == "$.sources[0].path"
     assert "exists with other evidence" not in failure.value.error.reason  # checked first
     assert row_counts() == rows

@@ -36,11 +36,11 @@ from reviews.models import (
     Resolution,
 )
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approve
-from reviews.services.assignment import claim_next
-from reviews.services.exports import export_files
-from reviews.services.imports import ImportFailed, import_file
-from reviews.services.resolution import adjudicate
+from reviews.services.approval import approval_record
+from reviews.services.assignment import assignment_claim_next
+from reviews.services.exports import files_export
+from reviews.services.imports import ImportFailed, file_import
+from reviews.services.resolution import adjudication_record
 from tests.factories import PASSWORD, ProjectFactory, member
 
 CASE = "statement-rt-001"
@@ -67,7 +67,7 @@ def _bundle(folder: Path) -> Path:
 
 def _answer(rater, project, answers: dict[str, str]) -> None:
     """`rater` claims the item, picks the candidate with the given value per path, submits."""
-    assignment = claim_next(rater=rater, project=project)
+    assignment = assignment_claim_next(rater=rater, project=project)
     assert assignment is not None and assignment.item.external_id == CASE
     for question in assignment.item.questions.all():
         chosen = question.candidates.get(value=answers[question.key])
@@ -88,7 +88,7 @@ def approved(project, tmp_path):
     first, second = member(project, "rater"), member(project, "rater")
     adjudicator, approver = member(project, "adjudicator"), member(project, "approver")
 
-    report = import_file(actor=admin, project=project, path=_bundle(tmp_path))
+    report = file_import(actor=admin, project=project, path=_bundle(tmp_path))
     assert report.format == "review"
     assert (report.counts["items_created"], report.counts["questions"]) == (1, 2)
     item = Item.objects.get(project=project, external_id=CASE)
@@ -104,7 +104,7 @@ def approved(project, tmp_path):
     assert balance.status == QuestionStatus.ADJUDICATION  # they disagreed
     assert total.status == QuestionStatus.RESOLVED  # they agreed
     assert total.resolutions.get().method == Resolution.Method.UNANIMOUS
-    adjudicate(
+    adjudication_record(
         actor=adjudicator,
         question=balance,
         decision=Decision.SET,
@@ -114,7 +114,7 @@ def approved(project, tmp_path):
     item.refresh_from_db()
     assert item.status == ItemStatus.RESOLVED
 
-    approval = approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
+    approval = approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
     item.refresh_from_db()
     assert item.status == ItemStatus.APPROVED
     return item, approval
@@ -132,7 +132,7 @@ EXPECTED_ROWS = [
 def _export(project) -> dict[str, bytes]:
     files = {}
     for format in ("review", "reference", "csv"):
-        files.update(export_files(actor=None, project=project, format=format))
+        files.update(files_export(actor=None, project=project, format=format))
     return files
 
 
@@ -182,17 +182,17 @@ def test_exported_review_reimports_as_a_no_op_and_binds_its_project(project, app
     exported.write_bytes(files[exported.name])
     (folder / STATEMENT_FILE).write_bytes(demo_evidence.statement_pdf())
 
-    again = import_file(actor=None, project=project, path=exported)
+    again = file_import(actor=None, project=project, path=exported)
     assert again.counts.get("ground_truth", 0) == 0 and again.counts["items_unchanged"] == 1
     assert Approval.objects.filter(item=item).count() == 1
 
     fresh = ProjectFactory()
     with pytest.raises(ImportFailed, match=f"signed for project '{project.slug}'") as refused:
-        import_file(actor=None, project=fresh, path=exported)
+        file_import(actor=None, project=fresh, path=exported)
     assert "--as-generated" in str(refused.value)
     assert not Item.objects.filter(project=fresh).exists()
 
-    report = import_file(actor=None, project=fresh, path=exported, options={"as_generated": True})
+    report = file_import(actor=None, project=fresh, path=exported, options={"as_generated": True})
     assert report.counts.get("ground_truth", 0) == 0
     copy = Item.objects.get(project=fresh, external_id=CASE)
     assert not Approval.objects.filter(item=copy).exists()
@@ -249,7 +249,7 @@ def _edit_one_character(text: str, old: str, new: str) -> str:
     ids=["review-adjudicated-value", "review-consensus-value", "reference-row-value"],
 )
 def test_one_edited_character_fails_verification(project, approved, tmp_path, kind, old, new, path):
-    files = export_files(actor=None, project=project, format=kind)
+    files = files_export(actor=None, project=project, format=kind)
     target = tmp_path / f"{CASE}.{kind}.json"
     target.write_text(
         _edit_one_character(files[target.name].decode("utf-8"), old, new), encoding="utf-8"

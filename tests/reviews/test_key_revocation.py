@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from reviews.models import KeyRevocation, Role
 from reviews.services.approved_imports import KeyRefused, trusted_key_register
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from tests.factories import ProjectFactory, member
 from tests.reviews.test_trust_chain import ROWS, _counts, _signed_file
 
@@ -31,7 +31,7 @@ def test_a_revoked_key_signs_nothing_more(tmp_path):
     admin = member(project, Role.ADMIN, Role.APPROVER, username="boss")
     key = trusted_key_register(actor=admin, project=project, pem=_pem(partner))
     first = _signed_file(tmp_path, partner, project="ledger", case_id="c1", version=1, rows=ROWS)
-    assert import_file(actor=None, project=project, path=first).counts["ground_truth"] == 1
+    assert file_import(actor=None, project=project, path=first).counts["ground_truth"] == 1
 
     with pytest.raises(CommandError, match="not an admin"):
         call_command(
@@ -47,7 +47,7 @@ def test_a_revoked_key_signs_nothing_more(tmp_path):
     for path in (later, fresh):
         before = _counts()
         with pytest.raises(ImportFailed, match=f"key {key.key_id}, which this project revoked"):
-            import_file(actor=None, project=project, path=path)
+            file_import(actor=None, project=project, path=path)
         assert _counts() == before
     with pytest.raises(KeyRefused, match="was revoked"):
         trusted_key_register(actor=admin, project=project, pem=_pem(partner))

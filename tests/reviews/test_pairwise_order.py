@@ -5,7 +5,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from reviews.models import Assignment, Question, QuestionKind, Role
-from reviews.services.assignment import claim_next, pairwise_order
+from reviews.services.assignment import assignment_claim_next, pairwise_order
 from tests.factories import ItemFactory, member
 
 
@@ -25,7 +25,7 @@ def test_opening_a_pairwise_item_writes_nothing(client, project):
         options={"A": "first answer", "B": "second answer"},
     )
     rater = member(project, Role.RATER)
-    assignment = claim_next(rater=rater, project=project)
+    assignment = assignment_claim_next(rater=rater, project=project)
     client.force_login(rater)
     url = reverse("review_item", args=[project.slug, item.pk])
     client.get(url)  # the first visit writes the session

@@ -15,9 +15,9 @@ from reviews.models import (
     RaterQualitySetting,
     Role,
 )
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 from reviews.services.rater_quality import GoldError, gold_mark, rater_alerts, rater_quality
-from reviews.services.resolution import adjudicate
+from reviews.services.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def disputed_item(project, review_item, rate, raters, rita, raj, **kwargs):
 
 def settle(project, item, value):
     """An adjudicator sets the disputed total to `value`."""
-    adjudicate(
+    adjudication_record(
         actor=member(project, Role.ADJUDICATOR),
         question=item.questions.get(),
         decision=Decision.SET,
@@ -68,7 +68,9 @@ def answer_gold(rate, rater, item, total):
 def test_gold_scores_blind_answers_against_ground_truth(project, review_item, rate, raters, admin):
     item = disputed_item(project, review_item, rate, raters, "1200", "1290")
     settle(project, item, "1,200.00")
-    approve(actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True)
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
     mark = gold_mark(actor=admin, item=item)
     assert mark.source == "ground truth v2"
     assert mark.answers["$.total"] == {"decision": "set", "value": "1,200.00"}

@@ -18,11 +18,11 @@ from reviews.formats.canonical import canonical_rows
 from reviews.formats.signed import payload_bytes
 from reviews.models import Approval, Event, Item, Reference, Resolution, Role, TrustedKey
 from reviews.services import signing
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 from reviews.services.approved_imports import KeyRefused, trusted_key_register
-from reviews.services.exports import export_files
-from reviews.services.imports import ImportFailed, import_file
-from reviews.services.resolution import adjudicate
+from reviews.services.exports import files_export
+from reviews.services.imports import ImportFailed, file_import
+from reviews.services.resolution import adjudication_record
 from tests.factories import PASSWORD, MembershipFactory, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -66,8 +66,8 @@ def corrected(project, review_item, rate):
     rate(first, item, {"$.total": "1,200.00"})
     rate(second, item, {"$.total": "1,200.00"})
     approver = member(project, Role.APPROVER, username="appy")
-    approve(actor=approver, item=item, password=PASSWORD, confirmed=True)
-    adjudicate(
+    approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
+    adjudication_record(
         actor=member(project, Role.ADJUDICATOR, username="ada"),
         question=item.questions.get(key="$.total"),
         decision="set",
@@ -75,13 +75,15 @@ def corrected(project, review_item, rate):
         reason="Page 2 shows 1,290.00",
     )
     item.refresh_from_db()
-    approve(actor=approver, item=item, password=PASSWORD, confirmed=True, correction_reason="typo")
+    approval_record(
+        actor=approver, item=item, password=PASSWORD, confirmed=True, correction_reason="typo"
+    )
     return item
 
 
 def _export_all(project, folder):
     for format in ("review", "reference", "csv"):
-        for name, content in export_files(actor=None, project=project, format=format).items():
+        for name, content in files_export(actor=None, project=project, format=format).items():
             (folder / name).write_bytes(content)
     return folder
 
@@ -248,7 +250,7 @@ def test_an_untrusted_key_is_refused_then_trusted_once_registered(tmp_path):
     path = _signed_file(tmp_path, other_site, project="ledger", case_id="c1", version=2, rows=ROWS)
     before = _counts()
     with pytest.raises(ImportFailed, match="which this project does not trust"):
-        import_file(actor=None, project=project, path=path)
+        file_import(actor=None, project=project, path=path)
     assert _counts() == before
 
     from cryptography.hazmat.primitives import serialization
@@ -268,18 +270,18 @@ def test_an_untrusted_key_is_refused_then_trusted_once_registered(tmp_path):
     key = TrustedKey.objects.get(project=project)
     assert key.registered_by == admin and key.registered_at is not None
 
-    report = import_file(actor=None, project=project, path=path)
+    report = file_import(actor=None, project=project, path=path)
     assert report.counts["ground_truth"] == 1
     item = Item.objects.get(project=project, external_id="c1")
     event = Event.objects.get(item=item, kind="approval_imported")
     assert key.key_id in event.data["signer"] and "registered by boss" in event.data["signer"]
 
     # The same file again: nothing new. An older version: a rollback, refused.
-    assert import_file(actor=None, project=project, path=path).counts.get("ground_truth", 0) == 0
+    assert file_import(actor=None, project=project, path=path).counts.get("ground_truth", 0) == 0
     old = _signed_file(tmp_path, other_site, project="ledger", case_id="c1", version=1, rows=ROWS)
     before = _counts()
     with pytest.raises(ImportFailed, match="roll the approval back"):
-        import_file(actor=None, project=project, path=old)
+        file_import(actor=None, project=project, path=old)
     assert _counts() == before
     with pytest.raises(KeyRefused, match="already trusted"):
         trusted_key_register(actor=admin, project=project, pem=pem.decode())
@@ -309,12 +311,12 @@ def test_forged_moved_and_other_project_files_are_refused_and_change_nothing(tmp
     for name, (data, message) in cases.items():
         (tmp_path / name).write_text(json.dumps(data))
         with pytest.raises(ImportFailed, match=message):
-            import_file(actor=None, project=project, path=tmp_path / name)
+            file_import(actor=None, project=project, path=tmp_path / name)
     with pytest.raises(ImportFailed, match="signed for project 'other'"):
-        import_file(actor=None, project=project, path=elsewhere)
+        file_import(actor=None, project=project, path=elsewhere)
     assert _counts() == before
 
-    report = import_file(
+    report = file_import(
         actor=None, project=project, path=tmp_path / "moved.json", options={"as_generated": True}
     )
     item = Item.objects.get(project=project, external_id="c2")
@@ -355,7 +357,7 @@ def test_the_documented_example_verifies_an_export_and_catches_an_edit(
     pem.write_bytes(signing.public_key_pem())
     name = f"{CASE}.reference.json"
     export = tmp_path / name
-    export.write_bytes(export_files(actor=None, project=project, format="reference")[name])
+    export.write_bytes(files_export(actor=None, project=project, format="reference")[name])
 
     done = _run(script, export, pem)
     assert done.returncode == 0, done.stderr
@@ -453,7 +455,7 @@ def test_a_local_correction_after_an_imported_approval_is_newer_than_it(tmp_path
     path = _signed_file(
         tmp_path, load_or_create_private_key(), project="ledger", case_id="c1", version=9, rows=ROWS
     )
-    import_file(actor=None, project=project, path=path)
+    file_import(actor=None, project=project, path=path)
     item = Item.objects.get(project=project, external_id="c1")
     fixed = [{"path": "$.total", "expected_value": "1,290.00"}]
     approval = approval_sign(

@@ -16,8 +16,8 @@ from reviews.models import (
     Role,
 )
 from reviews.services import signing
-from reviews.services.approval import ApprovalRefused, approval_blockers, approve
-from reviews.services.resolution import adjudicate
+from reviews.services.approval import ApprovalRefused, approval_blockers, approval_record
+from reviews.services.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +52,9 @@ def _refused(item, actor, message, **kwargs):
     item.refresh_from_db()
     before = (_written(), item.status)
     with pytest.raises(ApprovalRefused, match=message):
-        approve(actor=actor, item=item, **{"password": PASSWORD, "confirmed": True, **kwargs})
+        approval_record(
+            actor=actor, item=item, **{"password": PASSWORD, "confirmed": True, **kwargs}
+        )
     item.refresh_from_db()
     assert (_written(), item.status) == before, "a refused approval wrote something"
 
@@ -99,20 +101,20 @@ def test_without_separation_of_duties_the_sole_rater_may_approve(project, review
     item = review_item(project)
     solo = member(project, Role.RATER, Role.APPROVER)
     rate(solo, item, {"$.total": "1200"})
-    approval = approve(actor=solo, item=item, password=PASSWORD, confirmed=True)
+    approval = approval_record(actor=solo, item=item, password=PASSWORD, confirmed=True)
     assert approval.approver == solo
 
 
 def test_one_of_two_raters_may_approve(resolved, raters, project):
     member(project, Role.APPROVER, username=raters[0].username)
-    assert approve(actor=raters[0], item=resolved, password=PASSWORD, confirmed=True)
+    assert approval_record(actor=raters[0], item=resolved, password=PASSWORD, confirmed=True)
 
 
 def test_approval_writes_a_new_ground_truth_version_beside_the_generated_one(resolved, approver):
     generated = Reference.objects.get(item=resolved, authority=Authority.GENERATED)
     generated_before = (generated.sha256, generated.rows, generated.version)
 
-    approval = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    approval = approval_record(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
 
     truth = approval.reference
     assert truth.authority == Authority.GROUND_TRUTH
@@ -139,7 +141,7 @@ def test_approval_writes_a_new_ground_truth_version_beside_the_generated_one(res
 def test_the_signature_verifies_with_the_public_key_and_binds_case_and_rows(
     resolved, approver, project
 ):
-    approval = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    approval = approval_record(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
     signed = approval.signed
     assert signed == {
         "format": 2,
@@ -173,15 +175,15 @@ def test_the_signature_verifies_with_the_public_key_and_binds_case_and_rows(
 
 
 def test_an_approved_item_cannot_be_approved_again(resolved, approver, project):
-    approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    approval_record(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
     _refused(resolved, member(project, Role.APPROVER), "approved already")
 
 
 @pytest.fixture
 def corrected(resolved, approver, project):
     """Approved once, then an adjudicator corrects $.total: the item waits for re-approval."""
-    first = approve(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
-    adjudicate(
+    first = approval_record(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
+    adjudication_record(
         actor=member(project, Role.ADJUDICATOR),
         question=resolved.questions.get(),
         decision=Decision.SET,
@@ -202,7 +204,7 @@ def test_a_correction_supersedes_the_previous_ground_truth_which_stays_readable(
 ):
     old = corrected.reference
     old_rows, old_sha = old.rows, old.sha256
-    second = approve(
+    second = approval_record(
         actor=approver,
         item=resolved,
         password=PASSWORD,

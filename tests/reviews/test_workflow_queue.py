@@ -20,11 +20,11 @@ from reviews.services.answers import assignment_submit
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
-    claim_next,
-    expire_leases,
+    assignment_claim_next,
+    assignment_skip,
     item_trail,
+    leases_expire,
     queue_summary,
-    skip,
 )
 from reviews.services.batches import batch_create, rater_progress
 from tests.factories import ItemFactory, member
@@ -55,7 +55,7 @@ def test_an_item_goes_to_as_many_raters_as_its_overlap_and_no_more(project, rate
     project.overlap = 2
     project.save()
     only = ItemFactory(project=project)
-    claims = [claim_next(rater=r, project=project) for r in raters]
+    claims = [assignment_claim_next(rater=r, project=project) for r in raters]
     assert [c.item_id if c else None for c in claims] == [only.pk, only.pk, None, None]
     assert _holding(only) == 2
 
@@ -64,13 +64,13 @@ def test_an_items_own_overlap_overrides_the_projects(project, raters):
     project.overlap = 1
     project.save()
     wide = ItemFactory(project=project, overlap=3)
-    claims = [claim_next(rater=r, project=project) for r in raters]
+    claims = [assignment_claim_next(rater=r, project=project) for r in raters]
     assert [c.item_id if c else None for c in claims] == [wide.pk, wide.pk, wide.pk, None]
 
 
 def test_claiming_again_returns_the_item_in_progress(project, items, raters):
-    first = claim_next(rater=raters[0], project=project)
-    again = claim_next(rater=raters[0], project=project)
+    first = assignment_claim_next(rater=raters[0], project=project)
+    again = assignment_claim_next(rater=raters[0], project=project)
     assert again.pk == first.pk
     assert Assignment.objects.filter(rater=raters[0]).count() == 1
 
@@ -78,34 +78,34 @@ def test_claiming_again_returns_the_item_in_progress(project, items, raters):
 def test_a_submitted_item_is_never_offered_to_the_same_rater_again(project, items, raters):
     project.overlap = 2
     project.save()
-    first = claim_next(rater=raters[0], project=project)
+    first = assignment_claim_next(rater=raters[0], project=project)
     _submit(first)
-    following = claim_next(rater=raters[0], project=project)
+    following = assignment_claim_next(rater=raters[0], project=project)
     assert following.item_id != first.item_id
     assert Item.objects.get(pk=first.item_id).status == ItemStatus.OPEN  # still needs a rater
 
 
 def test_a_skipped_item_is_never_offered_to_the_same_rater_again(project, raters):
     only = ItemFactory(project=project)
-    assignment = claim_next(rater=raters[0], project=project)
-    skip(rater=raters[0], assignment=assignment, reason="unreadable scan")
-    assert claim_next(rater=raters[0], project=project) is None
+    assignment = assignment_claim_next(rater=raters[0], project=project)
+    assignment_skip(rater=raters[0], assignment=assignment, reason="unreadable scan")
+    assert assignment_claim_next(rater=raters[0], project=project) is None
     # ... but its place is free again for someone else.
-    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+    assert assignment_claim_next(rater=raters[1], project=project).item_id == only.pk
 
 
 def test_skip_needs_a_reason(project, items, raters):
-    assignment = claim_next(rater=raters[0], project=project)
+    assignment = assignment_claim_next(rater=raters[0], project=project)
     with pytest.raises(QueueError, match="why"):
-        skip(rater=raters[0], assignment=assignment, reason="   ")
+        assignment_skip(rater=raters[0], assignment=assignment, reason="   ")
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.ACTIVE and not assignment.skip_reason
 
 
 def test_only_the_holder_can_skip(project, items, raters):
-    assignment = claim_next(rater=raters[0], project=project)
+    assignment = assignment_claim_next(rater=raters[0], project=project)
     with pytest.raises(QueueError):
-        skip(rater=raters[1], assignment=assignment, reason="not mine")
+        assignment_skip(rater=raters[1], assignment=assignment, reason="not mine")
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.ACTIVE
 
@@ -114,31 +114,31 @@ def test_an_expired_lease_returns_the_item_to_the_pool(project, raters):
     project.overlap = 1
     project.save()
     only = ItemFactory(project=project)
-    held = claim_next(rater=raters[0], project=project)
-    assert claim_next(rater=raters[1], project=project) is None
+    held = assignment_claim_next(rater=raters[0], project=project)
+    assert assignment_claim_next(rater=raters[1], project=project) is None
     later = timezone.now() + timedelta(minutes=project.lease_minutes + 1)
-    assert expire_leases(project=project, now=later) == 1
+    assert leases_expire(project=project, now=later) == 1
     held.refresh_from_db()
     assert held.status == AssignmentStatus.EXPIRED
     assert active_assignment(rater=raters[0], item=only) is None
-    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+    assert assignment_claim_next(rater=raters[1], project=project).item_id == only.pk
 
 
 def test_claim_next_expires_overdue_leases_itself(project, raters):
     project.overlap = 1
     project.save()
     only = ItemFactory(project=project)
-    held = claim_next(rater=raters[0], project=project)
+    held = assignment_claim_next(rater=raters[0], project=project)
     Assignment.objects.filter(pk=held.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
-    assert claim_next(rater=raters[1], project=project).item_id == only.pk
+    assert assignment_claim_next(rater=raters[1], project=project).item_id == only.pk
     held.refresh_from_db()
     assert held.status == AssignmentStatus.EXPIRED
 
 
 def test_an_open_page_renews_the_lease(project, items, raters):
-    held = claim_next(rater=raters[0], project=project)
+    held = assignment_claim_next(rater=raters[0], project=project)
     Assignment.objects.filter(pk=held.pk).update(
         lease_expires_at=timezone.now() + timedelta(minutes=1)
     )
@@ -147,7 +147,7 @@ def test_an_open_page_renews_the_lease(project, items, raters):
 
 
 def test_a_fresh_lease_is_not_rewritten_on_every_request(project, items, raters):
-    held = claim_next(rater=raters[0], project=project)
+    held = assignment_claim_next(rater=raters[0], project=project)
     again = active_assignment(rater=raters[0], item=held.item)
     assert again.lease_expires_at == held.lease_expires_at  # autosaves cost no extra write
 
@@ -165,17 +165,17 @@ def test_pre_assigned_items_come_before_the_pool(project, items, raters):
     )
     pinned = Assignment.objects.get(rater=raters[0])
     assert pinned.status == AssignmentStatus.ASSIGNED
-    claimed = claim_next(rater=raters[0], project=project)
+    claimed = assignment_claim_next(rater=raters[0], project=project)
     assert claimed.pk == pinned.pk and claimed.status == AssignmentStatus.ACTIVE
     assert claimed.opened_at is not None and claimed.lease_expires_at is not None
 
 
 def test_the_item_in_progress_comes_before_newly_pre_assigned_ones(project, items, raters):
-    current = claim_next(rater=raters[0], project=project)
+    current = assignment_claim_next(rater=raters[0], project=project)
     batch_create(
         actor=None, project=project, name="more", raters=[raters[0]], selection="count", count=3
     )
-    assert claim_next(rater=raters[0], project=project).pk == current.pk
+    assert assignment_claim_next(rater=raters[0], project=project).pk == current.pk
     assert Assignment.objects.filter(rater=raters[0], status=AssignmentStatus.ACTIVE).count() == 1
 
 
@@ -186,7 +186,7 @@ def test_pre_assigned_places_count_against_the_overlap(project, raters):
     batch_create(
         actor=None, project=project, name="pair", raters=raters[:2], selection="count", count=1
     )
-    assert claim_next(rater=raters[2], project=project) is None
+    assert assignment_claim_next(rater=raters[2], project=project) is None
     assert _holding(only) == 2
 
 
@@ -209,7 +209,7 @@ def test_batch_never_over_assigns_an_item_raters_already_hold(project, raters):
     project.overlap = 2
     project.save()
     only = ItemFactory(project=project)
-    claim_next(rater=raters[0], project=project)
+    assignment_claim_next(rater=raters[0], project=project)
     batch_create(
         actor=None, project=project, name="b", raters=raters[1:], selection="count", count=1
     )
@@ -279,7 +279,7 @@ def test_a_batch_with_a_lower_overlap_strands_nothing(project, review_item, rate
     s1 = review_item(project, {"$.total": ["3", "4"]}, external_id="s1")
     rita = member(project, Role.RATER, username="rita")
     raj = member(project, Role.RATER, username="raj")
-    claimed = claim_next(rater=rita, project=project)
+    claimed = assignment_claim_next(rater=rita, project=project)
     assert claimed.item_id == s0.pk
     rate(rita, s0, {"$.total": "1"}, assignment=claimed)
     batch = batch_create(
@@ -299,20 +299,20 @@ def test_a_batch_with_a_lower_overlap_strands_nothing(project, review_item, rate
     assert batch.selection["kept_overlap"] == ["s0"]
     assert queue_summary(rater=raj)[0]["waiting"] == 2  # raj is told both are waiting
     for expected in (s0, s1):
-        held = claim_next(rater=raj, project=project)
+        held = assignment_claim_next(rater=raj, project=project)
         assert held.item_id == expected.pk
         rate(raj, expected, {"$.total": "1"}, assignment=held)
         expected.refresh_from_db()
         assert expected.status != ItemStatus.OPEN  # resolved (or sent to adjudication)
-    assert claim_next(rater=raj, project=project) is None
+    assert assignment_claim_next(rater=raj, project=project) is None
 
 
 def test_a_batch_leaves_out_items_none_of_its_raters_can_take(project, items, raters):
     project.overlap = 2
     project.save()
-    first = claim_next(rater=raters[0], project=project)
-    skipped = claim_next(rater=raters[1], project=project)
-    skip(rater=raters[1], assignment=skipped, reason="blurred")
+    first = assignment_claim_next(rater=raters[0], project=project)
+    skipped = assignment_claim_next(rater=raters[1], project=project)
+    assignment_skip(rater=raters[1], assignment=skipped, reason="blurred")
     assert {first.item_id, skipped.item_id} == {items[0].pk}
     batch = batch_create(
         actor=None, project=project, name="b", raters=raters[:2], selection="count", count=2
@@ -320,7 +320,7 @@ def test_a_batch_leaves_out_items_none_of_its_raters_can_take(project, items, ra
     # items[0] is held by one and skipped by the other: neither can take its free place.
     chosen = set(batch.assignments.values_list("item_id", flat=True))
     assert chosen == {items[1].pk, items[2].pk}
-    assert claim_next(rater=raters[2], project=project).item_id == items[0].pk
+    assert assignment_claim_next(rater=raters[2], project=project).item_id == items[0].pk
 
 
 def test_a_batch_overlap_needs_as_many_raters(project, items, raters):
@@ -342,16 +342,16 @@ def test_the_trail_places_an_item_in_the_raters_batch(project, items, raters, ra
     project.save()
     ada = raters[0]
     batch_create(actor=None, project=project, name="B", raters=[ada], selection="count", count=3)
-    first = claim_next(rater=ada, project=project)
+    first = assignment_claim_next(rater=ada, project=project)
     trail = item_trail(first)
     assert (trail.position, trail.total, trail.batch_name) == (1, 3, "B")
     assert (trail.previous_item_id, trail.next_item_id) == (None, None)  # the rest not opened
     rate(ada, first.item, {}, assignment=first)
-    second = claim_next(rater=ada, project=project)
+    second = assignment_claim_next(rater=ada, project=project)
     trail = item_trail(second)
     assert (trail.position, trail.total, trail.previous_item_id) == (2, 3, first.item_id)
     assert item_trail(Assignment.objects.get(pk=first.pk)).next_item_id == second.item_id
-    pulled = claim_next(rater=raters[1], project=project)  # outside batches: no total
+    pulled = assignment_claim_next(rater=raters[1], project=project)  # outside batches: no total
     assert (item_trail(pulled).position, item_trail(pulled).total) == (1, None)
 
 
@@ -386,13 +386,13 @@ def test_rater_progress_counts_each_state_and_the_median_time(project, items, ra
     batch_create(actor=None, project=project, name="b", raters=[bob], selection="count", count=1)
     now = timezone.now()
     for minutes in (2, 4, 9):
-        done = claim_next(rater=ada, project=project)
+        done = assignment_claim_next(rater=ada, project=project)
         _submit(done)
         Assignment.objects.filter(pk=done.pk).update(
             opened_at=now - timedelta(minutes=minutes), submitted_at=now
         )
-    skipped = claim_next(rater=ada, project=project)
-    skip(rater=ada, assignment=skipped, reason="blurred")
+    skipped = assignment_claim_next(rater=ada, project=project)
+    assignment_skip(rater=ada, assignment=skipped, reason="blurred")
     progress = {p.rater.username: p for p in rater_progress(project)}
     assert set(progress) == {r.username for r in raters}
     a = progress[ada.username]
@@ -405,7 +405,7 @@ def test_rater_progress_counts_each_state_and_the_median_time(project, items, ra
 def test_queue_summary_counts_what_waits_for_the_rater(project, items, raters):
     project.overlap = 1
     project.save()
-    claim_next(rater=raters[0], project=project)
+    assignment_claim_next(rater=raters[0], project=project)
     (summary,) = queue_summary(rater=raters[1])
     assert summary["project"] == project
     assert (summary["waiting"], summary["active"], summary["assigned"]) == (4, 0, 0)
@@ -417,11 +417,11 @@ def test_a_lapsed_lease_frees_its_place_and_the_item_still_resolves(project, rev
     item = review_item(project)
     first, lapsed, third = (member(project, Role.RATER, username=u) for u in ("a", "b", "c"))
     rate(first, item, {"$.total": "1200"})
-    stalled = claim_next(rater=lapsed, project=project)
+    stalled = assignment_claim_next(rater=lapsed, project=project)
     Assignment.objects.filter(pk=stalled.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
-    taken = claim_next(rater=third, project=project)
+    taken = assignment_claim_next(rater=third, project=project)
     assert taken.item_id == item.pk
     stalled.refresh_from_db()
     assert stalled.status == AssignmentStatus.EXPIRED
@@ -434,11 +434,11 @@ def test_the_raters_own_lapsed_claim_is_not_resumed_as_current(project, raters):
     project.overlap = 1
     project.save()
     first, second = ItemFactory(project=project), ItemFactory(project=project)
-    held = claim_next(rater=raters[0], project=project)
+    held = assignment_claim_next(rater=raters[0], project=project)
     Assignment.objects.filter(pk=held.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
-    again = claim_next(rater=raters[0], project=project)
+    again = assignment_claim_next(rater=raters[0], project=project)
     held.refresh_from_db()
     assert held.status == AssignmentStatus.EXPIRED
     assert again.pk != held.pk and again.status == AssignmentStatus.ACTIVE

@@ -12,8 +12,8 @@ from reviews.models import (
     Role,
 )
 from reviews.services.answers import AnswerInput
-from reviews.services.approval import approve
-from reviews.services.resolution import ResolutionError, adjudicate, current_resolution
+from reviews.services.approval import approval_record
+from reviews.services.resolution import ResolutionError, adjudication_record, current_resolution
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db
@@ -142,7 +142,7 @@ def disputed(project, review_item, rate, raters):
 def test_adjudication_requires_a_reason(project, disputed):
     adjudicator = member(project, Role.ADJUDICATOR)
     with pytest.raises(ResolutionError, match="reason"):
-        adjudicate(
+        adjudication_record(
             actor=adjudicator, question=disputed, decision=Decision.SET, value="1200", reason="   "
         )
     disputed.refresh_from_db()
@@ -166,7 +166,7 @@ def test_adjudication_refuses_a_decision_that_does_not_fit_the_question(
 ):
     adjudicator = member(project, Role.ADJUDICATOR)
     with pytest.raises(ResolutionError):
-        adjudicate(
+        adjudication_record(
             actor=adjudicator,
             question=disputed,
             decision=decision,
@@ -179,7 +179,7 @@ def test_adjudication_refuses_a_decision_that_does_not_fit_the_question(
 def test_adjudication_of_an_open_question_is_refused(project, review_item):
     question = review_item(project).questions.get()
     with pytest.raises(ResolutionError, match="not finished"):
-        adjudicate(
+        adjudication_record(
             actor=member(project, Role.ADJUDICATOR),
             question=question,
             decision=Decision.SET,
@@ -190,7 +190,7 @@ def test_adjudication_of_an_open_question_is_refused(project, review_item):
 
 def test_adjudication_records_who_decided_why_and_from_which_answers(project, disputed):
     adjudicator = member(project, Role.ADJUDICATOR, username="ada")
-    resolution = adjudicate(
+    resolution = adjudication_record(
         actor=adjudicator,
         question=disputed,
         decision=Decision.SET,
@@ -211,14 +211,14 @@ def test_adjudication_records_who_decided_why_and_from_which_answers(project, di
 def test_a_correction_after_approval_supersedes_and_reopens_for_approval(project, disputed):
     adjudicator = member(project, Role.ADJUDICATOR)
     approver = member(project, Role.APPROVER)
-    first = adjudicate(
+    first = adjudication_record(
         actor=adjudicator, question=disputed, decision=Decision.SET, value="1200", reason="page 3"
     )
-    approve(actor=approver, item=disputed.item, password=PASSWORD, confirmed=True)
+    approval_record(actor=approver, item=disputed.item, password=PASSWORD, confirmed=True)
     disputed.item.refresh_from_db()
     assert disputed.item.status == ItemStatus.APPROVED
 
-    second = adjudicate(
+    second = adjudication_record(
         actor=adjudicator,
         question=disputed,
         decision=Decision.OMIT,

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from judging.services.export_textflow import export_textflow
+from judging.services.export_textflow import textflow_export
 from reviews.management.lookups import project_or_error
 
 
@@ -15,6 +15,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, project, out: Path, **options):
         target = project_or_error(project)
-        data = export_textflow(project=target)
+        data = textflow_export(project=target)
         out.write_bytes(data)
         self.stdout.write(f"wrote {out} ({len(data):,} bytes)")

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.services.generation import GenerationError, generate_ground_truth
+from judging.services.generation import GenerationError, ground_truth_generate
 from reviews.evidence import EvidenceError
 from reviews.management.lookups import project_or_error
 from reviews.services.imports import ImportFailed
@@ -41,7 +41,7 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"{missing[0]}: no such file")
         try:
-            result = generate_ground_truth(
+            result = ground_truth_generate(
                 project=project,
                 paths=[Path(p) for p in o["paths"]],
                 fields=fields,

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.services.scoring import score_predictions
+from judging.services.scoring import predictions_score
 from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
 from reviews.management.lookups import project_or_error
@@ -31,7 +31,7 @@ class Command(BaseCommand):
         target = project_or_error(project)
         try:
             with path.open("rb") as stream:
-                run = score_predictions(
+                run = predictions_score(
                     actor=None,
                     project=target,
                     stream=stream,

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judging.services import panels
 from judging.services.criteria import latest_criterion
-from judging.services.send_to_humans import CHOSEN, SendError, send_to_humans
+from judging.services.send_to_humans import CHOSEN, SendError, items_send_to_humans
 from judging.services.splits import SplitError
 from reviews.management.lookups import project_or_error, refusals
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
         if inconsistent_pairs:
             selection, item_ids = CHOSEN, panels.inconsistent_pairs(criterion=found)
         with refusals(SendError, SplitError):
-            result = send_to_humans(
+            result = items_send_to_humans(
                 actor=None,
                 project=target,
                 criterion=found,

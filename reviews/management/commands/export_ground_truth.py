@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from reviews.management.lookups import project_or_error
-from reviews.services.exports import EXPORT_FORMATS, export_files
+from reviews.services.exports import EXPORT_FORMATS, files_export
 
 
 class Command(BaseCommand):
@@ -16,7 +16,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, project, format, out: Path, **options):
         target = project_or_error(project)
-        files = export_files(actor=None, project=target, format=format)
+        files = files_export(actor=None, project=target, format=format)
         out.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
             (out / name).write_bytes(content)

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from reviews.management.lookups import project_or_error
 from reviews.services.import_questions import split_requests
-from reviews.services.imports import ImportFailed, import_file, import_formats
+from reviews.services.imports import ImportFailed, file_import, import_formats
 
 
 class Command(BaseCommand):
@@ -81,7 +81,7 @@ class Command(BaseCommand):
             "questions": split_requests(questions),
         }
         try:
-            report = import_file(
+            report = file_import(
                 actor=None,
                 project=target,
                 path=path,

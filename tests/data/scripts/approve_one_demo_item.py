@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, Decision, Item
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approve
+from reviews.services.approval import approval_record
 
 users = {
     u.username: u for u in get_user_model().objects.filter(username__in=["rita", "raj", "april"])
@@ -35,5 +35,5 @@ for name in ("rita", "raj"):
             expected_seq=0,
         )
     assignment_submit(actor=users[name], assignment=assignment)
-approve(actor=users["april"], item=item, password="april-demo-2026", confirmed=True)
+approval_record(actor=users["april"], item=item, password="april-demo-2026", confirmed=True)
 print("approved", item)
