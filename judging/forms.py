@@ -148,3 +148,19 @@ class SendToHumansForm(forms.Form):
         if criterion is None:
             raise forms.ValidationError(f"this project has no criterion {name!r}.")
         return criterion
+
+
+class DisagreementFilterForm(forms.Form):
+    """The disagreement list's filters (each optional) and the HOLD's failing criteria first."""
+
+    criterion = forms.CharField(required=False)
+    judge = forms.CharField(required=False)
+    slice = forms.CharField(required=False)
+    pair = forms.CharField(required=False)
+    lead = forms.CharField(required=False, help_text="comma-separated criterion names")
+
+    def filters(self) -> dict:
+        data = getattr(self, "cleaned_data", {})
+        filters = {k: data.get(k, "") for k in ("criterion", "judge", "slice", "pair")}
+        lead = [name for name in data.get("lead", "").split(",") if name]
+        return {"filters": filters, "lead": lead}

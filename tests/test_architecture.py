@@ -153,6 +153,16 @@ def test_no_import_cycles():
             lambda m: "views" in m or m[-1] == "tasks" or "api" in m,
         ),
         (
+            "selectors and presenters import no views, api or tasks",
+            lambda m: m[-1].startswith("selectors") or m[-1] == "presenters",
+            lambda m: "views" in m or m[-1] == "tasks" or "api" in m,
+        ),
+        (
+            "presenters read no database (they shape figures a view already has)",
+            lambda m: m[-1] == "presenters",
+            lambda m: "models" in m or m[-1].startswith(("models_", "selectors")),
+        ),
+        (
             "models import no services, views or tasks",
             lambda m: "models" in m,
             lambda m: any(part in ("services", "views", "api", "tasks") for part in m),

@@ -12,10 +12,10 @@ from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_safe
 
 from judging import charts
+from judging.presenters import NoSuchCriterion, find_criterion
+from judging.selectors import failure_counts
 from judging.services.agreement_markdown import render_markdown
-from judging.services.failures import current_tags, failure_summary
-from judging.views.dashboard import _criterion, snapshot_context
-from judging.views.disagreements import _rows
+from judging.views.dashboard import snapshot_context
 from reviews.evidence import svg_to_png
 from reviews.formats.reference import formula_like
 
@@ -75,10 +75,7 @@ def dashboard_report(request, slug, fmt):
     payload = context["payload"]
     if not payload:
         raise Http404("No figures computed yet.")
-    rows, slices_of = _rows(context["project"], payload)
-    report = dashboard_report_data(
-        payload, failure_summary(rows, current_tags(context["project"]), slices_of)
-    )
+    report = dashboard_report_data(payload, failure_counts(context["project"], payload)[0])
     name = f"{context['project'].slug}-agreement"
     if fmt == "json":
         body, content_type = json.dumps(report, indent=2, ensure_ascii=False), "application/json"
@@ -124,7 +121,10 @@ def dashboard_chart(request, slug, kind, name, fmt):
     context = snapshot_context(request, slug, what=f"chart {kind} {name}")
     if not context["payload"]:
         raise Http404("No figures computed yet.")
-    criterion = _criterion(context["payload"], name, request.GET.get("version"))
+    try:
+        criterion = find_criterion(context["payload"], name, request.GET.get("version"))
+    except NoSuchCriterion:
+        raise Http404("No such criterion.") from None
     judge = request.GET.get("judge", "")
     svg, data = _chart(kind, criterion, judge)
     filename = f"{slug}-{name}-{kind}-{judge}.{fmt}"

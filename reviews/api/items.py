@@ -9,7 +9,6 @@ import re
 import tempfile
 from pathlib import Path
 
-from django.db.models import Count
 from django.http import Http404, HttpRequest
 from ninja import Router, Status
 
@@ -18,7 +17,8 @@ from reviews.api.errors import ErrorOut, RecordError
 from reviews.api.schemas import ImportReportOut, ItemOut, ItemsBatchIn
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError, join_path
-from reviews.models import Answer, Assignment, Authority, Item, Reference, Role
+from reviews.models import Role
+from reviews.selectors_status import item_status
 from reviews.services.imports import ImportFailed, file_import
 
 router = Router(tags=["items"])
@@ -113,55 +113,7 @@ def item_detail(request: HttpRequest, slug: str, external_id: str):
     Never anyone's answers or judge verdicts; answer and assignment counts only for
     adjudicators, approvers and admins (a rater sees statuses)."""
     access = project_for_user(request.auth, slug)
-    item = Item.objects.filter(project=access.project, external_id=external_id).first()
-    if item is None:
+    status = item_status(access, external_id)
+    if status is None:
         raise Http404("No such item.")
-    sees_counts = access.has(Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER)
-    answered = {}
-    assignments = None
-    if sees_counts:
-        answered = dict(
-            Answer.objects.filter(question__item=item)
-            .exclude(assignment__gold=True)  # gold checks are not the item's answers
-            .values_list("question_id")
-            .annotate(n=Count("rater_id", distinct=True))
-        )
-        assignments = dict(
-            Assignment.objects.filter(item=item, gold=False)
-            .values_list("status")
-            .annotate(n=Count("id"))
-        )
-    questions = [
-        {
-            "kind": q.kind,
-            "key": q.key,
-            "status": q.status,
-            "answers": answered.get(q.pk, 0) if sees_counts else None,
-        }
-        for q in item.questions.order_by("position", "id")
-    ]
-    truth = (
-        Reference.objects.filter(item=item, authority=Authority.GROUND_TRUTH)
-        .select_related("approval")
-        .order_by("-version")
-        .first()
-    )
-    ground_truth = None
-    if truth is not None:
-        approval = getattr(truth, "approval", None)
-        ground_truth = {
-            "version": truth.version,
-            "sha256": truth.sha256,
-            "approved_at": approval.approved_at if approval else None,
-        }
-    return {
-        "external_id": item.external_id,
-        "title": item.title,
-        "status": item.status,
-        "slices": sorted(item.slices.values_list("name", flat=True)),
-        "questions": questions,
-        "assignments": assignments,
-        "ground_truth": ground_truth,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
-    }
+    return status

@@ -19,10 +19,10 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from judging.models import DashboardSnapshot, FailureTag, SplitDraw
+from judging.selectors import led_by
 from judging.services.dashboard import dashboard_refresh, latest_snapshot
 from judging.services.failures import buckets_for
 from judging.services.splits import split_draw
-from judging.views.disagreements import led_by
 from reviews.models import Item, Question, Role, Slice
 from reviews.services.imports import file_import
 from tests.factories import ItemFactory, ProjectFactory, member

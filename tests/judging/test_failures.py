@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from judging.models import DEFAULT_FAILURE_BUCKETS, FailureBucket, FailureTag
+from judging.selectors import disagreement_rows
 from judging.services.dashboard import dashboard_refresh
 from judging.services.failures import buckets_for, current_tags, failure_summary, failure_tag
-from judging.views.disagreements import _rows
 from reviews.models import AppendOnlyError, Item, Role, Slice
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.judging.test_dashboard_views import small_project
@@ -197,7 +197,7 @@ def test_failure_page_and_markdown_report_show_representative_items(
 ):
     small_project(project, tmp_path)
     snapshot = dashboard_refresh(project=project)
-    rows, _ = _rows(project, snapshot.payload)
+    rows, _ = disagreement_rows(project, snapshot.payload)
     gpt_rows = [r for r in rows if r["judge"] == GPT]
     assert len(gpt_rows) >= 4  # the small project's gpt-4o is wrong on 8 items
     tagged = gpt_rows[:3]  # at least one stays untagged

@@ -1,0 +1,114 @@
+"""Charts for the dashboard pages, built from a snapshot's figures (no database here).
+
+The views pick the snapshot and render; what each chart shows, and in which order, is here.
+"""
+
+from __future__ import annotations
+
+from judging import charts
+from judging.charts import trusted_svg
+
+KAPPA_FLOOR = -0.2  # the kappa axis starts here: values below mean worse than chance anyway
+
+
+class NoSuchCriterion(LookupError):
+    pass
+
+
+def find_criterion(payload: dict, name: str, version: str | None) -> dict:
+    """The latest version of `name` in the snapshot (or the `version` asked for)."""
+    matches = [c for c in payload["criteria"] if c["name"] == name]
+    if version:
+        matches = [c for c in matches if c["version"] == version]
+    latest = [c for c in matches if c["latest"]] or matches
+    if not latest:
+        raise NoSuchCriterion(name)
+    return latest[-1]
+
+
+def _kappa_svg(row: dict, threshold, title: str):
+    kappa = row.get("cohen_kappa") or {}
+    return trusted_svg(
+        charts.interval_svg(
+            kappa.get("value"), kappa.get("ci"), threshold=threshold, lo=KAPPA_FLOOR, title=title
+        )
+    )
+
+
+def with_kappa_charts(criterion: dict) -> dict:
+    """Each judge's row of `criterion` gets its Cohen's kappa interval chart (`kappa_svg`)."""
+    threshold = criterion.get("gate", {}).get("min_lower")
+    for row in criterion["rows"]:
+        title = f"{criterion['name']}, {row['judge']}: Cohen's kappa"
+        row["kappa_svg"] = _kappa_svg(row, threshold, title)
+    return criterion
+
+
+def dashboard_charts(payload: dict | None) -> dict | None:
+    for criterion in (payload or {}).get("criteria", []):
+        with_kappa_charts(criterion)
+    return payload
+
+
+def _lower_bound(row: dict) -> tuple[bool, float]:
+    """Worst first: undefined or missing intervals before any number; slices with no items
+    (n = 0: nothing to judge) last."""
+    ci = (row.get("cohen_kappa") or {}).get("ci")
+    return (not row.get("n"), ci[0] if ci else float("-inf"))
+
+
+def criterion_figures(payload: dict, name: str, version: str | None) -> dict:
+    """The criterion page: kappa per judge, confusion heatmaps, slices worst first, the
+    reliability diagrams and the other versions. Raises NoSuchCriterion."""
+    criterion = with_kappa_charts(find_criterion(payload, name, version))
+    threshold = criterion.get("gate", {}).get("min_lower")
+    heatmaps = [
+        (
+            row["judge"],
+            trusted_svg(
+                charts.heatmap_svg(
+                    row["confusion_matrix"]["labels"],
+                    row["confusion_matrix"]["counts"],
+                    title=f"{name}: human vs {row['judge']}",
+                )
+            ),
+        )
+        for row in criterion["rows"]
+        if row.get("confusion_matrix")
+    ]
+    slices = [
+        (
+            slice_name,
+            row,
+            _kappa_svg(row, threshold, f"{slice_name}, {row['judge']}: Cohen's kappa"),
+        )
+        for slice_name, rows in criterion["slices"].items()
+        for row in rows
+    ]
+    slices.sort(key=lambda entry: _lower_bound(entry[1]))
+    reliability = [
+        (
+            judge,
+            trusted_svg(charts.reliability_svg(r["bins"], title=f"{name}: {judge} reliability")),
+            r,
+        )
+        for judge, r in sorted(criterion["reliability"].items())
+    ]
+    return {
+        "criterion": criterion,
+        "heatmaps": heatmaps,
+        "slice_rows": slices,
+        "versions": [c for c in payload["criteria"] if c["name"] == name],
+        "reliability": reliability,
+    }
+
+
+def failure_figures(summary: dict) -> dict:
+    """The failure-analysis page: the bucket bar chart and the slices seen in any bucket."""
+    return {
+        "summary": summary,
+        "chart": trusted_svg(
+            charts.bars_svg(summary["per_bucket"], title="Disagreements per failure bucket")
+        ),
+        "slice_names": sorted({s for counts in summary["per_slice"].values() for s in counts}),
+    }
