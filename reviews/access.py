@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from reviews.models import Item, Membership, Project, Role
+from reviews.models import HOLDING_STATUSES, Assignment, Item, ItemStatus, Membership, Project, Role
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,23 @@ def item_for_user(
         item = Item.objects.select_related("project").get(pk=item_pk, project=access.project)
     except Item.DoesNotExist:
         raise Http404("No such item.") from None
+    return access, item
+
+
+def item_for_overseer(
+    user, slug: str, item_pk: int, *, roles: Iterable[str]
+) -> tuple[ProjectAccess, Item]:
+    """An item as admins, adjudicators and approvers see it: everyone's answers and history.
+
+    Someone who also rates the item is refused while it is open for raters: they could read
+    the other answers first and still write or revise their own (blind rating is per person,
+    whatever other roles they hold)."""
+    access, item = item_for_user(user, slug, item_pk, roles=roles)
+    rating = Assignment.objects.filter(item=item, rater_id=user.pk, status__in=HOLDING_STATUSES)
+    if item.status == ItemStatus.OPEN and rating.exists():
+        raise PermissionDenied(
+            "You are rating this item: the other answers stay hidden until raters are done."
+        )
     return access, item
 
 

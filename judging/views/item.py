@@ -12,7 +12,7 @@ from judging.services.failures import buckets_for, current_tags
 from judging.services.labels import final_labels, rater_labels
 from judging.services.splits import held_out_access_log
 from judging.views.dashboard import READERS
-from reviews.access import item_for_user
+from reviews.access import item_for_overseer
 from reviews.models import Item
 from reviews.selectors import item_documents
 
@@ -56,7 +56,7 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
 
 @require_safe
 def dashboard_item(request, slug, item_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=READERS)
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=READERS)
     split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()
     if split == Split.HELD_OUT:
         held_out_access_log(

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from reviews.access import item_for_user, project_for_user
+from reviews.access import item_for_overseer, project_for_user
 from reviews.forms import AnswerChoiceForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
@@ -67,7 +67,7 @@ def _positive_int(value: str | None) -> int | None:
 
 @require_safe
 def item_detail(request, slug, item_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=OVERSEERS)
     panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
     focus = first_question_to_decide(panels)
     return render(
@@ -96,7 +96,7 @@ def item_detail(request, slug, item_pk):
 
 @require_POST
 def question_adjudicate(request, slug, item_pk, question_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.ADJUDICATOR])
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=[Role.ADJUDICATOR])
     question = get_object_or_404(Question, pk=question_pk, item=item)
     form = AnswerChoiceForm(request.POST, question=question, adjudicator=True)
     try:
@@ -119,7 +119,7 @@ def question_adjudicate(request, slug, item_pk, question_pk):
 @never_cache  # Back after approving must show the approved state, not a stale form
 @require_http_methods(["GET", "POST"])
 def item_approve(request, slug, item_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.APPROVER])
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=[Role.APPROVER])
     if request.method == "POST":
         try:
             approval = approval_record(
@@ -161,7 +161,7 @@ def item_approve(request, slug, item_pk):
 
 @require_safe
 def item_timeline(request, slug, item_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=OVERSEERS)
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=OVERSEERS)
     events = item.events.select_related("actor").order_by("created_at", "id")
     references = item.references.select_related("created_by").order_by("version")
     return render(
