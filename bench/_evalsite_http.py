@@ -1,9 +1,10 @@
 """Evalsite over loopback HTTP: gunicorn with production settings on SQLite or PostgreSQL.
 
 Per size: a fresh database (``bench/_evalsite_setup.py``), one gunicorn (2 workers, DEBUG off,
-whitenoise's manifest, the database task backend) on a free port of 127.0.0.1, then the rater's
-requests as a browser sends them: import (API, one request), the item list's first page,
-next item (claim), save an answer (htmx autosave), submit & next.
+whitenoise's manifest, the database task backend) on a free port of 127.0.0.1, then the
+requests as a script and a browser send them: import (API, one request), the item list's first
+page, next item (claim), save an answer (htmx autosave), submit & next. Each step is one timed
+request, so the caller can interleave them with another server's (``bench/side_by_side.py``).
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 
-from bench._servers import HOST, Server, free_port, median, timed
+from bench._servers import HOST, Server, checked, elapsed_ms, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BASE = "postgres://postgres@127.0.0.1:5432"
 CSRF = secrets.token_hex(16)  # 32 characters: a valid CSRF secret the client chooses itself
 QUESTIONS = ["criterion:correct"]  # every imported item is ready to rate, like a LS task
-WARMUP = 2  # raters whose first claim, save and submit are not timed (one per worker)
 FALLBACK_CHUNK = 5_000
 
 
@@ -47,24 +48,45 @@ def _environment(database_url: str, work: Path) -> dict[str, str]:
     }
 
 
+def analyze(url: str) -> None:
+    """Fresh planner statistics, as autovacuum gathers within a minute of a bulk load on a
+    default server (the bench machine's runs with autovacuum off). Without them a 100k-item
+    project's queries are planned for an almost empty table."""
+    import psycopg
+
+    with psycopg.connect(url.replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
+        conn.execute("ANALYZE")
+
+
+def _client(base: str, session_key: str | None = None, **headers) -> httpx.Client:
+    cookies = {"csrftoken": CSRF, **({"sessionid": session_key} if session_key else {})}
+    return httpx.Client(
+        base_url=base, timeout=900, cookies=cookies, headers={"X-CSRFToken": CSRF, **headers}
+    )
+
+
 class EvalsiteTarget:
+    """One database kind; `open(size, ...)` starts a fresh site, `close()` stops it."""
+
     def __init__(self, database: str, work: Path, *, workers: int = 2):
         self.database, self.work, self.workers = database, work, workers
         self.name = f"Evalsite {'PostgreSQL' if database == 'postgresql' else 'SQLite'}"
+        self.server: Server | None = None
 
     def _url(self, size: int) -> str:
         if self.database == "postgresql":
             return f"{PG_BASE}/evalsite_bench_{size}"
         return f"sqlite:///{self.work / f'evalsite-{size}.sqlite3'}"
 
-    def run(self, size: int, body: bytes, repeats: int) -> dict:
+    def open(self, size: int, body: bytes, raters: int) -> dict:
+        """A fresh site with `raters` raters; imports `body` (timed). {"import": items/s}."""
         work = self.work / f"{self.database}-{size}"
         (work / "static").mkdir(parents=True, exist_ok=True)
         env = _environment(self._url(size), work)
-        slug = f"bench-{size}"
+        self.slug = f"bench-{size}"
         setup = subprocess.run(
-            [sys.executable, "-m", "bench._evalsite_setup", "--slug", slug,
-             "--raters", str(repeats + WARMUP)],
+            [sys.executable, "-m", "bench._evalsite_setup", "--slug", self.slug,
+             "--raters", str(raters)],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
         )  # fmt: skip
         if setup.returncode:
@@ -75,98 +97,74 @@ class EvalsiteTarget:
             str(ROOT / ".venv/bin/gunicorn"), "evalsite.wsgi", "--bind", f"{HOST}:{port}",
             "--workers", str(self.workers), "--timeout", "900", "--log-level", "warning",
         ]  # fmt: skip
-        with Server(argv, env=env, log=work / "gunicorn.log", cwd=ROOT) as server:
-            base = f"http://{HOST}:{port}"
-            server.wait_until_up(f"{base}/accounts/login/", seconds=120)
-            return Session(base, site).measure(size, body, repeats)
+        self.server = Server(argv, env=env, log=work / "gunicorn.log", cwd=ROOT).__enter__()
+        base = f"http://{HOST}:{port}"
+        self.server.wait_until_up(f"{base}/accounts/login/", seconds=120)
+        result = self._import(base, site["token"], size, body)
+        if self.database == "postgresql":
+            analyze(env["DATABASE_URL"])
+        self.admin = _client(base, site["admin"])
+        self.raters = [_client(base, key) for key in site["raters"]]
+        self.held: dict[int, int] = {}  # rater index -> the item it claimed
+        return result
 
-
-class Session:
-    """The requests of one run against one server."""
-
-    def __init__(self, base: str, site: dict):
-        self.base, self.site, self.slug = base, site, site["slug"]
-
-    def _client(self, session_key: str | None = None, **headers) -> httpx.Client:
-        cookies = {"csrftoken": CSRF, **({"sessionid": session_key} if session_key else {})}
-        return httpx.Client(
-            base_url=self.base,
-            timeout=900,
-            cookies=cookies,
-            headers={"X-CSRFToken": CSRF, **headers},
-        )
-
-    def measure(self, size: int, body: bytes, repeats: int) -> dict:
-        result = self._import(size, body)
-        admin = self._client(self.site["admin"])
-        raters = [self._client(key) for key in self.site["raters"]]
-        samples = {"list": [], "next": [], "save": [], "submit": []}
-        for rater in raters[:WARMUP]:  # untimed: first requests of each worker
-            self._rate(rater, {k: [] for k in samples})
-        admin.get(f"/p/{self.slug}/items/")
-        for _ in range(repeats):
-            timed(samples["list"], admin.get, f"/p/{self.slug}/items/", expect=(200,))
-        self._rate_in_phases(raters[WARMUP:], samples)
-        for client in (admin, *raters):
+    def close(self) -> None:
+        for client in (self.admin, *self.raters):
             client.close()
-        return {**result, **{k: median(v) for k, v in samples.items()}, "n": repeats}
+        self.server.stop()
 
-    def _import(self, size: int, body: bytes) -> dict:
-        samples: list[float] = []
-        with self._client(Authorization=f"Bearer {self.site['token']}") as api:
-            url = f"/api/projects/{self.slug}/items"
+    def _import(self, base: str, token: str, size: int, body: bytes) -> dict:
+        url = f"/api/projects/{self.slug}/items"
+        with _client(base, Authorization=f"Bearer {token}") as api:
+            start = time.perf_counter()
             try:
-                json_type = {"Content-Type": "application/json"}
-                response = timed(samples, api.post, url, content=body, headers=json_type)
+                response = api.post(url, content=body, headers={"Content-Type": "application/json"})
             except httpx.HTTPError as error:  # the server dropped the connection
-                failed = f"{type(error).__name__}"
+                failed = type(error).__name__
             else:
                 if response.status_code == 201:
-                    return {"import": size / (samples[0] / 1000)}
+                    return {"import": size / (elapsed_ms(start) / 1000)}
                 failed = f"HTTP {response.status_code}"
             payload = json.loads(body)
             records = payload["records"]
-            for start in range(0, len(records), FALLBACK_CHUNK):  # so the other rows can run
-                chunk = {**payload, "records": records[start : start + FALLBACK_CHUNK]}
+            for at in range(0, len(records), FALLBACK_CHUNK):  # so the other rows can run
+                chunk = {**payload, "records": records[at : at + FALLBACK_CHUNK]}
                 api.post(url, json=chunk).raise_for_status()
         return {"import": None, "import_failed": failed}
 
-    def _rate_in_phases(self, raters: list[httpx.Client], samples: dict) -> None:
-        """Every rater claims, then every rater saves, then every rater submits & claims."""
-        held = [self._next(rater, samples["next"]) for rater in raters]
-        work = [
-            (rater, item, self._question(rater, item))
-            for rater, item in zip(raters, held, strict=True)
-        ]
-        for rater, item, question in work:
-            self._save(rater, item, question, samples["save"])
-        for rater, item, _ in work:
-            self._submit(rater, item, samples["submit"])
+    def list(self) -> float:
+        start = time.perf_counter()
+        checked(self.admin.get(f"/p/{self.slug}/items/"), 200)
+        return elapsed_ms(start)
 
-    def _rate(self, rater: httpx.Client, samples: dict) -> None:
-        item = self._next(rater, samples["next"])
-        self._save(rater, item, self._question(rater, item), samples["save"])
-        self._submit(rater, item, samples["submit"])
+    def next(self, n: int) -> float:
+        """Rater `n` (nothing in progress) asks for the next item: a claim, 302."""
+        start = time.perf_counter()
+        response = checked(self.raters[n].post(f"/p/{self.slug}/review/next/"), 302)
+        took = elapsed_ms(start)
+        self.held[n] = _item_in(response)
+        return took
 
-    def _next(self, rater: httpx.Client, samples: list[float]) -> int:
-        response = timed(samples, rater.post, f"/p/{self.slug}/review/next/", expect=(302,))
-        return _item_in(response)
-
-    def _question(self, rater: httpx.Client, item: int) -> int:
-        page = rater.get(f"/p/{self.slug}/items/{item}/review/")
-        page.raise_for_status()
-        return int(re.search(r"/questions/(\d+)/answer/", page.text).group(1))
-
-    def _save(self, rater: httpx.Client, item: int, question: int, samples: list[float]) -> None:
+    def save(self, n: int) -> float:
+        """Rater `n` autosaves an answer to the question of the item it claimed."""
+        rater, item = self.raters[n], self.held[n]
+        page = checked(rater.get(f"/p/{self.slug}/items/{item}/review/"), 200)  # not timed
+        question = re.search(r"/questions/(\d+)/answer/", page.text).group(1)
         url = f"/p/{self.slug}/items/{item}/questions/{question}/answer/"
         data = {"choice": "label:pass", "expected_seq": "0"}
-        timed(samples, rater.post, url, data=data, headers={"HX-Request": "true"}, expect=(200,))
+        start = time.perf_counter()
+        checked(rater.post(url, data=data, headers={"HX-Request": "true"}), 200)
+        return elapsed_ms(start)
 
-    def _submit(self, rater: httpx.Client, item: int, samples: list[float]) -> None:
-        url = f"/p/{self.slug}/items/{item}/submit/"
-        response = timed(samples, rater.post, url, expect=(302,))
+    def submit(self, n: int) -> float:
+        """Rater `n` submits its item and is sent to the next one it claims (302)."""
+        start = time.perf_counter()
+        url = f"/p/{self.slug}/items/{self.held[n]}/submit/"
+        response = checked(self.raters[n].post(url), 302)
+        took = elapsed_ms(start)
         if _item_in(response) is None:
             raise RuntimeError(f"submit & next gave no next item: {response.headers}")
+        return took
 
 
 def _item_in(response: httpx.Response) -> int | None:

@@ -32,6 +32,9 @@ def fresh_postgres(url: str) -> None:
     base, name = url.rsplit("/", 1)
     name = name.split("?")[0]
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        # DROP DATABASE waits for every backend of the server to acknowledge it: fail, do not
+        # hang, if another client's connection never does.
+        conn.execute("SET statement_timeout = '120s'")
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
 

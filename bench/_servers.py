@@ -1,5 +1,5 @@
 """Servers on loopback for the HTTP benchmarks: a free port on 127.0.0.1, wait until it
-answers, stop it (and every process it started) at the end; timed requests.
+answers, stop it (and every process it started) at the end; checked, timed requests.
 
 Nothing here talks to any address but 127.0.0.1.
 """
@@ -9,10 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import statistics
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -79,22 +77,18 @@ class Server:
         return "\n".join(text.splitlines()[-lines:])
 
 
-def timed(samples: list[float], send: Callable[..., httpx.Response], *args, expect=(), **kwargs):
-    """`send(*args, **kwargs)`, its wall time (ms) appended to `samples`; the response, whose
-    status must be one of `expect` (when given)."""
-    start = time.perf_counter()
-    response = send(*args, **kwargs)
-    samples.append((time.perf_counter() - start) * 1000)
-    if expect and response.status_code not in expect:
+def elapsed_ms(start: float) -> float:
+    """Milliseconds since `start` (a `time.perf_counter()` reading)."""
+    return (time.perf_counter() - start) * 1000
+
+
+def checked(response: httpx.Response, *expected: int) -> httpx.Response:
+    if response.status_code not in expected:
         raise RuntimeError(
             f"{response.request.method} {response.request.url.path}: HTTP "
-            f"{response.status_code} (wanted {expect}): {response.text[:300]}"
+            f"{response.status_code} (wanted {expected}): {response.text[:300]}"
         )
     return response
-
-
-def median(samples: list[float]) -> float | None:
-    return statistics.median(samples) if samples else None
 
 
 def load_average() -> str:

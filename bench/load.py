@@ -26,7 +26,9 @@ import json
 import os
 import re
 import secrets
+import signal
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -320,4 +322,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # SIGTERM unwinds like Ctrl-C, so the gunicorn started above is stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     raise SystemExit(main())

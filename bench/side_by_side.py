@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,8 @@ ROWS = [  # key, label, unit; "rate" rows are better when larger
     ("submit", "submit & next, ms", "ms"),
 ]
 TARGETS = {"import": 2, "next": 10, "list": 10, "save": 10}  # times Label Studio, largest size
+STEPS = ("list", "next", "save", "submit")
+WARMUP = 2  # rounds not kept: one per gunicorn worker
 
 
 def _bodies(size: int) -> tuple[bytes, bytes]:
@@ -116,17 +120,58 @@ def machine(peer_version: str) -> list[str]:
     ]
 
 
+def _interleaved(targets, repeats: int) -> dict:
+    """Each request once per target in turn, so a change of load on the shared machine falls
+    on every target alike; the first WARMUP rounds are not kept (each worker's first requests)."""
+    samples = {t.name: {key: [] for key in STEPS} for t in targets}
+
+    def keep(target, key: str, n: int, ms: float | None) -> None:
+        if n >= WARMUP and ms is not None:
+            samples[target.name][key].append(ms)
+
+    rounds = range(WARMUP + repeats)
+    for n in rounds:
+        for target in targets:
+            keep(target, "list", n, target.list())
+    for n in rounds:
+        for target in targets:
+            keep(target, "next", n, target.next(n))
+        for target in targets:
+            keep(target, "save", n, target.save(n))
+    for n in rounds:
+        for target in targets:
+            keep(target, "submit", n, target.submit(n))
+    return samples
+
+
 def _measure(targets, sizes: list[int], repeats: int) -> tuple[dict, list[str]]:
     results = {t.name: {} for t in targets}
     loads = []
     for size in sizes:
         evalsite_body, tasks_body = _bodies(size)
-        for target in targets:
+        opened = []
+        try:
+            for target in targets:
+                body = tasks_body if target.name == "Label Studio" else evalsite_body
+                before = load_average()
+                print(f"... {target.name}, {size:,} items: import", flush=True)
+                results[target.name][size] = target.open(size, body, WARMUP + repeats)
+                opened.append(target)
+                loads.append(f"{target.name} import of {size:,}: load average {before}")
             before = load_average()
-            body = tasks_body if target.name == "Label Studio" else evalsite_body
-            print(f"... {target.name}, {size:,} items", flush=True)
-            results[target.name][size] = target.run(size, body, repeats)
-            loads.append(f"{target.name} {size:,}: load average {before} -> {load_average()}")
+            print(f"... {size:,} items: requests, interleaved", flush=True)
+            samples = _interleaved(targets, repeats)
+            loads.append(f"requests at {size:,}: load average {before} -> {load_average()}")
+        finally:
+            for target in opened:
+                target.close()
+        for target in targets:
+            results[target.name][size].update(
+                {
+                    key: statistics.median(v) if v else None
+                    for key, v in samples[target.name].items()
+                }
+            )
     return results, loads
 
 
@@ -170,5 +215,10 @@ def _load(options: list[str]) -> None:
     subprocess.run([sys.executable, "-m", "bench.load", *options], check=False, timeout=1800)
 
 
+def _stop_on_sigterm(signum, frame) -> None:
+    sys.exit(128 + signum)  # unwinds: every server started so far is stopped on the way out
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     main()
