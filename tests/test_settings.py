@@ -44,8 +44,10 @@ def test_database_url_sqlite_relative_and_absolute(tmp_path):
     assert relative["NAME"] == str(tmp_path / "var/x.sqlite3")
     assert relative["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     assert relative["OPTIONS"]["timeout"] == 20
-    absolute = parse_database_url("sqlite:////tmp/y.sqlite3", base_dir=tmp_path)
+    assert relative["CONN_MAX_AGE"] == 60  # persistent: no new connection per request
+    absolute = parse_database_url("sqlite:////tmp/y.sqlite3?conn_max_age=0", base_dir=tmp_path)
     assert absolute["NAME"] == "/tmp/y.sqlite3"
+    assert absolute["CONN_MAX_AGE"] == 0
 
 
 def test_database_url_postgres():
