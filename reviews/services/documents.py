@@ -13,6 +13,7 @@ from typing import BinaryIO
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
 
 from reviews.evidence import DEFAULT_MAX_BYTES, EvidenceError, inspect_evidence
 from reviews.models import Document
@@ -85,7 +86,7 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
     if not default_storage.exists(storage_name):
         storage_name = default_storage.save(storage_name, ContentFile(data))
         written.names.append(storage_name)
-    document = Document.objects.create(
+    fields = dict(
         sha256=info.sha256,
         kind=info.kind,
         mime=info.mime,
@@ -97,7 +98,13 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
         width=info.width,
         height=info.height,
     )
-    return document, True
+    # A savepoint: on PostgreSQL a concurrent import storing the same file makes this insert
+    # wait, then fail once that import commits; its row is then the document.
+    try:
+        with transaction.atomic():
+            return Document.objects.create(**fields), True
+    except IntegrityError:
+        return Document.objects.get(sha256=info.sha256), False
 
 
 __all__ = ["EvidenceError", "StoredFiles", "document_for_bytes", "read_evidence"]
