@@ -9,7 +9,7 @@ are evidence, not settings to overwrite.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from judging.models import Criterion, HumanLabel, Judge, Verdict
@@ -47,6 +47,31 @@ class ItemLookup:
         return self.pks
 
 
+_NOT_STORED = {"item_id", "where", "pair"}  # the item is its pk; `where` names the record
+
+
+def stored_row(model, pending, item_pk: int, context: ImportContext):
+    """The model row for a checked record: its fields as read, on the item, from the file."""
+    values = {f.name: getattr(pending, f.name) for f in fields(pending)}
+    for name in _NOT_STORED:
+        values.pop(name, None)
+    return model(item_id=item_pk, source_name=context.file[:255], **values)
+
+
+class _Batch:
+    """Records checked as they are read, written `BATCH` at a time by `flush`."""
+
+    def __init__(self, context: ImportContext, items: ItemLookup):
+        self.context = context
+        self.items = items
+        self.pending: list = []
+
+    def add(self, record) -> None:
+        self.pending.append(record)
+        if len(self.pending) >= BATCH:
+            self.flush()  # each subclass writes its own rows
+
+
 @dataclass
 class PendingVerdict:
     item_id: str  # the item's external id
@@ -66,17 +91,7 @@ class PendingVerdict:
         return (item_pk, self.criterion.pk, self.judge.pk, self.sample, self.display_order)
 
 
-class VerdictBatch:
-    def __init__(self, context: ImportContext, items: ItemLookup):
-        self.context = context
-        self.items = items
-        self.pending: list[PendingVerdict] = []
-
-    def add(self, verdict: PendingVerdict) -> None:
-        self.pending.append(verdict)
-        if len(self.pending) >= BATCH:
-            self.flush()
-
+class VerdictBatch(_Batch):
     def flush(self) -> None:
         if not self.pending:
             return
@@ -97,7 +112,8 @@ class VerdictBatch:
             else:
                 raise self._conflict(verdict, previous)
         Verdict.objects.bulk_create(
-            [self._row(v, pks[v.item_id]) for v in new.values()], batch_size=BATCH
+            [stored_row(Verdict, v, pks[v.item_id], self.context) for v in new.values()],
+            batch_size=BATCH,
         )
         self._store_pairs(pks)
         self.context.counts["verdicts"] += len(new)
@@ -124,21 +140,6 @@ class VerdictBatch:
             file=self.context.file,
             record=verdict.where,
             path="$.label",
-        )
-
-    def _row(self, verdict: PendingVerdict, item_pk: int) -> Verdict:
-        return Verdict(
-            item_id=item_pk,
-            criterion=verdict.criterion,
-            judge=verdict.judge,
-            sample=verdict.sample,
-            label=verdict.label,
-            raw=verdict.raw,
-            explanation=verdict.explanation,
-            confidence=verdict.confidence,
-            display_order=verdict.display_order,
-            extra=verdict.extra,
-            source_name=self.context.file[:255],
         )
 
     def _store_pairs(self, pks: dict[str, int]) -> None:
@@ -177,11 +178,9 @@ class PendingLabel:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class HumanLabelBatch:
+class HumanLabelBatch(_Batch):
     def __init__(self, context: ImportContext, items: ItemLookup):
-        self.context = context
-        self.items = items
-        self.pending: list[PendingLabel] = []
+        super().__init__(context, items)
         # Every (item, criterion, rater) of this file: a rater labels an item once per file.
         self.seen: dict[tuple[str, int, str], str] = {}
 
@@ -196,9 +195,7 @@ class HumanLabelBatch:
                 path="$.rater",
             )
         self.seen[key] = label.where
-        self.pending.append(label)
-        if len(self.pending) >= BATCH:
-            self.flush()
+        super().add(label)
 
     def flush(self) -> None:
         if not self.pending:
@@ -215,7 +212,7 @@ class HumanLabelBatch:
         for pending in self.pending:
             previous = stored.get((pks[pending.item_id], pending.criterion.pk, pending.rater))
             if previous is None:
-                new.append(self._row(pending, pks[pending.item_id]))
+                new.append(stored_row(HumanLabel, pending, pks[pending.item_id], self.context))
             elif previous == pending.label:
                 self.context.counts["human_labels_unchanged"] += 1
             else:
@@ -230,14 +227,3 @@ class HumanLabelBatch:
         HumanLabel.objects.bulk_create(new, batch_size=BATCH)
         self.context.counts["human_labels"] += len(new)
         self.pending = []
-
-    def _row(self, pending: PendingLabel, item_pk: int) -> HumanLabel:
-        return HumanLabel(
-            item_id=item_pk,
-            criterion=pending.criterion,
-            rater=pending.rater,
-            label=pending.label,
-            note=pending.note,
-            extra=pending.extra,
-            source_name=self.context.file[:255],
-        )
