@@ -190,3 +190,51 @@ def test_gold_answers_are_scored_never_resolved(client, gold_project, make_gold,
     assert list(Resolution.objects.filter(question=question).values_list("pk", flat=True)) == (
         resolutions
     )
+
+
+def test_gold_notes_stay_out_of_the_exported_ground_truth(gold_project, rate, tmp_path):
+    import shutil
+    from datetime import timedelta
+    from pathlib import Path
+
+    from django.utils import timezone
+
+    from reviews.models import Decision
+    from reviews.services.answers import AnswerInput
+    from reviews.services.exports import approved_items, review_document
+    from reviews.services.imports import file_import
+    from reviews.services.resolution import adjudication_record
+
+    examples = Path(__file__).parents[1] / "data" / "examples"
+    for name in ("statement-0912.review.json", "statement-0912.pdf"):
+        shutil.copy(examples / name, tmp_path / name)
+    file_import(actor=None, project=gold_project, path=tmp_path / "statement-0912.review.json")
+    item = gold_project.items.get()
+    paths = list(item.questions.values_list("key", flat=True))
+
+    def answers(value, note):
+        return {path: AnswerInput(Decision.SET, value, note=note) for path in paths}
+
+    rate(member(gold_project, Role.RATER, username="rita"), item, answers("1", "RITA-NOTE"))
+    approver = member(gold_project, Role.APPROVER)
+    approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
+    gold_mark(actor=None, item=item)
+    now, gus = timezone.now(), member(gold_project, Role.RATER, username="gus")
+    served = Assignment.objects.create(
+        item=item, rater=gus, gold=True, opened_at=now, lease_expires_at=now + timedelta(hours=1)
+    )
+    rate(gus, item, answers("2", "GOLD-NOTE"), assignment=served)
+    # A correction and a new approval after the gold check: the notes are read again.
+    adjudication_record(
+        actor=member(gold_project, Role.ADJUDICATOR),
+        question=item.questions.get(key=paths[0]),
+        decision=Decision.SET,
+        value="3",
+        reason="as printed",
+    )
+    approval_record(
+        actor=approver, item=item, password=PASSWORD, confirmed=True, correction_reason="typo"
+    )
+    (entry,) = approved_items(gold_project)
+    exported = review_document(entry).model_dump_json()
+    assert "RITA-NOTE" in exported and "GOLD-NOTE" not in exported
