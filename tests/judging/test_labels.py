@@ -42,10 +42,17 @@ def question(item, criterion, **fields):
 
 
 def answer(
-    question, rater, value, *, seq=1, status=AssignmentStatus.SUBMITTED, decision=Decision.LABEL
+    question,
+    rater,
+    value,
+    *,
+    seq=1,
+    status=AssignmentStatus.SUBMITTED,
+    decision=Decision.LABEL,
+    gold=False,
 ):
     assignment, _ = Assignment.objects.get_or_create(
-        item=question.item, rater=rater, defaults={"status": status}
+        item=question.item, rater=rater, defaults={"status": status, "gold": gold}
     )
     return Answer.objects.create(
         question=question,
@@ -104,6 +111,7 @@ def test_rater_labels_combine_latest_submitted_answers_and_imported_labels(proje
     answer(asked, ana, "fail", seq=2)  # the latest answer counts
     answer(asked, ben, "pass", status=AssignmentStatus.ACTIVE)  # not submitted: left out
     answer(asked, cy, None, decision=Decision.UNCLEAR)  # no label
+    answer(asked, UserFactory(username="gus"), "pass", gold=True)  # a gold check: only scored
     imported(other, criterion, dora="pass")
     assert rater_labels(criterion=criterion) == {
         "ana": {item.pk: "fail"},
