@@ -155,12 +155,14 @@ class RaterQuality:
         return [(week, n, correct / n) for week, (correct, n) in sorted(self.weeks.items())]
 
 
-def _latest_answers(project: Project):
+def _latest_answers(project: Project, *, gold_only: bool):
+    rows = Answer.objects.filter(
+        question__item__project=project, assignment__status=AssignmentStatus.SUBMITTED
+    )
+    if gold_only:
+        rows = rows.filter(assignment__gold=True)
     rows = (
-        Answer.objects.filter(
-            question__item__project=project, assignment__status=AssignmentStatus.SUBMITTED
-        )
-        .select_related("rater", "question")
+        rows.select_related("rater", "question")
         .annotate(served_gold=F("assignment__gold"))
         .order_by("question_id", "rater_id", "seq")
     )
@@ -179,12 +181,13 @@ def _current_resolutions(project: Project) -> dict[int, dict]:
     return current
 
 
-def rater_quality(project: Project) -> list[RaterQuality]:
-    """Every rater of the project with their figures, by username."""
+def rater_quality(project: Project, *, gold_only: bool = False) -> list[RaterQuality]:
+    """Every rater of the project with their figures, by username. `gold_only`: the gold
+    figures alone (what the alert needs), without reading every ordinary answer."""
     gold = gold_items(project)
-    resolutions = _current_resolutions(project)
+    resolutions = {} if gold_only else _current_resolutions(project)
     out: dict[str, RaterQuality] = {}
-    for answer in _latest_answers(project):
+    for answer in _latest_answers(project, gold_only=gold_only):
         question = answer.question
         quality = out.setdefault(answer.rater.username, RaterQuality(answer.rater.username))
         if not answer.served_gold:
@@ -211,6 +214,6 @@ def rater_alerts(project: Project, qualities: list[RaterQuality] | None = None) 
     setting = rater_quality_setting(project)
     return [
         q
-        for q in (rater_quality(project) if qualities is None else qualities)
+        for q in (rater_quality(project, gold_only=True) if qualities is None else qualities)
         if q.gold_n >= setting.min_answers and q.gold_accuracy < setting.alert_below
     ]
