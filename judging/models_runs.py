@@ -13,12 +13,27 @@ from reviews.models import AppendOnlyModel, Item, Project
 User = settings.AUTH_USER_MODEL
 
 
-class JudgeConfig(models.Model):
+class NamedInProject(models.Model):
+    """A row a project names with a slug, unique in that project (a judge, a panel)."""
+
+    name = models.SlugField(max_length=100)
+
+    class Meta:
+        abstract = True
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="%(class)s_unique_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class JudgeConfig(NamedInProject):
     """A named judge of a project, and where to reach its model. What it judges with (provider,
     model, temperature, samples, criterion, prompt) lives in its versions."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_configs")
-    name = models.SlugField(max_length=100)
     base_url = models.URLField(max_length=500, blank=True, help_text="Empty: the API's default.")
     api_key_env = models.CharField(
         max_length=100,
@@ -26,15 +41,6 @@ class JudgeConfig(models.Model):
         help_text="The environment variable holding the API key (the key itself is never stored).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["project", "name"]
-        constraints = [
-            models.UniqueConstraint(fields=["project", "name"], name="judgeconfig_unique_name"),
-        ]
-
-    def __str__(self):
-        return self.name
 
 
 class JudgeVersion(AppendOnlyModel):
@@ -183,23 +189,13 @@ class PanelRule(models.TextChoices):
     UNANIMOUS = "unanimous"
 
 
-class Panel(models.Model):
+class Panel(NamedInProject):
     """A set of judges and a vote rule: samples vote inside their model group, each group once
     (judging.metrics.voting). Ties, and dissent when chosen, go to human review."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="panels")
-    name = models.SlugField(max_length=100)
     rule = models.CharField(max_length=16, choices=PanelRule.choices, default=PanelRule.MAJORITY)
     send_dissent = models.BooleanField(
         default=False, help_text="Also send items the panel decided with a dissenting model."
     )
     judges = models.ManyToManyField(JudgeConfig, related_name="panels")
-
-    class Meta:
-        ordering = ["project", "name"]
-        constraints = [
-            models.UniqueConstraint(fields=["project", "name"], name="panel_unique_name"),
-        ]
-
-    def __str__(self):
-        return self.name
