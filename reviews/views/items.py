@@ -68,16 +68,14 @@ def _positive_int(value: str | None) -> int | None:
 @require_safe
 def item_detail(request, slug, item_pk):
     access, item = item_for_overseer(request.user, slug, item_pk, roles=OVERSEERS)
-    panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
+    page = _item_page(access, item)
+    panels = page["panels"]
     focus = first_question_to_decide(panels)
     return render(
         request,
         "reviews/item_detail.html",
         {
-            "access": access,
-            "project": access.project,
-            "item": item,
-            "panels": panels,
+            **page,
             "can_adjudicate": access.is_adjudicator,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
@@ -89,9 +87,20 @@ def item_detail(request, slug, item_pk):
                 if access.is_adjudicator
                 else None
             ),
-            **viewer_context(item, [(p.question, p.candidates) for p in panels]),
         },
     )
+
+
+def _item_page(access, item) -> dict:
+    """What the adjudicate and approve pages both show: the questions' panels and evidence."""
+    panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
+    return {
+        "access": access,
+        "project": access.project,
+        "item": item,
+        "panels": panels,
+        **viewer_context(item, [(p.question, p.candidates) for p in panels]),
+    }
 
 
 @require_POST
@@ -139,22 +148,18 @@ def item_approve(request, slug, item_pk):
                 f"signed with key {approval.key_id}.",
             )
             return redirect("item_detail", slug, item.pk)
-    panels = adjudication_panels(item=item, show_names=access.project.show_rater_names)
     ground_truth = current_ground_truth(item)
     return render(
         request,
         "reviews/item_approve.html",
         {
-            "access": access,
-            "project": access.project,
-            "item": item,
+            **_item_page(access, item),
             "diff": approval_diff(item),
             "blockers": approval_blockers(item, request.user),
             "statement": STATEMENT,
             "ground_truth": ground_truth,
             "approved": item.status == ItemStatus.APPROVED,
             "approval": getattr(ground_truth, "approval", None),
-            **viewer_context(item, [(p.question, p.candidates) for p in panels]),
         },
     )
 

@@ -154,33 +154,34 @@ def _stale(request, context, question, assignment):
 
 @require_POST
 def item_submit(request, slug, item_pk):
-    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
-    assignment = active_assignment(rater=request.user, item=item)
-    if assignment is None:
-        return _no_claim(request, slug)
-    try:
+    def submit(assignment):
         assignment_submit(actor=request.user, assignment=assignment)
-    except AnswerError as error:
-        messages.error(request, str(error))
-        return redirect("review_item", slug, item.pk)
-    messages.success(request, f"Submitted {item}.")
-    return _next(request, access.project)
+
+    return _leave(request, slug, item_pk, submit, AnswerError, (messages.SUCCESS, "Submitted"))
 
 
 @require_POST
 def item_skip(request, slug, item_pk):
+    def skip(assignment):
+        reason = request.POST.get("reason", "")
+        assignment_skip(rater=request.user, assignment=assignment, reason=reason)
+
+    return _leave(request, slug, item_pk, skip, QueueError, (messages.INFO, "Skipped"))
+
+
+def _leave(request, slug, item_pk, act, refusal, done: tuple[int, str]) -> HttpResponse:
+    """Submit or skip the rater's claim on the item, then open their next one."""
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
     assignment = active_assignment(rater=request.user, item=item)
     if assignment is None:
         return _no_claim(request, slug)
     try:
-        assignment_skip(
-            rater=request.user, assignment=assignment, reason=request.POST.get("reason", "")
-        )
-    except QueueError as error:
+        act(assignment)
+    except refusal as error:
         messages.error(request, str(error))
         return redirect("review_item", slug, item.pk)
-    messages.info(request, f"Skipped {item}.")
+    level, verb = done
+    messages.add_message(request, level, f"{verb} {item}.")
     return _next(request, access.project)
 
 
