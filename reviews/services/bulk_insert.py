@@ -1,8 +1,10 @@
-"""Fast insert-only writes for large imports: plain INSERTs without a model object per row,
-and a compact set of primary keys.
+"""Fast insert-only writes for large imports: rows without a model object each (one
+`executemany` INSERT on SQLite, `COPY … FROM STDIN` on PostgreSQL), and a compact set of
+primary keys.
 
-Only for append-style rows (no signals, no `save()`): imports of items, slice links and
-timeline events, where `bulk_create`'s model instances were most of the cost.
+Only for append-style rows (no signals, no `save()`): imports of items, slice links, questions
+and timeline events, where `bulk_create`'s model instances were most of the cost. COPY runs
+every constraint and INSERT trigger an INSERT runs, inside the caller's transaction.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ class PkSet:
         return True
 
 
-def insert_rows(model, columns, rows, **constants) -> None:
-    """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table.
+def insert_rows(model, columns, rows, **constants) -> int:
+    """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table; returns
+    how many rows.
 
-    One `executemany` of a plain INSERT: values are prepared by the model's own fields
-    (`get_db_prep_save`: JSON, datetimes, foreign keys), so it stores what `bulk_create`
-    stores, without a model instance per row. No signals, no `save()`: for insert-only rows.
+    Values are prepared by the model's own fields (`get_db_prep_save`: JSON, datetimes, foreign
+    keys), so it stores what `bulk_create` stores, without a model instance per row. SQLite:
+    one `executemany` of a plain INSERT. PostgreSQL: one COPY (each INSERT of an
+    `executemany` is a statement the server parses, plans and runs on its own; COPY is one
+    statement for the whole batch). No signals, no `save()`: for insert-only rows.
     """
     meta = model._meta
     conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
@@ -51,17 +56,37 @@ def insert_rows(model, columns, rows, **constants) -> None:
     )
     quote = conn.ops.quote_name
     names = ", ".join(quote(f.column) for f in (*fields, *fixed))
-    marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-    # Only quoted table/column names from the model are interpolated; values are parameters.
-    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
     preps = [_preparer(f, conn) for f in fields]
+    # A list before the statement starts: making the rows may query (e.g. create a slice),
+    # which the connection cannot do in the middle of a COPY.
     params = [
         (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
         for row in rows
     ]
-    if params:
-        with conn.cursor() as cursor:
+    if not params:
+        return 0
+    # Only quoted table/column names from the model are interpolated; values are parameters.
+    # wrap_database_errors: a refused row raises Django's IntegrityError, as an INSERT would.
+    with conn.wrap_database_errors, conn.cursor() as cursor:
+        if conn.vendor == "postgresql":
+            with cursor.copy(f"COPY {quote(meta.db_table)} ({names}) FROM STDIN") as copy:
+                for row in params:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
+            sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
             cursor.executemany(sql, params)
+    return len(params)
+
+
+def model_constants(instance, *, skip: tuple[str, ...]) -> dict[str, Any]:
+    """The column values of an unsaved `instance` (its model's defaults filled in) as
+    `insert_rows` constants, less the `skip` columns (the per-row ones, the pk)."""
+    return {
+        f.attname: getattr(instance, f.attname)
+        for f in instance._meta.concrete_fields
+        if not f.primary_key and f.attname not in skip
+    }
 
 
 def _preparer(field, conn) -> Callable[[Any], Any]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils import timezone
+
 from reviews.models import Event, EventKind, Item
+from reviews.services.bulk_insert import insert_rows
 
 
 def _actor(actor):
@@ -31,12 +34,14 @@ def events_record(
     kind: EventKind,
     lines: Iterable[tuple[Item | int, dict[str, Any]]],
     actor=None,
-    batch_size: int = 1000,
 ) -> int:
     """One `kind` line per (item, data) pair, in bulk; returns how many were written."""
     kind, actor = EventKind(kind), _actor(actor)
-    events = [
-        Event(item_id=_item_id(item), kind=kind, actor=actor, data=data) for item, data in lines
-    ]
-    Event.objects.bulk_create(events, batch_size=batch_size)
-    return len(events)
+    return insert_rows(
+        Event,
+        ("item_id", "data"),
+        ((_item_id(item), data) for item, data in lines),
+        actor_id=actor.pk if actor else None,
+        kind=kind,
+        created_at=timezone.now(),
+    )

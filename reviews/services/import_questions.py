@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Item, ItemStatus, Project, Question
+from reviews.services.bulk_insert import insert_rows, model_constants
 from reviews.services.events import events_record
 
 CHUNK = 1000
@@ -69,6 +70,18 @@ def resolve(project: Project, requests: list[str], *, file: str) -> list[Questio
     return specs
 
 
+def _question(spec: QuestionSpec) -> Question:
+    """What every question of `spec` holds (the model's defaults for the rest)."""
+    return Question(
+        kind=spec.kind,
+        key=spec.key,
+        labels=list(spec.labels),
+        criterion_version=spec.version,
+        prompt=spec.prompt,
+        created_at=timezone.now(),
+    )
+
+
 def questions_add_to_items(
     item_pks: Iterable[int], specs: list[QuestionSpec], *, actor, file: str
 ) -> int:
@@ -90,17 +103,12 @@ def questions_add_to_items(
                 .order_by()
             )
             new = [pk for pk in chunk if pk not in asked]
-            Question.objects.bulk_create(
-                Question(
-                    item_id=pk,
-                    kind=spec.kind,
-                    key=spec.key,
-                    labels=list(spec.labels),
-                    criterion_version=spec.version,
-                    prompt=spec.prompt,
-                    position=positions.get(pk, -1) + 1,
-                )
-                for pk in new
+            # One COPY (PostgreSQL) or executemany (SQLite) per chunk, not a model per row.
+            insert_rows(
+                Question,
+                ("item_id", "position"),
+                ((pk, positions.get(pk, -1) + 1) for pk in new),
+                **model_constants(_question(spec), skip=("item_id", "position")),
             )
             for pk in new:
                 positions[pk] = positions.get(pk, -1) + 1
