@@ -107,7 +107,12 @@ def install_error_handlers(api: NinjaAPI) -> None:
         RequestDataTooBig,
         handler(
             lambda a, r, e: error_response(
-                a, r, 413, "Request body too large: send smaller batches (or a file upload)."
+                a,
+                r,
+                413,
+                "Request body too large for a JSON batch (DATA_UPLOAD_MAX_MEMORY_SIZE): send "
+                "smaller batches, or the records as one JSONL body to "
+                "/api/projects/{slug}/items.jsonl (streamed, up to IMPORT_MAX_FILE_BYTES).",
             )
         ),
     )

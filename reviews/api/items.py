@@ -10,16 +10,18 @@ import tempfile
 from pathlib import Path
 
 from django.http import Http404, HttpRequest
-from ninja import Router, Status
+from ninja import Query, Router, Status
+from ninja.errors import HttpError
 
 from reviews.access import project_for_user
 from reviews.api.errors import ErrorOut, RecordError
 from reviews.api.schemas import ImportReportOut, ItemOut, ItemsBatchIn
+from reviews.formats import limits
 from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError, join_path
 from reviews.models import Role
 from reviews.selectors_status import item_status
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports import ImportFailed, file_import, stream_import
 
 router = Router(tags=["items"])
 
@@ -64,6 +66,44 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
         except ImportFailed as failed:
             raise _for_api(failed.error, payload) from None
     return Status(201, {**report.as_dict(), "summary": report.summary()})
+
+
+@router.post(
+    "/{slug}/items.jsonl",
+    response={201: ImportReportOut, 400: ErrorOut, 411: ErrorOut, **_ERRORS},
+    summary="Import a JSONL body, streamed (one transaction)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    },
+)
+def items_import_jsonl(request: HttpRequest, slug: str, questions: Query[list[str]] = None):
+    """Import a JSONL body (FORMATS §4 records, one per line) of any size up to
+    `IMPORT_MAX_FILE_BYTES`: read and checked line by line as it arrives, then written in one
+    transaction, all or nothing. `questions=criterion:NAME` (repeatable) as with a batch. A bad
+    line answers 422 naming it (`record`: `line N`), its JSON `path` and the reason."""
+    access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
+    _check_length(request)
+    report = stream_import(
+        actor=request.auth,
+        project=access.project,
+        stream=request,  # read as a stream: request.body (and its memory limit) is never used
+        name=SOURCE_NAME,
+        options={"questions": questions} if questions else {},
+    )
+    return Status(201, {**report.as_dict(), "summary": report.summary()})
+
+
+def _check_length(request: HttpRequest) -> None:
+    """411 without a Content-Length, 413 over the import file limit (before reading a byte)."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        raise HttpError(411, "Send the body with a Content-Length header.") from None
+    if length > limits.current().file_bytes:
+        raise HttpError(413, limits.message("file_bytes", "This request body's size", length))
 
 
 def _write_evidence(base: Path, evidence: dict[str, str], batch: Path) -> None:

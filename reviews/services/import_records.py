@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import BinaryIO, ClassVar, Protocol
 
 from reviews.formats import records as rec
 from reviews.formats.canonical import canonical_rows
@@ -101,12 +101,20 @@ class JsonlImporter(_Records):
 
     def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
         with path.open("rb") as stream:
-            for line, obj in iter_json_lines(stream, file=self.context.file):
-                where = f"line {line}"
-                record = rec.parse_record(
-                    obj, schemas=self.schemas, file=self.context.file, record=where
-                )
-                yield record, where
+            yield from self._read(stream)
+
+    def validate_stream(self, stream: BinaryIO) -> None:
+        """Check records as they are read from `stream` (`imports.stream_import`)."""
+        for _ in self._read(stream):
+            pass
+
+    def _read(self, stream: BinaryIO) -> Iterator[tuple[rec.Record, str]]:
+        for line, obj in iter_json_lines(stream, file=self.context.file):
+            where = f"line {line}"
+            record = rec.parse_record(
+                obj, schemas=self.schemas, file=self.context.file, record=where
+            )
+            yield record, where
 
 
 @register_importer

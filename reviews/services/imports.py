@@ -1,4 +1,5 @@
-"""One import pipeline: the CLI, the upload form and the API all call `file_import`.
+"""One import pipeline: the CLI, the upload form and the API all call `file_import` (the API's
+streamed JSONL body calls `stream_import`, the same steps over a request stream).
 
 Every format is an importer class registered here (`register_importer`); the pipeline runs it
 in four steps:
@@ -19,11 +20,12 @@ so reviews never imports judging.
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, BinaryIO, ClassVar, Protocol
 
 from django.db import transaction
 
@@ -238,11 +240,65 @@ def file_import(
         options=options or {},
         progress=progress,
     )
-    context.every_item = bool(_question_requests(context))
-    try:
+
+    def validate() -> tuple[str, Importer]:
         chosen = choose_format(path, name=name, requested=format)
         importer = _IMPORTERS[chosen](context)
         importer.validate(path)
+        return chosen, importer
+
+    return _run(context, validate, path)
+
+
+class _Copying:
+    """A binary stream read line by line, each line also written to `copy`."""
+
+    def __init__(self, stream: BinaryIO, copy: BinaryIO):
+        self.stream, self.copy = stream, copy
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self.stream.readline(size)
+        self.copy.write(line)
+        return line
+
+
+def stream_import(
+    *,
+    actor,
+    project: Project,
+    stream: BinaryIO,
+    name: str,
+    options: dict[str, Any] | None = None,
+) -> ImportReport:
+    """Import a JSONL body as it arrives (the API's one-request import), in one transaction.
+
+    The validate step parses the stream line by line while copying it to a temporary file, so a
+    bad record is refused as soon as it arrives and memory stays flat whatever the body's size;
+    the write step then reads the copy. Evidence files cannot come this way (no folder)."""
+    context = ImportContext(
+        actor=actor, project=project, file=name, base_dir=None, options=options or {}
+    )
+    with tempfile.TemporaryDirectory(prefix="evalsite-stream-") as folder:
+        path = Path(folder) / "body.jsonl"
+
+        def validate() -> tuple[str, Importer]:
+            importer = _IMPORTERS["jsonl"](context)
+            with path.open("wb") as copy:
+                importer.validate_stream(_Copying(stream, copy))
+            return "jsonl", importer
+
+        return _run(context, validate, path)
+
+
+def _run(
+    context: ImportContext, validate: Callable[[], tuple[str, Importer]], path: Path
+) -> ImportReport:
+    """Steps 2-4 for one import: `validate()` (detecting the format) writes nothing; then the
+    write in one transaction; any failure removes stored evidence and raises ImportFailed."""
+    context.every_item = bool(_question_requests(context))
+    name, project = context.file, context.project
+    try:
+        chosen, importer = validate()
         context.records_seen = 0  # progress counts the writing pass
         with transaction.atomic():
             evidence_lock(exclusive=False)  # evidence_gc waits until this import is done
