@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from reviews.models import HOLDING_STATUSES, Assignment, Item, ItemStatus, Membership, Project, Role
+from reviews.models import (
+    HOLDING_STATUSES,
+    Assignment,
+    Item,
+    ItemStatus,
+    Membership,
+    Project,
+    Question,
+    Role,
+)
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,23 @@ def item_for_overseer(
             "You are rating this item: the other answers stay hidden until raters are done."
         )
     return access, item
+
+
+def question_for_user(
+    user, slug: str, item_pk: int, question_pk: int, *, roles: Iterable[str] | None = None
+) -> tuple[ProjectAccess, Question]:
+    """A question of an item of project `slug`, its item read in the same query (the save path
+    of every autosave); the same 404/403 rules as the project itself."""
+    access = project_for_user(user, slug, roles=roles)
+    question = (
+        Question.objects.select_related("item")
+        .filter(pk=question_pk, item_id=item_pk, item__project=access.project)
+        .first()
+    )
+    if question is None:
+        raise Http404("No such question.")
+    question.item.project = access.project
+    return access, question
 
 
 def projects_for_user(user):

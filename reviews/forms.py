@@ -106,6 +106,7 @@ class AnswerChoiceForm(forms.Form):
             data["decision"],
             value=None if claim else data["answer_value"],
             chosen_claim_id=claim.pk if claim else None,
+            claim=claim,  # read under this question already: the service need not read it again
             flagged=data["decision"] == Decision.UNCLEAR,
             note=data["note"],
         )

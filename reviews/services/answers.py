@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from reviews.models import (
@@ -47,6 +48,15 @@ class AnswerInput:
     chosen_claim_id: int | None = None
     flagged: bool = False
     note: str = ""
+    claim: Claim | None = None  # the chosen candidate, if the caller read it already
+
+
+def _chosen_claim(question: Question, given: AnswerInput) -> Claim | None:
+    claim = given.claim
+    if claim is None or claim.pk != given.chosen_claim_id:
+        # order_by(): Claim's default ordering joins item and project twice for one row.
+        claim = Claim.objects.filter(pk=given.chosen_claim_id).order_by().first()
+    return claim if claim is not None and claim.question_id == question.pk else None
 
 
 def latest_answer(*, question: Question, rater) -> Answer | None:
@@ -65,8 +75,7 @@ def _validated(question: Question, given: AnswerInput) -> AnswerInput:
     claim_id = given.chosen_claim_id
     value = given.value
     if claim_id is not None:
-        # order_by(): Claim's default ordering joins item and project twice for one row.
-        claim = Claim.objects.filter(pk=claim_id, question=question).order_by().first()
+        claim = _chosen_claim(question, given)
         if claim is None:
             raise AnswerError("That candidate does not belong to this question.")
         value = claim.value
@@ -145,26 +154,30 @@ def _same(answer: Answer, given: AnswerInput) -> bool:
     )
 
 
-def unanswered_questions(*, assignment: Assignment) -> list[Question]:
-    # By ids: the rater and item objects are not needed (loading the rater was a query).
-    answered = Answer.objects.filter(
-        assignment__item_id=assignment.item_id, rater_id=assignment.rater_id
-    )
+def _questions_to_answer(assignment: Assignment) -> tuple[list[Question], list[Question]]:
+    """The questions the rater answers (a gold item: all; else the open ones), and those of
+    them still unanswered, in one query."""
+    answered = Answer.objects.filter(question=OuterRef("pk"), rater_id=assignment.rater_id)
     questions = Question.objects.filter(item_id=assignment.item_id)
     if not assignment.gold:
         questions = questions.filter(status=QuestionStatus.OPEN)
-    return list(questions.exclude(pk__in=answered.values("question_id")))
+    # order_by: the model's order for one item, without the joins its ordering brings.
+    questions = list(questions.annotate(answered=Exists(answered)).order_by("position", "id"))
+    return questions, [q for q in questions if not q.answered]
 
 
 def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
     """Complete the rater's item; when every rater is in, settle what can be settled."""
     with transaction.atomic():
+        # Locks the assignment and its item (what the resolution needs), not the project.
         assignment = (
-            Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+            Assignment.objects.select_for_update(of=("self", "item"))
+            .select_related("item__project")
+            .get(pk=assignment.pk)
         )
         if assignment.rater_id != actor.pk or assignment.status != AssignmentStatus.ACTIVE:
             raise AnswerError("This item is no longer assigned to you.")
-        missing = unanswered_questions(assignment=assignment)
+        questions, missing = _questions_to_answer(assignment)
         if missing:
             keys = ", ".join(q.key for q in missing[:5])
             raise AnswerError(f"Answer every question before submitting (missing: {keys}).")
@@ -177,5 +190,5 @@ def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
             )
         else:
             event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
-            submitted_item_resolve(item=assignment.item)
+            submitted_item_resolve(item=assignment.item, open_questions=questions)
     return assignment

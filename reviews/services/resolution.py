@@ -128,7 +128,7 @@ def item_status_refresh(item: Item) -> str:
         and not item.questions.exclude(status=QuestionStatus.RESOLVED).exists()
     ):
         return item.status
-    statuses = set(item.questions.values_list("status", flat=True))
+    statuses = set(item.questions.order_by().values_list("status", flat=True))
     if QuestionStatus.ADJUDICATION in statuses:
         status = ItemStatus.ADJUDICATION
     elif QuestionStatus.OPEN in statuses:
@@ -141,22 +141,21 @@ def item_status_refresh(item: Item) -> str:
     return status
 
 
-@transaction.atomic
-def submitted_item_resolve(*, item: Item) -> list[Resolution]:
-    """Settle the item's open questions once as many raters submitted as its overlap asks."""
-    item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
-    ordinary = Assignment.objects.filter(item=item, gold=False)  # gold answers are only scored
-    submitted = list(
-        ordinary.filter(status=AssignmentStatus.SUBMITTED).values_list("rater_id", flat=True)
-    )
-    still_working = ordinary.filter(status__in=HOLDING_STATUSES).exclude(
-        status=AssignmentStatus.SUBMITTED
-    )
-    if len(submitted) < item.effective_overlap or still_working.exists():
+def submitted_item_resolve(*, item: Item, open_questions: list[Question]) -> list[Resolution]:
+    """Settle the item's open questions once as many raters submitted as its overlap asks.
+
+    The caller holds the item's row lock (with its project loaded) and read `open_questions`
+    under it, in the same transaction (`answers.assignment_submit`)."""
+    # One read for both: who submitted, and whether anyone else still holds a place. Gold
+    # assignments are only scored: they neither count nor wait.
+    holders = Assignment.objects.filter(item=item, gold=False, status__in=HOLDING_STATUSES)
+    held = list(holders.values_list("rater_id", "status"))
+    submitted = [rater for rater, status in held if status == AssignmentStatus.SUBMITTED]
+    if len(submitted) < item.effective_overlap or len(submitted) < len(held):
         return []
     resolutions = [
         resolution
-        for question in item.questions.filter(status=QuestionStatus.OPEN)
+        for question in open_questions
         if (
             resolution := question_try_resolve(
                 question=question, rater_ids=submitted, rule=item.project.resolution_rule

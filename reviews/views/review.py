@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import reswap, retarget
 
-from reviews.access import item_for_user
+from reviews.access import item_for_user, question_for_user
 from reviews.forms import AnswerChoiceForm
-from reviews.models import AssignmentStatus, ItemStatus, Question, Role
+from reviews.models import AssignmentStatus, ItemStatus, Role
 from reviews.selectors import rater_workspace
 from reviews.services.answers import (
     AnswerError,
@@ -90,8 +90,10 @@ def review_item(request, slug, item_pk):
 @require_POST
 def answer_save(request, slug, item_pk, question_pk):
     """Autosave one question's answer. 200: saved; 409: stale (newer state returned); 422: bad."""
-    access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
-    question = get_object_or_404(Question, pk=question_pk, item=item)
+    access, question = question_for_user(
+        request.user, slug, item_pk, question_pk, roles=[Role.RATER]
+    )
+    item = question.item
     assignment = _rater_assignment(request.user, item)
     context = {"project": access.project, "item": item, "blind": access.project.blind}
     if assignment is None:

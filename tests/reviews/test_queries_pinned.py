@@ -176,14 +176,14 @@ def test_lists_page_through_every_item_once(client, sized):
 # - next: session, user, membership; expire the rater's stale leases, their live assignment,
 #   the first free item (locked), expire its stale leases, count its holders, insert the
 #   assignment and its event = 10;
-# - save: session, user, membership, item, question, live assignment, the form's candidate,
-#   the assignment locked, the candidate checked again by the service, the latest answer,
-#   insert the answer and its event = 12;
-# - submit & next: 20 to submit and resolve one question (the assignment locked, unanswered
-#   questions, update, event; the item locked, submitted raters, anyone still holding, open
-#   questions, their answers, the resolution, its source link, question, event, item status)
-#   plus next's 7 = 27.
-HOT_PATHS = {"next": 10, "save": 12, "submit_and_next": 27}
+# - save: session, user, membership, the question with its item, live assignment, the form's
+#   candidate (the service trusts it: same question), the assignment locked, the latest answer,
+#   insert the answer and its event = 10;
+# - submit & next: 17 to submit and resolve one question (session, user, membership, item,
+#   live assignment; the assignment and its item locked, open questions with "answered",
+#   update, event; raters holding the item, the latest answers, the resolution, its source
+#   link, question, event, question statuses, item status) plus next's 7 = 24.
+HOT_PATHS = {"next": 10, "save": 10, "submit_and_next": 24}
 
 
 def _statements(queries) -> list[str]:
@@ -194,10 +194,13 @@ def _statements(queries) -> list[str]:
     ]
 
 
-def test_hot_path_statements_are_pinned(client, review_item):
+@pytest.mark.scale
+@pytest.mark.parametrize("n", SIZES)
+def test_hot_path_statements_are_pinned(client, review_item, n):
     project = ProjectFactory(overlap=1)
     for _ in range(3):
         review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    _bulk_items(project, n - 3)
     rater = member(project, Role.RATER)
     client.force_login(rater)
     client.get(reverse("my_queue"))
@@ -216,6 +219,7 @@ def test_hot_path_statements_are_pinned(client, review_item):
     with CaptureQueriesContext(connection) as queries:
         submitted = client.post(reverse("review_submit", args=[project.slug, item.pk]))
     assert submitted.status_code == 302 and submitted.url != response.url
+    assert item.questions.get().status == "resolved"
     counted["submit_and_next"] = _statements(queries)
     for path, pinned in HOT_PATHS.items():
         assert (path, len(counted[path])) == (path, pinned), "\n".join(counted[path])
