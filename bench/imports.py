@@ -2,8 +2,11 @@
 
 Generates generic FORMATS §4 ``item`` records (input object, output text, reference, 2-3 slices,
 metadata; seeded) as JSONL into a temp folder and imports each file with ``file_import`` into a
-fresh project of a fresh, migrated SQLite database (``bench/_django.py``). Per size:
+fresh project of a fresh, migrated SQLite database (``bench/_django.py``; set ``DATABASE_URL`` to an
+empty PostgreSQL database to measure there). Per size:
   * rate: wall time of ``file_import`` (one transaction, detection included), items/s;
+  * CPU rate: items per CPU-second of this process plus, on PostgreSQL on this machine, its
+    server backend (from /proc): what the import costs, whatever else shares the cores;
   * memory: the same file again into another fresh project under ``tracemalloc`` (Python heap
     peak during the import) -- a separate run, because tracing slows the import down;
   * ru_maxrss: growth of the process's resident high-water mark by the first run of each
@@ -20,6 +23,7 @@ import cProfile
 import gc
 import io
 import json
+import os
 import pstats
 import random
 import resource
@@ -69,16 +73,37 @@ def _maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
+def _server_cpu() -> float:
+    """CPU seconds used so far by this connection's PostgreSQL backend, when the server runs on
+    this machine (read from /proc); 0 on SQLite, whose work is this process's own."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return 0.0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def _import(path: Path, slug: str):
-    """Import `path` into a new project: (wall seconds, CPU seconds, report)."""
+    """Import `path` into a new project: (wall seconds, CPU seconds, report). CPU counts this
+    process and, on PostgreSQL, its server backend: on a shared machine the wall clock mostly
+    measures the wait for a core."""
     from reviews.models import Project
     from reviews.services.imports import file_import
 
     project = Project.objects.create(slug=slug, name=slug)
     gc.collect()
+    server = _server_cpu()
     wall, cpu = time.perf_counter(), time.process_time()
     report = file_import(actor=None, project=project, path=path)
-    return time.perf_counter() - wall, time.process_time() - cpu, report
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return wall, cpu + _server_cpu() - server, report
 
 
 def _timed(path: Path, n: int, slug: str) -> tuple[float, float]:
@@ -126,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     work = setup_django()
     from django.db import connection
 
-    print(f"SQLite database {connection.settings_dict['NAME']} ({connection.vendor})")
+    print(f"database {connection.settings_dict['NAME']} ({connection.vendor})")
     # Small first: its ru_maxrss growth is then its own, and the large run shows any excess.
     sizes = sorted({args.small, args.items})
     files = {}
@@ -168,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     large, small = args.items, args.small
     print(
         f"ru_maxrss +MB: growth of the process high-water mark ({rss_start:.1f} MB before "
-        "the imports) after the first run of each size"
+        "the imports) after the first run of each size; CPU: this process"
+        + (" + its PostgreSQL backend" if connection.vendor == "postgresql" else "")
     )
     print(
         f"peak memory {large:,} / {small:,} items: {peaks[large] / peaks[small]:.2f}x "
