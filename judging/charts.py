@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
 INK, SOFT, LINE, ACCENT, WARN = "#1d2330", "#7a8497", "#dfe3ea", "#3b5bdb", "#b35c00"
+HEADING = 26  # the height a drawn heading adds
 
 
 def trusted_svg(markup: str) -> SafeString:
@@ -20,7 +21,17 @@ def trusted_svg(markup: str) -> SafeString:
     return mark_safe(markup)  # noqa: S308 - built by this module, all text escaped
 
 
-def _svg(width: float, height: float, title: str, desc: str, body: str) -> str:
+def _svg(
+    width: float, height: float, title: str, desc: str, body: str, heading: str = ""
+) -> str:
+    """The chart; with `heading`, the title is also drawn above it (an exported PNG has no
+    page around it to say what it shows)."""
+    if heading:
+        width = max(width, 7 * len(heading) + 16)  # about 7 px a character at 12 px
+        body = _text(8, 16, heading, size=12, weight="600") + (
+            f'<g transform="translate(0 {HEADING})">{body}</g>'
+        )
+        height += HEADING
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:g} {height:g}" '
         f'width="{width:g}" height="{height:g}" role="img" font-family="{FONT}">'
@@ -42,33 +53,41 @@ def interval_svg(
     threshold=None,
     lo=-1.0,
     hi=1.0,
-    width=180,
-    height=26,
+    width=170,
+    height=36,
     title="Estimate with 95% CI",
+    axis="κ",
 ) -> str:
-    """A point with its CI as a bar on a [lo, hi] axis, and the gate threshold dashed."""
-    pad = 6
+    """A point with its CI as a bar on a [lo, hi] axis ticked at 0, 0.5 and 1 and labelled
+    `axis`; the gate threshold dashed."""
+    pad, mid = 8, 11
     scale = (width - 2 * pad) / (hi - lo)
 
     def x(v):
         return pad + (min(max(v, lo), hi) - lo) * scale
 
     body = [
-        f'<line x1="{pad}" y1="{height / 2}" x2="{width - pad}" y2="{height / 2}" stroke="{LINE}"/>',
-        f'<line x1="{x(0):.1f}" y1="4" x2="{x(0):.1f}" y2="{height - 4}" stroke="{LINE}"/>',
+        f'<line x1="{pad}" y1="{mid}" x2="{width - pad}" y2="{mid}" stroke="{LINE}"/>',
+        _text(1, height - 3, axis, size=9, fill=SOFT),
     ]
+    for tick in (t for t in (0, 0.5, 1) if lo <= t <= hi):
+        body.append(
+            f'<line x1="{x(tick):.1f}" y1="{mid + 6}" x2="{x(tick):.1f}" y2="{mid + 10}" '
+            f'stroke="{SOFT}"/>'
+        )
+        body.append(_text(x(tick), height - 3, f"{tick:g}", size=9, anchor="middle", fill=SOFT))
     if threshold is not None:
         body.append(
-            f'<line x1="{x(threshold):.1f}" y1="2" x2="{x(threshold):.1f}" y2="{height - 2}" '
+            f'<line x1="{x(threshold):.1f}" y1="1" x2="{x(threshold):.1f}" y2="{mid + 8}" '
             f'stroke="{WARN}" stroke-dasharray="3 2"/>'
         )
     if ci:
         body.append(
-            f'<rect x="{x(ci[0]):.1f}" y="{height / 2 - 4}" width="{max(1.5, x(ci[1]) - x(ci[0])):.1f}" '
+            f'<rect x="{x(ci[0]):.1f}" y="{mid - 4}" width="{max(1.5, x(ci[1]) - x(ci[0])):.1f}" '
             f'height="8" rx="3" fill="{ACCENT}" fill-opacity=".25" stroke="{ACCENT}"/>'
         )
     if value is not None:
-        body.append(f'<circle cx="{x(value):.1f}" cy="{height / 2}" r="4" fill="{ACCENT}"/>')
+        body.append(f'<circle cx="{x(value):.1f}" cy="{mid}" r="4" fill="{ACCENT}"/>')
     if value is None:
         desc = "undefined"
     elif ci:
@@ -93,6 +112,7 @@ def heatmap_svg(
     title="Confusion matrix",
     row_axis="Human label",
     col_axis="Judge label",
+    heading="",
 ) -> str:
     """Rows = human label, columns = judge label; each cell shows its count and row percentage."""
     k = len(labels)
@@ -140,12 +160,12 @@ def heatmap_svg(
                 )
             )
             parts.append(f"human {label}, judge {labels[j]}: {n}")
-    return _svg(width, height, title, "; ".join(parts), "".join(body))
+    return _svg(width, height, title, "; ".join(parts), "".join(body), heading)
 
 
-def reliability_svg(bins: list[dict], *, title="Reliability diagram") -> str:
+def reliability_svg(bins: list[dict], *, title="Reliability diagram", heading="") -> str:
     """Judge confidence (x) against observed accuracy (y) per bin; the diagonal is perfect."""
-    size, left, bottom = 220, 40, 30
+    size, left, bottom = 220, 48, 30
     width, height = left + size + 16, size + bottom + 16
 
     def px(v):
@@ -158,7 +178,9 @@ def reliability_svg(bins: list[dict], *, title="Reliability diagram") -> str:
         f'<rect x="{left}" y="8" width="{size}" height="{size}" fill="none" stroke="{LINE}"/>',
         f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="{SOFT}" stroke-dasharray="4 3"/>',
         _text(left + size / 2, height - 4, "Judge confidence", anchor="middle", fill=SOFT),
-        _text(12, 14, "Acc.", fill=SOFT),
+        # The y label stands rotated beside the axis, clear of its tick labels.
+        f'<text transform="translate(14 {py(0.5):.1f}) rotate(-90)" font-size="11" '
+        f'text-anchor="middle" fill="{SOFT}">Observed accuracy</text>',
     ]
     parts = []
     for b in bins:
@@ -176,7 +198,8 @@ def reliability_svg(bins: list[dict], *, title="Reliability diagram") -> str:
     for tick in (0, 0.5, 1):
         body.append(_text(px(tick), py(0) + 14, f"{tick:g}", size=10, anchor="middle", fill=SOFT))
         body.append(_text(left - 4, py(tick) + 4, f"{tick:g}", size=10, anchor="end", fill=SOFT))
-    return _svg(width, height, title, "; ".join(parts) or "no confidences", "".join(body))
+    desc = "; ".join(parts) or "no confidences"
+    return _svg(width, height, title, desc, "".join(body), heading)
 
 
 def bars_svg(rows: list[tuple[str, int]], *, title="Counts") -> str:

@@ -40,6 +40,14 @@ class GateOutcome:
         return self.decision == GO
 
 
+# How a reason names the gated statistic (reasons are read on the dashboard and in reports).
+STATISTIC_NAMES = {
+    "cohen_kappa": "Cohen's κ",
+    "gwet_ac1": "Gwet's AC1",
+    "krippendorff_alpha": "Krippendorff's α",
+}
+
+
 def _stat(row: dict[str, Any], name: str) -> dict[str, Any]:
     return row.get(name) or {"value": None, "ci": None, "undefined_reason": "not reported"}
 
@@ -48,7 +56,7 @@ def check_row(rule: GateRule, row: dict[str, Any], *, label: str = "") -> list[s
     """Why `row` fails `rule` (empty when it passes). `label` prefixes reasons (a slice name)."""
     where = f"{label}: " if label else ""
     n = row.get("n") or 0
-    name = rule.statistic.replace("_", " ")
+    name = STATISTIC_NAMES.get(rule.statistic, rule.statistic.replace("_", " "))
     reasons = []
     if n < rule.min_n:
         reasons.append(f"{where}held-out n = {n} < {rule.min_n}")

@@ -87,7 +87,8 @@ def dashboard_report(request, slug, fmt):
 
 
 def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
-    """(svg, csv rows) for one chart of one judge."""
+    """(svg, csv rows) for one chart of one judge; the drawing names its criterion and judge."""
+    about = f"{criterion['name']} v{criterion['version']} · {judge}"
     if kind == "confusion":
         row = next((r for r in criterion["rows"] if r["judge"] == judge), None)
         if row is None or not row.get("confusion_matrix"):
@@ -97,7 +98,10 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
             [h, *c] for h, c in zip(labels, counts, strict=True)
         ]
         return charts.heatmap_svg(
-            labels, counts, title=f"{criterion['name']}: human vs {judge}"
+            labels,
+            counts,
+            title=f"{criterion['name']}: human vs {judge}",
+            heading=f"Confusion matrix · {about}",
         ), data
     if kind == "reliability":
         found = criterion["reliability"].get(judge)
@@ -107,7 +111,11 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
             [b["low"], b["high"], b["count"], b["mean_confidence"], b["accuracy"]]
             for b in found["bins"]
         ]
-        return charts.reliability_svg(found["bins"], title=f"{criterion['name']}: {judge}"), data
+        return charts.reliability_svg(
+            found["bins"],
+            title=f"{criterion['name']}: {judge}",
+            heading=f"Reliability of judge confidence · {about}",
+        ), data
     raise Http404("No such chart.")
 
 

@@ -37,3 +37,23 @@ def test_reliability_and_bars():
     assert desc == "confidence 0.5-0.6: accuracy 0.40 (n=10)"
     _, _, bars = parse(bars_svg([("task ambiguity", 3), ("judge error", 1)]))
     assert bars == "task ambiguity: 3; judge error: 1"
+
+
+def test_interval_has_an_axis_ticked_0_to_1_and_labelled():
+    root, _, _ = parse(interval_svg(0.7, [0.61, 0.79], lo=-0.2, axis="κ"))
+    texts = [t.text for t in root.iter(f"{NS}text")]
+    assert texts == ["κ", "0", "0.5", "1"]
+
+
+def test_a_heading_is_drawn_above_the_chart_for_downloads():
+    labels, counts = ["pass", "fail"], [[1, 0], [0, 1]]
+    root, title, _ = parse(heatmap_svg(labels, counts, heading="faithful · gpt"))
+    assert root.find(f"{NS}text").text == "faithful · gpt" and title == "Confusion matrix"
+    plain, _, _ = parse(heatmap_svg(labels, counts))
+    assert float(root.get("height")) > float(plain.get("height"))
+
+
+def test_the_reliability_y_label_stands_clear_of_the_tick_labels():
+    root, _, _ = parse(reliability_svg([{"low": 0.5, "high": 0.6, "count": 1, "accuracy": 1.0}]))
+    label = next(t for t in root.iter(f"{NS}text") if t.text == "Observed accuracy")
+    assert "rotate(-90)" in label.get("transform")

@@ -191,7 +191,7 @@ def test_a_critical_criterion_failing_on_a_critical_slice_holds_the_judge(payloa
     # The aggregate passes: every reason is about the slice.
     safety = rows_by_judge(criterion(payload, "faithful")["slices"]["safety"])
     low = safety["openai/gpt-4o"]["cohen_kappa"]["ci"][0]
-    assert gate["reasons"] == [f"slice safety: cohen kappa lower 95% bound {low:.2f} < 0.60"]
+    assert gate["reasons"] == [f"slice safety: Cohen's κ lower 95% bound {low:.2f} < 0.60"]
     held = decisions(payload)["openai/gpt-4o"]
     assert held == {
         "judge": "openai/gpt-4o",
@@ -249,7 +249,7 @@ def test_gate_settings_override_min_n_and_min_lower(computed):
     low = tone_rows["openai/gpt-4o"]["cohen_kappa"]["ci"][0]
     assert low < 0.9
     assert tone_rows["openai/gpt-4o"]["gate"]["reasons"] == [
-        f"cohen kappa lower 95% bound {low:.2f} < 0.90"
+        f"Cohen's κ lower 95% bound {low:.2f} < 0.90"
     ]
     assert tone_rows["anthropic/claude"]["gate"]["decision"] == GO  # kappa 1, CI [1, 1]
     found = decisions(payload)

@@ -295,6 +295,9 @@ def test_markdown_report_and_chart_downloads(client, world):
     svg = chart("confusion", "svg")
     assert svg["Content-Type"] == "image/svg+xml" and svg.content.startswith(b"<svg")
     assert b"<title>faithful: human vs openai/gpt-4o</title>" in svg.content
+    # Drawn too, so the exported PNG says what it shows and for which judge.
+    assert ">Confusion matrix · faithful v1 · openai/gpt-4o</text>" in svg.content.decode()
+    assert b">Reliability of judge confidence" in chart("reliability", "svg").content
     assert chart("confusion", "png").content.startswith(b"\x89PNG\r\n\x1a\n")
     rows = chart("confusion", "csv").content.decode().splitlines()
     assert rows[0] == "human \\ judge,pass,fail"

@@ -28,7 +28,7 @@ def test_holds_when_n_is_too_small_even_with_a_high_kappa():
 
 def test_holds_when_the_lower_bound_misses_the_threshold():
     outcome = evaluate(RULE, row("clarity", 80, 0.66, 0.52, 0.79), critical=False)
-    assert outcome.reasons == ("cohen kappa lower 95% bound 0.52 < 0.60",)
+    assert outcome.reasons == ("Cohen's κ lower 95% bound 0.52 < 0.60",)
 
 
 def test_undefined_statistic_holds_with_its_reason():
@@ -39,7 +39,7 @@ def test_undefined_statistic_holds_with_its_reason():
         "cohen_kappa": {"value": None, "ci": None, "undefined_reason": "chance agreement is 1"},
     }
     assert evaluate(RULE, undefined, critical=False).reasons == (
-        "cohen kappa undefined (chance agreement is 1)",
+        "Cohen's κ undefined (chance agreement is 1)",
     )
 
 
@@ -52,7 +52,7 @@ def test_critical_criterion_must_pass_on_every_critical_slice():
     critical = evaluate(RULE, aggregate, critical=True, critical_slice_rows=slices)
     assert critical.decision == HOLD
     assert critical.failing_slices == ("safety-sensitive",)
-    assert critical.reasons == ("slice safety-sensitive: cohen kappa lower 95% bound 0.31 < 0.60",)
+    assert critical.reasons == ("slice safety-sensitive: Cohen's κ lower 95% bound 0.31 < 0.60",)
     # The same numbers on a non-critical criterion pass: slices only gate critical criteria.
     assert evaluate(RULE, aggregate, critical=False, critical_slice_rows=slices).decision == GO
 
