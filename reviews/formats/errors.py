@@ -254,8 +254,10 @@ def loads_json(
         ) from None
     except json.JSONDecodeError as exc:
         where = f"column {exc.colno}" if line else f"line {exc.lineno} column {exc.colno}"
+        # Some of json's messages already end in "at" ("Unterminated string starting at").
+        reason = exc.msg.removesuffix(" at")
         raise FormatError(
-            f"invalid JSON: {exc.msg} at {where}", file=file, record=record, path="$"
+            f"invalid JSON: {reason} at {where}", file=file, record=record, path="$"
         ) from None
     except ValueError as exc:
         raise FormatError(f"invalid JSON: {exc}", file=file, record=record, path="$") from None

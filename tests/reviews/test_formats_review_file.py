@@ -13,7 +13,7 @@ import pytest
 from reviews.formats import limits
 from reviews.formats.bundle import read_review_bundle
 from reviews.formats.canonical import rows_sha256
-from reviews.formats.errors import FormatError, FormatErrors
+from reviews.formats.errors import FormatError, FormatErrors, loads_json
 from reviews.formats.review_file import (
     Approval,
     ReviewFile,
@@ -441,3 +441,17 @@ def test_loose_file_evidence_stays_in_its_folder(tmp_path, review_obj):
     (tmp_path / "link.pdf").symlink_to(outside)
     with pytest.raises(ValueError, match="escapes the file's folder"):
         resolve_evidence_path(tmp_path, "link.pdf")
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ('{\n "a": "open', "invalid JSON: Unterminated string starting at line 2 column 7"),
+        ('{"a": "x\x01"}', "invalid JSON: Invalid control character at line 1 column 9"),
+    ],
+)
+def test_json_errors_say_at_once(text, reason):
+    """json's own messages may end in "at"; the location is not appended after a second one."""
+    with pytest.raises(FormatError) as caught:
+        loads_json(text, file="f.json")
+    assert caught.value.reason == reason
