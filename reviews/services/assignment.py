@@ -305,17 +305,19 @@ class Trail:
     """Where an item sits among the rater's items: "item 3 of 9", and its neighbours."""
 
     position: int
-    total: int | None  # None outside batches: the pull queue's size is not counted here
+    total: int  # in the batch; outside batches: the rater's items so far and those waiting
+    total_more: bool  # outside batches, more are waiting than are counted (POOL_COUNT_LIMIT)
     batch_name: str
     previous_item_id: int | None
     next_item_id: int | None
 
 
 def item_trail(assignment: Assignment) -> Trail:
-    """The rater's items in the same batch (outside batches: the items they claimed), in the
-    order they were given. Previous and next are the neighbours the rater can open again:
-    submitted items (read-only, or revised until settled) and the one in progress; items not
-    opened yet come through "Submit & next". One query at any size (subqueries)."""
+    """The rater's items in the same batch (outside batches: the items they claimed, then the
+    ones still waiting for them), in the order they were given. Previous and next are the
+    neighbours the rater can open again: submitted items (read-only, or revised until settled)
+    and the one in progress; items not opened yet come through "Submit & next". One query at
+    any size (subqueries), and outside batches one bounded count of the waiting items."""
     mine = (
         Assignment.objects.filter(
             rater_id=assignment.rater_id,
@@ -353,9 +355,15 @@ def item_trail(assignment: Assignment) -> Trail:
         .get()
     )
     batch = assignment.batch if assignment.batch_id else None
+    waiting = 0
+    if batch is None:  # the pull queue: what is still waiting for this rater counts too
+        project = assignment.item.project
+        pool = available_items(rater=assignment.rater_id, project=project).order_by()
+        waiting = pool[: POOL_COUNT_LIMIT + 1].count()
     return Trail(
         position=row["earlier"] + 1,
-        total=row["others"] + 1 if batch else None,
+        total=row["others"] + 1 + min(waiting, POOL_COUNT_LIMIT),
+        total_more=waiting > POOL_COUNT_LIMIT,
         batch_name=batch.name if batch else "",
         previous_item_id=row["previous_item"],
         next_item_id=row["next_item"],

@@ -23,14 +23,15 @@ pytestmark = pytest.mark.django_db
 # - review_item: the item, the rater's live assignment (its lease is renewed only once half of
 #   it is gone: no UPDATE here), the pairwise questions (display orders are derived), open
 #   questions, candidates with sources and documents, the rater's own answers, the evidence
-#   documents, and item N of M (8) = 11; the design allows 12;
+#   documents, item N of M, and outside batches the bounded count of items still waiting for
+#   the rater (9) = 12; the design allows 12;
 # - item_list (first or a later page): a bounded total, one page of items, the question counts
 #   of that page's items (3) = 6;
 # - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
 # - project_home: a bounded count per item status (4) and the rater's assignment counts = 8;
 # - my_queue: per project the rater's assignment counts and the bounded pool count (2) = 5.
 PINNED = {
-    "review_item": 11,
+    "review_item": 12,
     "item_list": 6,
     "item_list_next": 6,
     "adjudication_queue": 5,

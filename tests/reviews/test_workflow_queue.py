@@ -20,6 +20,7 @@ from reviews.services.answers import assignment_submit
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
+    available_items,
     assignment_claim_next,
     assignment_skip,
     item_trail,
@@ -351,8 +352,17 @@ def test_the_trail_places_an_item_in_the_raters_batch(project, items, raters, ra
     trail = item_trail(second)
     assert (trail.position, trail.total, trail.previous_item_id) == (2, 3, first.item_id)
     assert item_trail(Assignment.objects.get(pk=first.pk)).next_item_id == second.item_id
-    pulled = assignment_claim_next(rater=raters[1], project=project)  # outside batches: no total
-    assert (item_trail(pulled).position, item_trail(pulled).total) == (1, None)
+    pulled = assignment_claim_next(rater=raters[1], project=project)
+    # Outside batches: this rater's items so far, then the ones still waiting for them.
+    waiting = available_items(rater=raters[1], project=project).count()
+    assert waiting > 0
+    trail = item_trail(pulled)
+    assert (trail.position, trail.total, trail.total_more) == (1, 1 + waiting, False)
+    assert (trail.batch_name, trail.previous_item_id, trail.next_item_id) == ("", None, None)
+    rate(raters[1], pulled.item, {}, assignment=pulled)
+    after = assignment_claim_next(rater=raters[1], project=project)
+    trail = item_trail(after)
+    assert (trail.position, trail.total, trail.previous_item_id) == (2, 1 + waiting, pulled.item_id)
 
 
 @pytest.mark.parametrize(
