@@ -1,0 +1,233 @@
+"""A whole-site pass at 1280x800: every demo role visits every page (one live server, one
+browser, one login per role), a full-page screenshot per page under tests/browser/artifacts/
+(`site-ROLE-PAGE.png`), and on each page: no server error, no horizontal overflow, no console
+error or CSP violation, and every primary button reachable by scrolling and clicking."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from judging.models import Run
+from judging.services.judge_configs import JudgeSettings, judge_config_save
+from judging.services.runner import run_execute
+from judging.services.runs import run_create
+from judging.stub_model import make_server
+from reviews.models import Item, Project, Role
+from reviews.services.projects import membership_add
+from tests.browser.conftest import ARTIFACTS
+from tests.factories import ProjectFactory
+from tests.judging.helpers import referenced_item
+from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROLES = ("rita", "ada", "april", "alex")  # rater, adjudicator, approver, admin and staff
+VIEWPORT = {"width": 1280, "height": 800}
+
+RECORD_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
+});
+"""
+
+# The primary buttons that are not reachable: scrolled into view, the point at their centre
+# must be the button itself (not clipped by a pane, not under a sticky bar, not off the page).
+UNREACHABLE_BUTTONS = """
+() => [...document.querySelectorAll("button.button-primary, a.button-primary, .actions button")]
+  .filter((el) => el.offsetParent !== null)
+  .filter((el) => {
+    el.scrollIntoView({block: "center", inline: "nearest"});
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !(hit && (hit === el || el.contains(hit)));
+  })
+  .map((el) => el.textContent.trim() || el.outerHTML.slice(0, 80))
+"""
+
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def _stub_run(project) -> Run:
+    server = make_server()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        settings = JudgeSettings(
+            provider="openai-compatible",
+            model="stub",
+            prompt="Is the description faithful? Answer with one of {{ labels }}.",
+            criterion="faithful",
+            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
+        )
+        config = judge_config_save(project=project, name="faithful-stub", settings=settings).config
+        run = run_create(config=config, split="calibration", limit=6)
+        run_execute(run)
+        return run
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _site(tmp_path) -> dict[str, str]:
+    """The demo, a judge run, an import and a score run; every page's path by name."""
+    call_command("load_demo")
+    demo = Project.objects.get(slug="demo")
+    judged = Project.objects.get(slug="judge-demo")
+    run = _stub_run(judged)
+    scored = ProjectFactory(slug="invoices", name="Invoices")
+    referenced_item(scored, "inv-1", INVOICE_ROWS)
+    alex = get_user_model().objects.get(username="alex")
+    membership_add(actor=None, project=scored, user=alex, role=Role.ADMIN)
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in invoice_predictions("inv-1")))
+    items = tmp_path / "more.csv"
+    items.write_text("item_id,input\nextra-1,An extra item\n")
+    item = Item.objects.filter(project=demo, questions__isnull=False).order_by("pk").first()
+    judged_item = Item.objects.filter(project=judged).order_by("pk").first()
+    d, j = {"slug": "demo"}, {"slug": "judge-demo"}
+    return {
+        "home": reverse("home"),
+        "projects": reverse("project_list"),
+        "project-new": reverse("project_new"),
+        "queue": reverse("my_queue"),
+        "tokens": reverse("api_tokens"),
+        "password": reverse("password_change"),
+        "project": reverse("project_home", kwargs=d),
+        "items": reverse("item_list", kwargs=d),
+        "item": reverse("item_detail", kwargs={**d, "item_pk": item.pk}),
+        "timeline": reverse("item_timeline", kwargs={**d, "item_pk": item.pk}),
+        "approve": reverse("item_approve", kwargs={**d, "item_pk": item.pk}),
+        "adjudication": reverse("adjudication_queue", kwargs=d),
+        "approvals": reverse("approval_queue", kwargs=d),
+        "approvals-judge-demo": reverse("approval_queue", kwargs=j),
+        "assignments": reverse("assignments", kwargs=d),
+        "imports": reverse("import_upload", kwargs=d),
+        "settings": reverse("project_settings", kwargs=d),
+        "instructions": reverse("project_instructions", kwargs=d),
+        "members": reverse("members", kwargs=d),
+        "raters": reverse("rater_quality", kwargs=j),
+        "dashboards": reverse("dashboards"),
+        "dashboard": reverse("project_dashboard", kwargs=j),
+        "criterion": reverse("dashboard_criterion", kwargs={**j, "name": "faithful"}),
+        "criterion-ordinal": reverse("dashboard_criterion", kwargs={**j, "name": "clarity"}),
+        "criterion-pairwise": reverse("dashboard_criterion", kwargs={**j, "name": "preference"}),
+        "disagreements": reverse("dashboard_disagreements", kwargs=j),
+        "failures": reverse("dashboard_failures", kwargs=j),
+        "dashboard-item": reverse("dashboard_item", kwargs={**j, "item_pk": judged_item.pk}),
+        "judges": reverse("judge_list", kwargs=j),
+        "judge": reverse("judge_page", kwargs={**j, "name": "faithful-stub"}),
+        "run": reverse("run_status", kwargs={**j, "pk": run.pk}),
+        "generate": reverse("generate", kwargs=d),
+        "scores": reverse("score_list", kwargs={"slug": "invoices"}),
+        "admin": reverse("admin:index"),
+        "not-found": "/p/no-such-project/",
+    }
+
+
+def _review_path(page, base: str) -> str | None:
+    """The rater's review page, claimed with My queue's Start button (a POST)."""
+    page.goto(f"{base}/queue/")
+    start = page.locator("tr[data-project='demo']").get_by_role("button")
+    if not start.count():
+        return None
+    start.click()
+    page.wait_for_load_state()
+    return page.url.removeprefix(base)
+
+
+def _score_path(page, base: str, tmp_path) -> str:
+    """The score upload and its run page, through the upload form (alex)."""
+    page.goto(f"{base}{reverse('score_list', kwargs={'slug': 'invoices'})}")
+    page.get_by_label("Predictions (JSONL)").set_input_files(str(tmp_path / "predictions.jsonl"))
+    page.get_by_role("button", name="Score").click()
+    page.wait_for_load_state()
+    return page.url.removeprefix(base)
+
+
+def _import_path(page, base: str, tmp_path) -> str:
+    """An import through the upload form (alex) lands on its job page."""
+    page.goto(f"{base}{reverse('import_upload', kwargs={'slug': 'demo'})}")
+    page.get_by_label("File", exact=True).set_input_files(str(tmp_path / "more.csv"))
+    page.get_by_label("CSV record kind").select_option("item")
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_load_state()
+    return page.url.removeprefix(base)
+
+
+def _batch_path(page, base: str) -> str | None:
+    """The batch approval page is the answer to the queue's POST: press "Approve all"."""
+    page.goto(f"{base}{reverse('approval_queue', kwargs={'slug': 'judge-demo'})}")
+    every = page.get_by_role("button", name="Approve all")
+    if not every.count():
+        return None
+    every.click()
+    page.wait_for_load_state()
+    return page.url.removeprefix(base)
+
+
+def _check(page, role: str, name: str, status: int, console: list[str]) -> list[str]:
+    problems = []
+    if status >= 500:
+        problems.append(f"status {status}")
+    overflow = page.evaluate(OVERFLOW)
+    if overflow > 0:
+        problems.append(f"{overflow}px horizontal overflow")
+    expected = status >= 400 and all("status of" in text for text in console)
+    if console and not expected:
+        problems.append(f"console: {console}")
+    violations = page.evaluate("window.__cspViolations || []")
+    if violations:
+        problems.append(f"CSP: {violations}")
+    unreachable = page.evaluate(UNREACHABLE_BUTTONS)
+    if unreachable:
+        problems.append(f"primary buttons out of reach: {unreachable}")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / f"site-{role}-{name}.png"), full_page=True)
+    return [f"{role} {name}: {p}" for p in problems]
+
+
+def test_every_page_for_every_demo_role(browser, live_server, tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    paths = _site(tmp_path)
+    base = live_server.url
+    problems: list[str] = []
+    seen: dict[str, set[int]] = {}
+    for role in ROLES:
+        context = browser.new_context(viewport=VIEWPORT)
+        context.add_init_script(RECORD_VIOLATIONS)
+        page = context.new_page()
+        console: list[str] = []
+        page.on("console", lambda m, c=console: m.type == "error" and c.append(m.text))
+        page.on("pageerror", lambda e, c=console: c.append(str(e)))
+        page.goto(f"{base}/accounts/login/")
+        problems += _check(page, role, "login", 200, console)
+        page.get_by_label("Username").fill(role)
+        page.get_by_label("Password").fill(f"{role}-demo-2026")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_load_state()
+        extra = {
+            "review": _review_path(page, base) if role == "rita" else None,
+            "score-run": _score_path(page, base, tmp_path) if role == "alex" else None,
+            "import-job": _import_path(page, base, tmp_path) if role == "alex" else None,
+            "approval-batch": _batch_path(page, base) if role == "april" else None,
+        }
+        if extra["approval-batch"]:
+            problems += _check(page, role, "approval-batch", 200, console)
+        for name, path in {**paths, **extra}.items():
+            if path is None or name == "approval-batch":
+                continue
+            console.clear()
+            response = page.goto(f"{base}{path}")
+            seen.setdefault(name, set()).add(response.status)
+            problems += _check(page, role, name, response.status, console)
+        context.close()
+    assert problems == [], "\n".join(problems)
+    never_shown = [name for name, codes in seen.items() if 200 not in codes]
+    assert never_shown == ["not-found"], seen
