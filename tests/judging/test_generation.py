@@ -235,3 +235,26 @@ def test_a_generation_that_stops_marks_the_readers_runs_failed_with_why(
     runs = Run.objects.all()
     assert {r.status for r in runs} == {"failed"} and runs.count() == 2
     assert runs[0].error == "generation stopped: the database went away"
+
+
+def test_reconcile_field_by_field():
+    from judging.formats.replies import Claim
+    from judging.services.generation import reconcile
+    from judging.services.generation_read import Reading
+
+    def reading(name, **values):
+        claims = {f"$.{k}": Claim(path=f"$.{k}", value=v, page=1) for k, v in values.items()}
+        return Reading(name, claims, {})
+
+    three = {"a": reading("a", x="1", y="A"), "b": reading("b", x="1", y="a"),
+             "c": reading("c", x="2")}  # fmt: skip
+    paths = ["$.x", "$.y", "$.z"]
+    strict = reconcile(paths, three, 1.0)
+    assert [strict[p][0] for p in paths] == ["disagreement", "omitted_by_some", "omitted_by_all"]
+    assert strict["$.z"][1] == []  # no candidate to show: nobody found it
+    two_thirds = reconcile(paths, three, 0.66)
+    assert two_thirds["$.x"][0] == "agreed" and two_thirds["$.x"][1]["providers"] == ["a", "b"]
+    assert two_thirds["$.y"][0] == "omitted_by_some"  # agreement needs every reader to answer
+    union = reconcile(paths, three, 1.0, union=True)
+    assert union["$.y"][0] == "agreed"  # "A" and "a" compare equal, c said nothing
+    assert union["$.x"][0] == "disagreement" and union["$.z"][0] == "omitted_by_all"
