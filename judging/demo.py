@@ -216,22 +216,13 @@ def demo_judging_load(*, users: dict) -> Project:
     Slice.objects.filter(project=project, name="safety-sensitive").update(critical=True)
     if current_draw(project) is None:
         split_draw(actor=users["alex"], project=project, seed=SEED, held_out_fraction=0.5)
-        faithful = latest_criterion(project=project, name="faithful")
-        items_send_to_humans(
-            actor=users["alex"],
-            project=project,
-            criterion=faithful,
-            selection="calibration_sample",
-            n=12,
-            seed=SEED,
-        )
-        preference = latest_criterion(project=project, name="preference")
-        items_send_to_humans(
-            actor=users["alex"],
-            project=project,
-            criterion=preference,
-            selection="calibration_sample",
-            n=4,
-            seed=SEED,
-        )
+        for name, n in (("faithful", 12), ("preference", 4)):  # calibration items for raters
+            items_send_to_humans(
+                actor=users["alex"],
+                project=project,
+                criterion=latest_criterion(project=project, name=name),
+                selection="calibration_sample",
+                n=n,
+                seed=SEED,
+            )
     return project

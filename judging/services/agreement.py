@@ -20,6 +20,7 @@ from django.utils import timezone
 from judging.models import Criterion, ItemSplit, Judge, Split, SplitDraw, Verdict
 from judging.services.agreement_build import N_RESAMPLES, agreement_report_build
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples
+from judging.services.criteria import criterion_fields
 from judging.services.labels import final_labels, rater_labels
 from judging.services.splits import (
     SplitError,
@@ -84,13 +85,7 @@ def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]
     final = final_labels(criterion=criterion, items=items)
     raters = rater_labels(criterion=criterion, items=items)
     return CriterionInput(
-        name=criterion.name,
-        version=criterion.version,
-        labels=list(criterion.labels),
-        positive_label=criterion.positive_label,
-        ordinal=criterion.ordinal,
-        critical=criterion.critical,
-        pairwise=criterion.pairwise,
+        **criterion_fields(criterion),
         final_labels={names[pk]: label for pk, label in final.labels.items()},
         human_ties=[names[pk] for pk in final.ties],
         rater_labels={

@@ -19,6 +19,25 @@ PAIRWISE_CRITERION = "preference"
 PAIRWISE_LABELS = ["A", "B", "tie"]
 
 
+# What defines a criterion wherever one is copied: a definition into a row, a row into a report.
+CRITERION_FIELDS = (
+    "name",
+    "version",
+    "labels",
+    "positive_label",
+    "ordinal",
+    "critical",
+    "pairwise",
+)
+
+
+def criterion_fields(source) -> dict:
+    """The defining fields of a criterion row or definition (its labels as a new list)."""
+    values = {name: getattr(source, name) for name in CRITERION_FIELDS}
+    values["labels"] = list(values["labels"])
+    return values
+
+
 class CriterionConflict(Exception):
     """A criterion definition disagrees with the stored one of the same name and version."""
 
@@ -82,15 +101,9 @@ def criterion_ensure(
         return stored, False
     created = Criterion.objects.create(
         project=project,
-        name=definition.name,
-        version=definition.version,
-        labels=list(definition.labels),
-        positive_label=definition.positive_label,
-        ordinal=definition.ordinal,
-        critical=definition.critical,
-        pairwise=definition.pairwise,
         text=definition.text,
         sha256=definition.sha256,
+        **criterion_fields(definition),
     )
     return created, True
 
