@@ -53,3 +53,41 @@ def test_a_revoked_key_signs_nothing_more(tmp_path):
         trusted_key_register(actor=admin, project=project, pem=_pem(partner))
     with pytest.raises(CommandError, match="already revoked"):
         call_command("revoke_key", key.key_id, project="ledger", by="boss", reason="again")
+
+
+def test_after_rotating_the_site_key_old_exports_verify_with_the_old_public_key(
+    project, review_item, rate, tmp_path, settings
+):
+    """docs/security.md, "Rotating the site's signing key", step by step."""
+    from reviews.services.approval import approval_record
+    from tests.factories import PASSWORD
+    from tests.reviews.test_trust_chain import _export_all, _review_file, _verify
+
+    item = review_item(project, external_id="c1")
+    item.metadata = {"review_file": _review_file(item)}  # as an import leaves it
+    item.save(update_fields=["metadata"])
+    for n in (1, 2):
+        rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1,200.00"})
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
+    old_pem = tmp_path / "old.pem"
+    out = io.StringIO()
+    call_command("public_key", stdout=out)
+    old_pem.write_text(out.getvalue())
+    (tmp_path / "export").mkdir()
+    folder = _export_all(project, tmp_path / "export")
+    settings.SIGNING_KEY_PATH = tmp_path / "rotated-key.pem"
+
+    ok, text = _verify(folder)
+    assert not ok and "$.approval.key_id: signed with key" in text, text
+    ok, text = _verify(folder, "--public-key", str(old_pem))
+    assert ok, text
+    review = folder / "c1.review.json"
+    with pytest.raises(ImportFailed, match="which this project does not trust"):
+        file_import(actor=None, project=project, path=review)
+    both = member(project, Role.ADMIN, Role.APPROVER, username="boss")
+    trusted_key_register(actor=both, project=project, pem=old_pem.read_text())
+    before = _counts()
+    file_import(actor=None, project=project, path=review)  # the same signed version: no-op
+    assert _counts() == before
