@@ -220,6 +220,8 @@ def ground_truth_generate(
         raise GenerationError("give the expected fields, an instruction and at least one reader")
     if not 0 < min_agreement <= 1:
         raise GenerationError("--min-agreement: between 0 (exclusive) and 1")
+    if producer and not all(producer.partition("/")[::2]):
+        raise GenerationError(f"--producer {producer!r}: write it as provider/model")
     if run_ids:  # made by the upload page (reader_runs_create)
         queued = {name: Run.objects.select_related("version__config").get(pk=pk)
                   for name, pk in run_ids.items()}  # fmt: skip

@@ -4,6 +4,7 @@ and cost."""
 
 import json
 
+import pytest
 from django.urls import reverse
 
 from judging.models import JudgeVersion, ModelPrice, Run
@@ -66,6 +67,17 @@ def test_the_producer_option_overrides_the_known_one(project, tmp_path):
         generate(project, tmp_path, srv, "--producer", "openai-compatible/model-b")
     labels = {r["name"]: r["independence"] for r in _record(item)["readers"]}
     assert labels == {"model-a": "same_provider", "model-b": "same_model"}
+
+
+def test_a_producer_must_be_provider_slash_model(project, tmp_path):
+    from django.core.management import CommandError
+
+    with (
+        WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv,
+        pytest.raises(CommandError, match="write it as provider/model"),
+    ):
+        generate(project, tmp_path, srv, "--producer", "gpt-4o")
+    assert not Run.objects.exists()
 
 
 def test_without_a_known_producer_readers_are_unknown(project, tmp_path):
