@@ -9,6 +9,7 @@ from reviews.access import item_for_user, project_for_user
 from reviews.forms import GoldMarkForm, RaterQualitySettingForm
 from reviews.models import Role
 from reviews.services.rater_quality import GoldError, gold_mark, rater_quality_setting_update
+from reviews.views.posting import post_then_redirect
 
 
 @require_POST
@@ -36,16 +37,11 @@ def item_gold(request, slug, item_pk):
 @require_POST
 def rater_quality_settings(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+
+    def save(**data) -> str:
+        rater_quality_setting_update(actor=request.user, project=access.project, **data)
+        return "Alert threshold saved."
+
     form = RaterQualitySettingForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Alert not saved: {form.errors.as_text()}")
-    else:
-        try:
-            rater_quality_setting_update(
-                actor=request.user, project=access.project, **form.cleaned_data
-            )
-        except GoldError as error:
-            messages.error(request, str(error))
-        else:
-            messages.success(request, "Alert threshold saved.")
-    return redirect("rater_quality", slug)
+    to = ("rater_quality", slug)
+    return post_then_redirect(request, form, save, (GoldError,), failed="Alert not saved", to=to)
