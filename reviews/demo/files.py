@@ -31,6 +31,18 @@ def _cite(document: str, field: str, value, provider: str, confidence: float, *,
     return candidate
 
 
+def _open_question(path: str, reason: str, *candidates: dict) -> dict:
+    """A review item the models left open: nobody has decided it yet."""
+    return {
+        "path": path,
+        "reason": reason,
+        "decision": None,
+        "value": None,
+        "note": None,
+        "candidates": list(candidates),
+    }
+
+
 def _claim(document: str, field: str, path: str, value, providers=("openai", "claude")):
     citation = documents.citation(document, field)
     return {
@@ -77,52 +89,35 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
             _claim("statement", "currency", "$.currency", documents.CURRENCY),
         ],
         "review_items": [
-            {
-                "path": "$.closing_balance",
-                "reason": "disagreement",
-                "decision": None,
-                "value": None,
-                "note": None,
-                "candidates": [
-                    _cite(
-                        "statement",
-                        "closing_balance",
-                        documents.money(documents.CLOSING),
-                        "openai",
-                        0.88,
-                    ),
-                    _cite(
-                        "statement", "closing_balance", wrong_balance, "claude", 0.61, bbox=False
-                    ),
-                ],
-            },
-            {
-                "path": "$.total_due",
-                "reason": "disagreement",
-                "decision": None,
-                "value": None,
-                "note": None,
-                "candidates": [
-                    _cite(
-                        "statement",
-                        "total_due",
-                        documents.money(documents.TOTAL_DUE),
-                        "claude",
-                        0.81,
-                    ),
-                    _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
-                ],
-            },
-            {
-                "path": "$.period",
-                "reason": "omitted_by_some",
-                "decision": None,
-                "value": None,
-                "note": None,
-                "candidates": [
-                    _cite("statement", "statement_period", documents.PERIOD, "openai", 0.72),
-                ],
-            },
+            _open_question(
+                "$.closing_balance",
+                "disagreement",
+                _cite(
+                    "statement",
+                    "closing_balance",
+                    documents.money(documents.CLOSING),
+                    "openai",
+                    0.88,
+                ),
+                _cite("statement", "closing_balance", wrong_balance, "claude", 0.61, bbox=False),
+            ),
+            _open_question(
+                "$.total_due",
+                "disagreement",
+                _cite(
+                    "statement",
+                    "total_due",
+                    documents.money(documents.TOTAL_DUE),
+                    "claude",
+                    0.81,
+                ),
+                _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
+            ),
+            _open_question(
+                "$.period",
+                "omitted_by_some",
+                _cite("statement", "statement_period", documents.PERIOD, "openai", 0.72),
+            ),
         ],
     }
 
@@ -143,29 +138,17 @@ def receipt_case(case_id: str) -> dict:
         ],
         "claims": [_claim("receipt", "store_name", "$.store", "Blue Heron Cafe")],
         "review_items": [
-            {
-                "path": "$.total",
-                "reason": "disagreement",
-                "decision": None,
-                "value": None,
-                "note": None,
-                "candidates": [
-                    _cite(
-                        "receipt", "total", documents.money(documents.RECEIPT_TOTAL), "openai", 0.9
-                    ),
-                    _cite("receipt", "total", "28.40", "claude", 0.55),
-                ],
-            },
-            {
-                "path": "$.date",
-                "reason": "low_confidence",
-                "decision": None,
-                "value": None,
-                "note": None,
-                "candidates": [
-                    _cite("receipt", "date", "2024-03-14", "claude", 0.42),
-                ],
-            },
+            _open_question(
+                "$.total",
+                "disagreement",
+                _cite("receipt", "total", documents.money(documents.RECEIPT_TOTAL), "openai", 0.9),
+                _cite("receipt", "total", "28.40", "claude", 0.55),
+            ),
+            _open_question(
+                "$.date",
+                "low_confidence",
+                _cite("receipt", "date", "2024-03-14", "claude", 0.42),
+            ),
         ],
     }
 
