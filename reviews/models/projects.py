@@ -32,7 +32,7 @@ class Project(models.Model):
     )
     separation_of_duties = models.BooleanField(
         default=True,
-        help_text="An approver may not approve an item where they were the only rater.",
+        help_text="An approver may not approve an item they rated alone or adjudicated.",
     )
     show_rater_names = models.BooleanField(
         default=False, help_text="Show raters' names to adjudicators."

@@ -25,6 +25,7 @@ from reviews.models import (
     ItemStatus,
     QuestionKind,
     QuestionStatus,
+    Resolution,
     Role,
 )
 from reviews.selectors import current_resolutions
@@ -123,6 +124,17 @@ def approval_blockers(item: Item, approver) -> list[str]:
         )
         if raters == {approver.pk}:
             reasons.append("You were the only rater of this item (separation of duties).")
+        adjudicated = Resolution.objects.filter(
+            question__item=item,
+            method=Resolution.Method.ADJUDICATED,
+            decided_by=approver,
+            superseded_by__isnull=True,
+        )
+        if adjudicated.exists():
+            reasons.append(
+                "You adjudicated this item: another approver must approve it "
+                "(separation of duties)."
+            )
     return reasons
 
 
