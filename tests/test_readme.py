@@ -145,3 +145,46 @@ def test_readme_describes_the_demo_the_site_shows(clone):
         assert decision == "HOLD", f"README says every release holds; {judge} is {decision}"
         for criterion in failing[0].split(",") if failing else []:
             assert f"`{criterion}`" in README
+
+
+# Each command the Commands table names: its parser's options, printed from one process.
+COMMAND_HELP = """
+import sys
+from django.core.management import get_commands, load_command_class
+for name in sys.stdin.read().split():
+    if name not in get_commands():
+        print(f"MISSING {name}")
+        continue
+    parser = load_command_class(get_commands()[name], name).create_parser("manage.py", name)
+    print(f"COMMAND {name} " + " ".join(o for a in parser._actions for o in a.option_strings))
+"""
+
+
+def _table_commands() -> dict[str, set[str]]:
+    """{command: the options its row prints} for each row of the README's Commands table."""
+    section = README.split("| command | options |", 1)[1].split("\n\n", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    names = [re.match(r"\| `([a-z_]+)", line).group(1) for line in rows]
+    return {name: set(re.findall(r"--[a-z][-a-z0-9]*", row)) for name, row in zip(names, rows)}
+
+
+def test_every_command_the_readme_names_exists_with_the_options_it_prints(clone):
+    """Commands named outside the runnable blocks too: each Commands-table row and each inline
+    `manage.py NAME` is a real command accepting every option the README prints for it, and each
+    inline `make TARGET` is a Makefile target (servers and the suite itself are not run here)."""
+    table = _table_commands()
+    assert len(table) >= 20, table
+    inline = set(re.findall(r"`manage\.py ([a-z_]+)", README)) - {"shell"}
+    _ok(_run(clone, "make .env"), "make .env")
+    script = COMMAND_HELP.replace("sys.stdin.read()", repr(" ".join(sorted({*table, *inline}))))
+    printed = _ok(_run(clone, MANAGE + "shell", script=script), "command parsers").splitlines()
+    assert not [line for line in printed if line.startswith("MISSING")], printed
+    accepted = {
+        words[1]: set(words[2:]) for words in (line.split() for line in printed)
+        if words and words[0] == "COMMAND"
+    }
+    missing = {name: opts - accepted[name] for name, opts in table.items() if opts - accepted[name]}
+    assert missing == {}, "options the README prints that the command does not take"
+    targets = set(re.findall(r"^([a-z][-a-z.]*):", (ROOT / "Makefile").read_text(), flags=re.M))
+    named = set(re.findall(r"`(?:CI=true )?make ([a-z][-a-z]*)", README))
+    assert named and named <= targets, named - targets

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from judging.forms import JudgeForm, RunForm
@@ -138,6 +139,9 @@ def _run(request, slug, pk):
 @require_safe
 def run_status(request, slug, pk):
     run = _run(request, slug, pk)
+    if not request.htmx:  # opened as a page, not polled: the run's card on its judge's page
+        page = reverse("judge_page", args=[slug, run.version.config.name])
+        return redirect(f"{page}#run-{run.pk}")
     return render(
         request, "judging/judge.html#run-progress", {"p": run_progress(run), "project": run.project}
     )

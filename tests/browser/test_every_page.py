@@ -89,6 +89,7 @@ def _site(tmp_path) -> dict[str, str]:
     predictions.write_text("".join(json.dumps(r) + "\n" for r in invoice_predictions("inv-1")))
     items = tmp_path / "more.csv"
     items.write_text("item_id,input\nextra-1,An extra item\n")
+    call_command("import_items", str(items), "--project", "demo", "--kind", "item")
     item = Item.objects.filter(project=demo, questions__isnull=False).order_by("pk").first()
     judged_item = Item.objects.filter(project=judged).order_by("pk").first()
     d, j = {"slug": "demo"}, {"slug": "judge-demo"}
@@ -163,7 +164,7 @@ def _import_path(page, base: str, tmp_path) -> str:
 
 def _batch_path(page, base: str) -> str | None:
     """The batch approval page is the answer to the queue's POST: press "Approve all"."""
-    page.goto(f"{base}{reverse('approval_queue', kwargs={'slug': 'judge-demo'})}")
+    page.goto(f"{base}{reverse('approval_queue', kwargs={'slug': 'demo'})}")
     every = page.get_by_role("button", name="Approve all")
     if not every.count():
         return None

@@ -73,8 +73,11 @@ def test_run_progress_partial_and_cancel(client, project, admin, server):
         reverse("run_start", args=[project.slug, "j"]), {"split": "calibration", "concurrency": 1}
     )
     run = Run.objects.get()
-    partial = client.get(reverse("run_status", args=[project.slug, run.pk]))
+    status = reverse("run_status", args=[project.slug, run.pk])
+    partial = client.get(status, headers={"HX-Request": "true"})
     assert b"<progress" in partial.content and b"<html" not in partial.content
+    opened = client.get(status)  # as a page: the run's card on its judge's page
+    assert opened.url == reverse("judge_page", args=[project.slug, "j"]) + f"#run-{run.pk}"
     assert f"{run.planned} of {run.planned} calls".encode() in partial.content
 
 

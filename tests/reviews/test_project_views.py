@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from reviews.models import Membership, Project, Role
+from reviews.models import EventKind, Membership, Project, Role
+from reviews.services.events import event_record
 from tests.factories import ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +174,20 @@ def test_the_django_admin_shows_project_settings_read_only(client, project):
     url = reverse("admin:reviews_project_change", args=[project.pk])
     page = client.get(url).content.decode()
     assert 'name="overlap"' not in page and 'name="name"' not in page
+
+
+def test_a_404_is_a_page_of_the_site_naming_the_path(client, rater):
+    client.force_login(rater)
+    response = client.get("/p/no-such-project/")
+    page = response.content.decode()
+    assert response.status_code == 404
+    assert "<code>/p/no-such-project/</code>" in page and "My queue" in page
+
+
+def test_the_timeline_shows_event_names_and_details_in_words(client, project):
+    item = project.items.create(external_id="t-1")
+    event_record(item=item, kind=EventKind.IMPORTED, data={"generated_version": 1, "new": True})
+    client.force_login(member(project, Role.ADMIN))
+    page = client.get(reverse("item_timeline", args=[project.slug, item.pk])).content.decode()
+    assert "<strong>Imported</strong>" in page
+    assert "generated version: 1 · new: yes" in page
