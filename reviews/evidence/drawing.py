@@ -21,21 +21,23 @@ class DrawText:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawLine:
+class _Corners:
+    """From (x0, y0) to (x1, y1), points from the top-left."""
+
     x0: float
     y0: float
     x1: float
     y1: float
+
+
+@dataclass(frozen=True, slots=True)
+class DrawLine(_Corners):
     width: float = 0.5
     color: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
-class DrawBox:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
+class DrawBox(_Corners):
     fill: tuple[float, float, float] | None = None
     stroke: tuple[float, float, float] | None = (0.0, 0.0, 0.0)
     width: float = 0.5
