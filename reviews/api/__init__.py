@@ -1,4 +1,4 @@
-"""The HTTP API (django-ninja): batch item import, item status, approved references.
+"""The HTTP API (django-ninja): batch item import, file import, item status, approved references.
 
 Mounted at /api/ by `evalsite/urls.py` (through `evalsite/api_urls.py`, which adds judging's
 routers); docs at /api/docs, schema at /api/openapi.json (both for signed-in users). Every endpoint authorises through
@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from ninja import NinjaAPI
 from ninja.parser import Parser
 
-from reviews.api import items, references
+from reviews.api import files, items, references
 from reviews.api.auth import SessionAuth, TokenAuth
 from reviews.api.errors import install_error_handlers
 from reviews.formats.errors import loads_json
@@ -56,6 +56,7 @@ api = EvalsiteAPI(
 )
 install_error_handlers(api)
 api.add_router("/projects", items.router)
+api.add_router("/projects", files.router)
 api.add_router("/projects", references.router)
 
 __all__ = ["api"]

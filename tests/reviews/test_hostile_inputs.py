@@ -1,8 +1,9 @@
 """Acceptance (#11): the hostile corpus through the CLI, the upload form and the API.
 
-Each file is refused with its own message, within 5 s of CPU and 300 MB peak memory (the CLI
-runs in a subprocess that reports its own peak RSS), and the database row counts
-and the media folder are what they were before.
+Each file is refused with its own message, within 5 s of CPU and 300 MB peak memory (each
+channel runs in a subprocess that reports its own peak RSS: the CLI command, and the form and
+the API's file import through Django's test client), and the database row counts and the
+media folder are what they were before.
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ def _media_files(root: Path) -> list[str]:
 # --- CLI: a real process on its own SQLite database -------------------------------------------
 
 
+# The project admin who uploads through the form and the API (with the token it writes down).
+ADMIN = """
+import pathlib
+from django.contrib.auth import get_user_model
+from reviews.models import Membership, Project
+from reviews.services.tokens import token_create
+user = get_user_model().objects.create_user("ada", password="x")
+Membership.objects.create(project=Project.objects.get(slug="hostile"), user=user, role="admin")
+pathlib.Path({path!r}).write_text(token_create(actor=user, name="pipeline")[1])
+"""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A migrated throw-away site with one project holding one item."""
@@ -53,6 +66,7 @@ def site(tmp_path_factory):
         "MEDIA_ROOT": str(folder / "media"),
         "EVALSITE_VAR_DIR": str(folder),
         "TASKS_BACKEND": "immediate",
+        "ALLOWED_HOSTS": "testserver",
     }
     (folder / "media").mkdir()
     good = folder / "good.jsonl"
@@ -61,17 +75,19 @@ def site(tmp_path_factory):
         ["migrate", "-v", "0"],
         ["create_project", "hostile"],
         ["import_items", "--project", "hostile", str(good)],
+        ["shell", "-c", ADMIN.format(path=str(folder / "token"))],
     ):
         subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
     return folder, env
 
 
 def _sqlite_counts(path: Path) -> dict[str, int]:
+    """Rows per table (not the import job: it is the record of the refusal)."""
     with sqlite3.connect(path) as db:
         tables = [
             name
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if name.startswith(("reviews_", "judging_"))
+            if name.startswith(("reviews_", "judging_")) and name != "reviews_importjob"
         ]
         return {t: db.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
 
@@ -122,6 +138,45 @@ def test_cli_refuses_each_hostile_file(case, corpus, site):
     assert (_sqlite_counts(folder / "db.sqlite3"), _media_files(folder / "media")) == before
 
 
+# The form and the API in a process of their own, through the test client: prints the refusal.
+_CHANNEL = """
+import sys
+from django.contrib.auth import get_user_model
+from django.test import Client
+from reviews.models import ImportJob
+ada = get_user_model().objects.get(username="ada")
+client = Client()
+with open({path!r}, "rb") as upload:
+    if {channel!r} == "form":
+        client.force_login(ada)
+        client.post("/p/hostile/imports/", {{"file": upload}})
+        print(ImportJob.objects.latest("pk").error, file=sys.stderr)
+    else:
+        secret = open({token!r}).read()
+        response = client.post("/api/projects/hostile/imports", {{"file": upload}},
+                               headers={{"Authorization": f"Bearer {{secret}}"}})
+        print(response.status_code, response.json()["error"], file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("channel", ["form", "api"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_form_and_api_refuse_each_hostile_file_within_limits(case, channel, corpus, site):
+    folder, env = site
+    before = (_sqlite_counts(folder / "db.sqlite3"), _media_files(folder / "media"))
+    script = _CHANNEL.format(
+        path=str(corpus[case.name]), channel=channel, token=str(folder / "token")
+    )
+    code, stderr, cpu, peak = _run_measured(["shell", "-c", script], env)
+    assert code == 0 and case.reason in stderr and case.name in stderr, stderr
+    assert "Traceback" not in stderr
+    if channel == "api":
+        assert "\n422 {" in stderr, stderr
+    assert cpu < 5, f"{cpu:.1f} s of CPU"
+    assert peak < 300 * MB, f"peak RSS {peak / MB:.0f} MB"
+    assert (_sqlite_counts(folder / "db.sqlite3"), _media_files(folder / "media")) == before
+
+
 # --- upload form and API: in the test process ------------------------------------------------
 
 
@@ -154,7 +209,26 @@ def test_upload_form_refuses_each_hostile_file(
     assert (_row_counts(), _media_files(media)) == before
 
 
-# The API takes JSON: the corpus files that are JSON go in as the request's records or reviews.
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_api_file_import_refuses_each_hostile_file(case, corpus, client, project):
+    _, secret = token_create(actor=member(project, Role.ADMIN), name="test")
+    media = Path(settings.MEDIA_ROOT)
+    media.mkdir(parents=True, exist_ok=True)
+    before = (_row_counts(), _media_files(media))
+    with corpus[case.name].open("rb") as upload:
+        response = client.post(
+            f"/api/projects/{project.slug}/imports",
+            {"file": upload},
+            headers={"Authorization": f"Bearer {secret}"},
+        )
+    assert response.status_code == 422, response.content
+    error = response.json()["error"]
+    assert case.reason in error["reason"] and error["file"] == case.name, error
+    assert (_row_counts(), _media_files(media)) == before
+
+
+# The JSON batch endpoint: the corpus files that are JSON go in as its records or reviews.
 def _records(data: bytes) -> bytes:
     return b'{"format": "jsonl", "records": [' + data.strip().replace(b"\n", b",") + b"]}"
 

@@ -1,0 +1,64 @@
+"""Files: import one file as it is on disk (project admins), the API's twin of the upload form.
+
+A pipeline that has a `.zip` bundle (review files with their evidence), a JSONL, CSV or review
+JSON file posts it here as multipart form data instead of re-encoding it as JSON. The file goes
+through the same importer, limits and errors as `manage.py import_items`, in one transaction,
+and the answer comes when it is done.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path, PurePath
+
+from django.http import HttpRequest
+from ninja import File, Form, Router, Status, UploadedFile
+
+from reviews.access import project_for_user
+from reviews.api.errors import ErrorOut
+from reviews.api.schemas import ImportReportOut
+from reviews.formats import limits
+from reviews.formats.errors import FormatError
+from reviews.models import Role
+from reviews.services.imports import file_import, import_formats
+
+router = Router(tags=["items"])
+_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+
+
+@router.post(
+    "/{slug}/imports",
+    response={201: ImportReportOut, **_ERRORS},
+    summary="Import a file: a .zip bundle, JSONL, CSV or review JSON (one transaction)",
+)
+def file_upload_import(
+    request: HttpRequest,
+    slug: str,
+    file: File[UploadedFile],
+    format: Form[str] = "",
+    questions: Form[list[str]] = None,
+):
+    """The file is read like `import_items FILE`: its format detected from its name and content
+    unless `format` names one; a bundle's review files cite only evidence inside the bundle.
+    A refused file answers 422 naming the file, record, path and reason; nothing is kept."""
+    access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
+    name = PurePath(file.name or "upload").name or "upload"
+    if format and format not in import_formats():
+        raise FormatError(f"unknown format {format!r} (one of: {', '.join(import_formats())})",
+                          file=name, path="format")  # fmt: skip
+    if file.size > limits.current().file_bytes:
+        raise FormatError(limits.message("file_bytes", "its size", file.size), file=name)
+    with tempfile.TemporaryDirectory(prefix="evalsite-api-") as folder:
+        path = Path(folder) / name
+        with path.open("wb") as handle:
+            for chunk in file.chunks():
+                handle.write(chunk)
+        report = file_import(
+            actor=request.auth,
+            project=access.project,
+            path=path,
+            name=name,
+            format=format or None,
+            options={"questions": questions} if questions else {},
+        )
+    return Status(201, {**report.as_dict(), "summary": report.summary()})
