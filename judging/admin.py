@@ -1,6 +1,7 @@
 """Django admin for every judging model; history (labels, tags, snapshots, access log) is
 read-only."""
 
+from django import forms
 from django.contrib import admin
 
 from judging import models as m
@@ -105,9 +106,27 @@ class CallAdmin(ReadOnlyAdmin):
     list_filter = ["status"]
 
 
+class PanelForm(forms.ModelForm):
+    class Meta:
+        model = m.Panel
+        fields = ["project", "name", "rule", "send_dissent", "judges"]
+
+    def clean(self):
+        data = super().clean()
+        project = data.get("project")
+        foreign = [j.name for j in data.get("judges", []) if project and j.project_id != project.pk]
+        if foreign:
+            raise forms.ValidationError(
+                f"Judges of another project cannot sit on this panel: {', '.join(foreign)}."
+            )
+        return data
+
+
 @admin.register(m.Panel)
 class PanelAdmin(admin.ModelAdmin):
     """Panels vote with `manage.py panel_vote`; ties (and dissent, if chosen) go to people."""
+
+    form = PanelForm
 
     list_display = ["name", "project", "rule", "send_dissent"]
     filter_horizontal = ["judges"]

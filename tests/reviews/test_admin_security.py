@@ -155,3 +155,19 @@ def test_superuser_revokes_a_token_from_admin(client):
         {"action": "revoke", "_selected_action": [token.pk]},
     )
     assert token_user(secret) is None
+
+
+def test_a_panel_takes_only_its_own_projects_judges(client, project):
+    from judging.models import JudgeConfig, Panel
+
+    theirs = JudgeConfig.objects.create(project=ProjectFactory(), name="theirs")
+    _superuser(client)
+    data = {"project": project.pk, "name": "p", "rule": "majority", "judges": [theirs.pk]}
+    response = client.post(reverse("admin:judging_panel_add"), data)
+    assert (
+        "Judges of another project cannot sit on this panel: theirs." in response.content.decode()
+    )
+    assert not Panel.objects.exists()
+    mine = JudgeConfig.objects.create(project=project, name="mine")
+    client.post(reverse("admin:judging_panel_add"), {**data, "judges": [mine.pk]})
+    assert list(Panel.objects.get().judges.all()) == [mine]
