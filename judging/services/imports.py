@@ -129,6 +129,11 @@ class JudgingRecords:
             self.criteria[name] = found
         return self.criteria[name]
 
+    def verdict_add(self, record, criterion: Criterion, label: str, where: str, **details) -> None:
+        """Queue a checked verdict (plain or pairwise) of `record`'s judge on its item."""
+        judge = self.judge(record.judge)
+        self.verdicts.add(PendingVerdict(record.item_id, criterion, judge, label, where, **details))
+
     def judge(self, given: rec.Judge) -> Judge:
         key = Judge.configuration_key(
             given.provider, given.model, given.temperature, given.prompt_sha256
@@ -192,19 +197,16 @@ def handle_verdict(record: rec.Verdict, state: JudgingRecords, where: str) -> No
     label = state.policy.apply(record.label, criterion, kind="verdict", where=where, path="$.label")
     if label is None:
         return
-    state.verdicts.add(
-        PendingVerdict(
-            item_id=record.item_id,
-            criterion=criterion,
-            judge=state.judge(record.judge),
-            label=label,
-            where=where,
-            sample=record.sample,
-            raw=record.raw or "",
-            explanation=record.explanation or "",
-            confidence=record.confidence,
-            extra=dict(record.model_extra or {}),
-        )
+    state.verdict_add(
+        record,
+        criterion,
+        label,
+        where,
+        sample=record.sample,
+        raw=record.raw or "",
+        explanation=record.explanation or "",
+        confidence=record.confidence,
+        extra=dict(record.model_extra or {}),
     )
 
 
@@ -263,18 +265,10 @@ def handle_pairwise_verdict(record: rec.PairwiseVerdict, state: JudgingRecords, 
     extra = dict(record.model_extra or {})
     sample = _pairwise_sample(extra, context, where)
     pair = {"A": record.answer_a, "B": record.answer_b}
-    state.verdicts.add(
-        PendingVerdict(
-            item_id=record.item_id,
-            criterion=criterion,
-            judge=state.judge(record.judge),
-            label=label,
-            where=where,
-            sample=sample,
-            display_order="".join(record.display_order),
-            extra={**extra, "answer_a": record.answer_a, "answer_b": record.answer_b},
-            pair=pair,
-        )
+    extra.update(answer_a=record.answer_a, answer_b=record.answer_b)
+    order = "".join(record.display_order)
+    state.verdict_add(
+        record, criterion, label, where, sample=sample, display_order=order, extra=extra, pair=pair
     )
 
 
