@@ -99,10 +99,14 @@ class EvalsiteTarget:
         ]  # fmt: skip
         self.server = Server(argv, env=env, log=work / "gunicorn.log", cwd=ROOT).__enter__()
         base = f"http://{HOST}:{port}"
-        self.server.wait_until_up(f"{base}/accounts/login/", seconds=120)
-        result = self._import(base, site["token"], size, body)
-        if self.database == "postgresql":
-            analyze(env["DATABASE_URL"])
+        try:
+            self.server.wait_until_up(f"{base}/accounts/login/", seconds=120)
+            result = self._import(base, site["token"], size, body)
+            if self.database == "postgresql":
+                analyze(env["DATABASE_URL"])
+        except BaseException:  # not opened: the caller will not close it
+            self.server.stop()
+            raise
         self.admin = _client(base, site["admin"])
         self.raters = [_client(base, key) for key in site["raters"]]
         self.held: dict[int, int] = {}  # rater index -> the item it claimed

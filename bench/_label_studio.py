@@ -89,8 +89,12 @@ class LabelStudio:
 
     def __enter__(self) -> LabelStudio:
         self.server.__enter__()
-        # The first start migrates a new SQLite database: a minute or more on a busy machine.
-        self.server.wait_until_up(f"{self.base}/version/", seconds=600)
+        try:
+            # The first start migrates a new SQLite database: a minute or more on a busy machine.
+            self.server.wait_until_up(f"{self.base}/version/", seconds=600)
+        except BaseException:  # SIGTERM or a timeout while it starts: stop it all the same
+            self.server.stop()
+            raise
         self.api = httpx.Client(
             base_url=self.base, timeout=900, headers={"Authorization": f"Token {self.token}"}
         )
