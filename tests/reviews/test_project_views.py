@@ -1,11 +1,13 @@
 """Project list, project home, members: owner / outsider (404) / wrong role (403)."""
 
+from urllib.parse import urljoin
+
 import pytest
 from django.urls import reverse
 
-from reviews.models import EventKind, Membership, Project, Role
+from reviews.models import EventKind, ItemStatus, Membership, Project, Role
 from reviews.services.events import event_record
-from tests.factories import ProjectFactory, UserFactory, member
+from tests.factories import ItemFactory, ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
 
@@ -191,3 +193,16 @@ def test_the_timeline_shows_event_names_and_details_in_words(client, project):
     page = client.get(reverse("item_timeline", args=[project.slug, item.pk])).content.decode()
     assert "<strong>Imported</strong>" in page
     assert "generated version: 1 · new: yes" in page
+
+
+def test_the_item_list_links_each_row_to_its_item_page_and_status(client, project):
+    item = ItemFactory(project=project, status=ItemStatus.ADJUDICATION)
+    client.force_login(member(project, Role.ADMIN))
+    list_url = reverse("item_list", args=[project.slug])
+    page = client.get(list_url).content.decode()
+    href = f'href="{item.pk}/"'
+    assert href in page  # relative: resolves against the list's own path
+    assert urljoin(list_url + "?after=1", f"{item.pk}/") == reverse(
+        "item_detail", args=[project.slug, item.pk]
+    )
+    assert '<span class="badge badge-warn">Needs adjudication</span>' in page
