@@ -33,6 +33,10 @@ CASES = [
     Hostile("wrong-size.zip", "corrupt zip member"),
     Hostile("invalid-utf8.jsonl", "not UTF-8 text"),
     Hostile("utf16.csv", "UTF-16 text: save the file as UTF-8"),
+    # Evidence from outside the file's own upload or bundle (another project's upload).
+    Hostile("escape.review.json", "path escapes the bundle root: '../imports/"),
+    Hostile("escape.zip", "path escapes the bundle root: '../../media/imports/"),
+    Hostile("pixel-bomb.zip", "400.0 megapixels (limit 50.0)"),  # a 52 KB PNG, 20000 x 20000
     Hostile("long-string.review.json", "IMPORT_MAX_STRING_CHARS", large=True),
     Hostile("huge-line.jsonl", "IMPORT_MAX_LINE_BYTES", large=True),
     Hostile("huge-line.csv", "IMPORT_MAX_LINE_BYTES", large=True),
@@ -67,6 +71,27 @@ def _wrong_size_zip(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def _citing(case_id: str, path: str) -> str:
+    return json.dumps(
+        _review(
+            case_id,
+            sources=[{"artifact_id": "p1", "path": path, "authority": "evidence"}],
+            claims=[{"path": "$.total", "expected_value": "1", "reference_id": "p1"}],
+        )
+    )
+
+
+def _evidence_cases(folder: Path) -> None:
+    from tests.bad_evidence import bomb_png
+
+    (folder / "escape.review.json").write_text(_citing("escape", "../imports/7/1/secret.pdf"))
+    with zipfile.ZipFile(folder / "escape.zip", "w") as bundle:
+        bundle.writestr("case.json", _citing("escape", "../../media/imports/7/1/secret.pdf"))
+    with zipfile.ZipFile(folder / "pixel-bomb.zip", "w") as bundle:
+        bundle.writestr("case.json", _citing("bomb", "bomb.png"))
+        bundle.writestr("bomb.png", bomb_png())
+
+
 def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
@@ -86,6 +111,7 @@ def build_small(folder: Path) -> None:
         b'{"type": "item", "item_id": "ok"}\n{"type": "item", "item_id": "caf\xe9"}\n'
     )
     (folder / "utf16.csv").write_bytes("type,item_id\nitem,a\n".encode("utf-16"))
+    _evidence_cases(folder)
 
 
 def build_large(folder: Path) -> None:
