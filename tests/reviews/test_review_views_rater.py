@@ -96,3 +96,14 @@ def test_a_project_admin_writes_the_guidelines(client, project):
     assert project.instructions.startswith("Read **twice**.")
     page = client.get(url).content.decode()
     assert "<strong>twice</strong>" in page and "<script>x" not in page
+
+
+def test_outside_batches_progress_counts_the_queue_and_next_claims_from_it(
+    client, project, submitted, review_item
+):
+    item, rater = submitted
+    review_item(project, {"$.total": ["5.00", "8.00"]})  # one more waiting for the rater
+    client.force_login(rater)
+    html = client.get(reverse("review_item", args=[project.slug, item.pk])).content.decode()
+    assert "Item 1 of 2</span>" in html
+    assert f'action="{reverse("review_next", args=[project.slug])}"' in html  # Next › claims
