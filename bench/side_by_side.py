@@ -28,7 +28,7 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
-from bench._evalsite_http import QUESTIONS, EvalsiteTarget
+from bench._evalsite_http import EvalsiteTarget
 from bench._label_studio import LabelStudio, installed
 from bench._servers import load_average
 from bench.imports import item_records
@@ -46,10 +46,11 @@ WARMUP = 2  # rounds not kept: one per gunicorn worker
 
 
 def _bodies(size: int) -> tuple[bytes, bytes]:
+    """The same items as Evalsite's JSONL body and as Label Studio's task list."""
     records = list(item_records(size))
-    evalsite = {"format": "jsonl", "records": records, "questions": QUESTIONS}
+    evalsite = "".join(json.dumps(r) + "\n" for r in records)
     tasks = [{"data": {k: v for k, v in r.items() if k != "type"}} for r in records]
-    return json.dumps(evalsite).encode(), json.dumps(tasks).encode()
+    return evalsite.encode(), json.dumps(tasks).encode()
 
 
 def ratio(key: str, peer: float | None, ours: float | None) -> float | None:
