@@ -78,8 +78,12 @@ def require_role(access: ProjectAccess, roles: Iterable[str] | None) -> None:
         return
     wanted = set(roles)
     if not access.roles & wanted:
-        names = ", ".join(sorted(Role(r).label.lower() for r in wanted))
-        raise PermissionDenied(f"This needs the {names} role in {access.project.name}.")
+        names = sorted(Role(r).label.lower() for r in wanted)
+        if len(names) == 1:
+            needed = f"the {names[0]} role"
+        else:  # "one of the adjudicator, approver or project admin roles"
+            needed = f"one of the {', '.join(names[:-1])} or {names[-1]} roles"
+        raise PermissionDenied(f"This needs {needed} in {access.project.name}.")
 
 
 def item_for_user(

@@ -30,8 +30,9 @@ def send_items_to_humans(request, slug):
 
     def send(**data) -> str:
         result = items_send_to_humans(actor=request.user, project=access.project, **data)
+        noun = "question" if result.questions_created == 1 else "questions"
         return (
-            f"{result.questions_created} new {data['criterion'].name} question(s) in the review "
+            f"{result.questions_created} new {data['criterion'].name} {noun} in the review "
             f"queue ({result.questions_existing} were there already)."
         )
 

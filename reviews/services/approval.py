@@ -111,7 +111,8 @@ def approval_blockers(item: Item, approver) -> list[str]:
         reasons.append("You are not an approver of this project.")
     open_questions = item.questions.exclude(status=QuestionStatus.RESOLVED).count()
     if open_questions:
-        reasons.append(f"{open_questions} question(s) are still open or need adjudication.")
+        are = "question is" if open_questions == 1 else "questions are"
+        reasons.append(f"{open_questions} {are} still open or waiting for adjudication.")
     if item.status == ItemStatus.APPROVED:
         reasons.append("This item is approved already; a correction starts with a new decision.")
     if latest_reference(item, Authority.GENERATED) is None:

@@ -206,3 +206,14 @@ def test_the_item_list_links_each_row_to_its_item_page_and_status(client, projec
         "item_detail", args=[project.slug, item.pk]
     )
     assert '<span class="badge badge-warn">Needs adjudication</span>' in page
+
+
+def test_a_403_names_the_roles_that_would_do_in_words(client, project):
+    item = project.items.create(external_id="t-2")
+    client.force_login(member(project, Role.RATER))
+    response = client.get(reverse("item_timeline", args=[project.slug, item.pk]))
+    assert response.status_code == 403
+    assert (
+        f"This needs one of the adjudicator, approver or project admin roles in {project.name}."
+        in response.content.decode()
+    )

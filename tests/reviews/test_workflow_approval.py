@@ -71,7 +71,7 @@ def test_approval_with_a_question_waiting_for_adjudication_is_refused(
     item = review_item(project)
     rate(raters[0], item, {"$.total": "1200"})
     rate(raters[1], item, {"$.total": "1290"})
-    _refused(item, approver, "need adjudication")
+    _refused(item, approver, "waiting for adjudication")
 
 
 def test_wrong_password_is_refused(resolved, approver):
