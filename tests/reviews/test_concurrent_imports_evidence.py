@@ -21,7 +21,7 @@ from django.urls import reverse
 from reviews.evidence import DrawText, build_pdf
 from reviews.models import Document, Role
 from reviews.services.evidence_gc import evidence_gc
-from reviews.services.imports import ImportFailed, import_file
+from reviews.services.imports import ImportFailed, file_import
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,9 +69,9 @@ def test_a_failing_import_and_evidence_gc_never_take_a_committed_file(client, tm
 
         results, barrier = {}, threading.Barrier(3, timeout=60)
         workers = [
-            _in_thread(results, "good", barrier, lambda: import_file(
+            _in_thread(results, "good", barrier, lambda: file_import(
                 actor=None, project=good, path=path)),  # fmt: skip
-            _in_thread(results, "bad", barrier, lambda: import_file(
+            _in_thread(results, "bad", barrier, lambda: file_import(
                 actor=None, project=bad, path=path, options={"questions": ["criterion:nope"]})),
         ]  # fmt: skip
         gc = _in_thread(results, "gc", barrier, collect)
