@@ -21,9 +21,7 @@ def trusted_svg(markup: str) -> SafeString:
     return mark_safe(markup)  # noqa: S308 - built by this module, all text escaped
 
 
-def _svg(
-    width: float, height: float, title: str, desc: str, body: str, heading: str = ""
-) -> str:
+def _svg(width: float, height: float, title: str, desc: str, body: str, heading: str = "") -> str:
     """The chart; with `heading`, the title is also drawn above it (an exported PNG has no
     page around it to say what it shows)."""
     if heading:

@@ -164,3 +164,18 @@ class DisagreementFilterForm(forms.Form):
         filters = {k: data.get(k, "") for k in ("criterion", "judge", "slice", "pair")}
         lead = [name for name in data.get("lead", "").split(",") if name]
         return {"filters": filters, "lead": lead}
+
+
+class FailureTagForm(forms.Form):
+    """Why a judge and people differ on an item: a bucket (or none) and a note."""
+
+    criterion = forms.CharField(max_length=100)
+    judge = forms.CharField(max_length=300)
+    bucket = forms.IntegerField(required=False, min_value=1)  # empty: untagged
+    note = forms.CharField(required=False)
+
+    def tag_fields(self) -> dict:
+        """The cleaned input as `failure_tag` takes it."""
+        data = dict(self.cleaned_data)
+        data["bucket_pk"] = data.pop("bucket")
+        return data

@@ -6,12 +6,13 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
-from judging.forms import DisagreementFilterForm
+from judging.forms import DisagreementFilterForm, FailureTagForm
 from judging.presenters import failure_figures
 from judging.selectors import disagreements_page, failure_counts
 from judging.services.failures import buckets_for, failure_tag
 from judging.views.dashboard import snapshot_context
 from reviews.access import project_for_user
+from reviews.forms import errors_text
 from reviews.models import Item, Role
 
 
@@ -31,20 +32,17 @@ def disagreement_list(request, slug):
 def disagreement_tag(request, slug, item_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADJUDICATOR])
     item = get_object_or_404(Item, pk=item_pk, project=access.project)
-    bucket = request.POST.get("bucket") or None
-    error = ""
-    try:
-        tag = failure_tag(
-            actor=request.user,
-            project=access.project,
-            item=item,
-            criterion=request.POST.get("criterion", "")[:100],
-            judge=request.POST.get("judge", "")[:300],
-            bucket_pk=int(bucket) if bucket and bucket.isdigit() else None,
-            note=request.POST.get("note", ""),
-        )
-    except ValidationError as exc:
-        tag, error = None, " ".join(exc.messages)
+    form = FailureTagForm(request.POST)
+    tag, error = None, ""
+    if not form.is_valid():
+        error = errors_text(form)
+    else:
+        try:
+            tag = failure_tag(
+                actor=request.user, project=access.project, item=item, **form.tag_fields()
+            )
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
     row = {
         "item_pk": item.pk,
         "item": item.external_id,
