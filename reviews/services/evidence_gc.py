@@ -66,9 +66,11 @@ def evidence_gc(*, older_than: timedelta = timedelta(hours=1)) -> list[str]:
     if not default_storage.exists(FOLDER):
         return []
     cutoff = time.time() - older_than.total_seconds()
-    old = (
-        name
-        for name in _stored_files(FOLDER)
-        if os.path.getmtime(default_storage.path(name)) < cutoff
-    )
-    return remove_unreferenced(old)
+    return remove_unreferenced(n for n in _stored_files(FOLDER) if _older(n, cutoff))
+
+
+def _older(name: str, cutoff: float) -> bool:
+    try:
+        return os.path.getmtime(default_storage.path(name)) < cutoff
+    except FileNotFoundError:  # removed since it was listed (a refused import's discard)
+        return False
