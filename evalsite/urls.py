@@ -19,6 +19,7 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include("evalsite.api_urls")),
     path("", include("reviews.urls")),

@@ -1,15 +1,23 @@
-"""Site-wide views: the home redirect and a health check for load balancers."""
+"""Site-wide views: the home redirect, the favicon and a health check for load balancers."""
 
 from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
 
 @require_safe
 def home(request):
     return redirect("project_list")
+
+
+@require_safe
+@login_not_required
+def favicon(request):
+    """Browsers ask for /favicon.ico on pages that link no icon (the admin, the API docs)."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 @require_safe

@@ -127,3 +127,8 @@ def test_templates_have_no_inline_script(path):
     assert not INLINE_SCRIPT.search(text), f"{path}: inline <script> (the CSP blocks it)"
     assert not HANDLER.search(text), f"{path}: on* handler attribute (the CSP blocks it)"
     assert "javascript:" not in text.lower(), f"{path}: javascript: URL"
+
+
+def test_the_favicon_the_browser_asks_for_is_the_sites(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response.url.endswith("favicon.svg")
