@@ -24,6 +24,7 @@ def test_from_hold_to_evidence_in_two_clicks(page, live_server, login, screensho
     expect(page.get_by_role("heading", name="Disagreements")).to_be_visible()
     screenshot("disagreements")
     first = page.locator("tbody tr").first
+    expect(first.locator("td").nth(1)).to_have_text("faithful")  # led by the failing criterion
     item_id = first.locator("td").first.inner_text()
     first.get_by_role("link", name=item_id).click()  # click 2
     expect(page.get_by_role("heading", name=item_id)).to_be_visible()
