@@ -180,7 +180,8 @@ def test_every_command_the_readme_names_exists_with_the_options_it_prints(clone)
     printed = _ok(_run(clone, MANAGE + "shell", script=script), "command parsers").splitlines()
     assert not [line for line in printed if line.startswith("MISSING")], printed
     accepted = {
-        words[1]: set(words[2:]) for words in (line.split() for line in printed)
+        words[1]: set(words[2:])
+        for words in (line.split() for line in printed)
         if words and words[0] == "COMMAND"
     }
     missing = {name: opts - accepted[name] for name, opts in table.items() if opts - accepted[name]}

@@ -44,7 +44,7 @@ def test_csv_import_to_a_raters_labels_with_no_verdicts(
         "item_id,input,output\n"
         'a-1,How do I reset my password?,"Settings, then Security, then Reset."\n'
         "a-2,What are your opening hours?,We sell shoes.\n"
-        "a-3,Can I pay by card?,\"Yes, every major card.\"\n"
+        'a-3,Can I pay by card?,"Yes, every major card."\n'
     )
     page.set_viewport_size({"width": 1280, "height": 800})
     login("stella", PASSWORD)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from reviews.models import EventKind, ItemStatus, Membership, Project, Role
+from reviews.services.assignment import assignment_claim_next
 from reviews.services.events import event_record
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, member
 
@@ -217,3 +218,12 @@ def test_a_403_names_the_roles_that_would_do_in_words(client, project):
         f"This needs one of the adjudicator, approver or project admin roles in {project.name}."
         in response.content.decode()
     )
+
+
+def test_a_rater_with_an_item_in_progress_resumes_it(client, project, rater):
+    project.items.create(external_id="r-1")
+    home = reverse("project_home", args=[project.slug])
+    client.force_login(rater)
+    assert "Start reviewing" in client.get(home).content.decode()
+    assert assignment_claim_next(rater=rater, project=project) is not None
+    assert "Resume reviewing" in client.get(home).content.decode()
