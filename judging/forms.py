@@ -179,3 +179,10 @@ class FailureTagForm(forms.Form):
         data = dict(self.cleaned_data)
         data["bucket_pk"] = data.pop("bucket")
         return data
+
+
+class HeldOutShowForm(forms.Form):
+    """*Show held-out figures*: which page asked (for the access log) and where to go back."""
+
+    what = forms.CharField(max_length=200, required=False)
+    next = forms.CharField(max_length=2000, required=False)

@@ -5,6 +5,7 @@ from judging.views import (
     disagreements,
     exports,
     generate,
+    held_out,
     item,
     judges,
     lists,
@@ -34,6 +35,7 @@ register_converter(_choice("confusion", "reliability"), "chart_kind")
 dashboard_patterns = [
     path("", dashboard.project_dashboard, name="project_dashboard"),
     path("recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path("held-out/show/", held_out.held_out_show, name="held_out_show"),
     path("split/", setup.draw_split, name="dashboard_split"),
     path("send/", setup.send_items_to_humans, name="dashboard_send"),
     path("criteria/<path:name>/", dashboard.criterion_page, name="dashboard_criterion"),

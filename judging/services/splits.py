@@ -15,7 +15,8 @@ per stratum, in the same hash order, an item is held out when the stratum's held
 below round(size after adding it × fraction), else it goes to calibration. Assignments never
 change once written; late rows are marked `late=True`.
 
-Every read of held-out figures leaves a `HeldOutAccess` row (`held_out_access_log`).
+Every read of held-out figures leaves a `HeldOutAccess` row (`held_out_access_log`): the agreement
+report as it reads them, the dashboard pages when a reader asks to see them (a POST).
 """
 
 from __future__ import annotations

@@ -13,29 +13,29 @@ from judging.presenters import NoSuchCriterion, criterion_figures, dashboard_cha
 from judging.selectors import dashboard_setup
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.services.judge_page import held_out_looks
-from judging.services.splits import held_out_access_log
 from judging.tasks import recompute_pending, request_recompute
+from judging.views.held_out import READERS, held_out_shown
 from reviews.access import project_for_user
 from reviews.models import Role
 
-# Raters never see judge verdicts or agreement figures.
-READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
-
 
 def snapshot_context(request, slug: str, *, what: str) -> dict:
-    """The project's latest figures, their freshness, and a logged view of held-out data."""
+    """The project's latest figures and their freshness; held-out figures only once the reader
+    asked to see them (`held_out_show`, logged), else no payload and `held_out_hidden`."""
     access = project_for_user(request.user, slug, roles=READERS)
     project = access.project
     snapshot = latest_snapshot(project)
     stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)
     payload = snapshot.payload if snapshot else None
-    if payload and payload.get("split") == "held_out":
-        held_out_access_log(actor=request.user, project=project, what=what)
+    hidden = bool(payload) and payload.get("split") == "held_out"
+    hidden = hidden and not held_out_shown(request, project)
     return {
         "access": access,
         "project": project,
         "snapshot": snapshot,
-        "payload": payload,
+        "payload": None if hidden else payload,
+        "held_out_hidden": hidden,
+        "held_out_what": what,
         "stale": stale,
         "pending": recompute_pending(project),
     }

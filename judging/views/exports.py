@@ -9,6 +9,7 @@ import json
 import re
 
 from django.http import Http404, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from judging import charts
@@ -72,6 +73,8 @@ def _markdown(report: dict) -> str:
 @require_safe
 def dashboard_report(request, slug, fmt):
     context = snapshot_context(request, slug, what=f"report download ({fmt})")
+    if context["held_out_hidden"]:  # the page with Show, which then comes back here
+        return render(request, "judging/dashboard.html", context)
     payload = context["payload"]
     if not payload:
         raise Http404("No figures computed yet.")
@@ -127,6 +130,8 @@ def _text_cell(cell):
 @require_safe
 def dashboard_chart(request, slug, kind, name, fmt):
     context = snapshot_context(request, slug, what=f"chart {kind} {name}")
+    if context["held_out_hidden"]:
+        return render(request, "judging/dashboard.html", context)
     if not context["payload"]:
         raise Http404("No figures computed yet.")
     try:

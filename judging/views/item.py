@@ -10,8 +10,7 @@ from judging.metrics.voting import group_vote
 from judging.models import Criterion, ItemSplit, Split, Verdict
 from judging.services.failures import buckets_for, current_tags
 from judging.services.labels import final_labels, rater_labels
-from judging.services.splits import held_out_access_log
-from judging.views.dashboard import READERS
+from judging.views.held_out import READERS, held_out_shown
 from reviews.access import item_for_overseer
 from reviews.models import Item
 from reviews.selectors import item_documents
@@ -58,10 +57,7 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
 def dashboard_item(request, slug, item_pk):
     access, item = item_for_overseer(request.user, slug, item_pk, roles=READERS)
     split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()
-    if split == Split.HELD_OUT:
-        held_out_access_log(
-            actor=request.user, project=access.project, what=f"item {item.external_id}"
-        )
+    hidden = split == Split.HELD_OUT and not held_out_shown(request, access.project)
     tags = current_tags(access.project)
     criteria = Criterion.objects.filter(project=access.project, verdicts__item=item).distinct()
     return render(
@@ -74,10 +70,12 @@ def dashboard_item(request, slug, item_pk):
             "split": split,
             "documents": item_documents(item),
             "slices": item.slices.order_by("name"),
-            "panels": [
-                _criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")
-            ],
+            "panels": []
+            if hidden
+            else [_criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")],
             "buckets": buckets_for(access.project),
             "can_tag": access.is_adjudicator,
+            "held_out_hidden": hidden,
+            "held_out_what": f"item {item.external_id}",
         },
     )

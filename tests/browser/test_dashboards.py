@@ -15,6 +15,9 @@ def test_from_hold_to_evidence_in_two_clicks(page, live_server, login, screensho
     login("ada", "ada-demo-2026")
     page.goto(f"{live_server.url}/p/judge-demo/dashboard/")
     expect(page.get_by_role("heading", name="Can the judge be trusted yet?")).to_be_visible()
+    expect(page.locator(".decision")).to_have_count(0)  # held-out figures hide until asked for
+    screenshot("dashboard-held-out-hidden")
+    page.get_by_role("button", name="Show held-out figures").click()  # logged, once a session
     gpt = page.locator(".decision", has_text="openai/gpt-4o")
     expect(gpt.locator(".gate")).to_have_text("HOLD")
     expect(gpt).to_contain_text("faithful")

@@ -156,6 +156,7 @@ def test_dashboard_shows_baselines_beside_the_llm_judge_on_held_out_items(
     from judging.services.splits import split_draw
     from reviews.models import Role
     from tests.factories import member
+    from tests.judging.test_dashboard_views import see_held_out
 
     records = [criterion_record(name="correct", labels=["pass", "fail"], positive="pass")]
     for n in range(12):
@@ -175,7 +176,7 @@ def test_dashboard_shows_baselines_beside_the_llm_judge_on_held_out_items(
     assert set(held_out_verdicts.values_list("item__split__split", flat=True)) == {"held_out"}
 
     dashboard_refresh(project=project)
-    client.force_login(member(project, Role.ADMIN))
+    see_held_out(client, member(project, Role.ADMIN), project)
     page = client.get(reverse("dashboard_criterion", args=[project.slug, "correct"]))
     html = page.content.decode()
     for judge_name in ("openai/gpt-4o", "baseline/normalised", "baseline/exact"):

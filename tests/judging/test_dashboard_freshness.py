@@ -22,7 +22,7 @@ from reviews.models import Role
 from reviews.services.imports import file_import
 from tests.factories import member
 from tests.judging.helpers import human_record, item_record, verdict_record, write_jsonl
-from tests.judging.test_dashboard_views import small_project
+from tests.judging.test_dashboard_views import see_held_out, small_project
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
@@ -65,7 +65,7 @@ def recompute(client, project):
 
 def test_views_read_the_snapshot_and_never_compute(client, project, admin, tmp_path):
     small_project(project, tmp_path)  # computed, as the import's signal would
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     snapshot = latest_snapshot(project)
     assert snapshot.fingerprint == inputs_fingerprint(project)
     html = dashboard(client, project)
@@ -84,7 +84,7 @@ def test_a_new_human_label_makes_the_figures_stale_and_they_are_recomputed(
     client, project, admin, tmp_path
 ):
     small_project(project, tmp_path)
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     old = latest_snapshot(project)
     held_out = ItemSplit.objects.filter(item__project=project, split="held_out").first().item
     import_records(project, tmp_path, [human_record(held_out.external_id, "cy", "fail")])
@@ -105,7 +105,7 @@ def test_an_item_imported_after_the_draw_joins_the_split_and_counts(
     client, project, admin, tmp_path
 ):
     small_project(project, tmp_path)
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     dashboard(client, project)
     old = latest_snapshot(project).payload["criteria"][0]
 
@@ -137,7 +137,7 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
     client, project, admin, tmp_path
 ):
     small_project(project, tmp_path)
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     dashboard(client, project)
     import_records(
         project,
@@ -164,7 +164,7 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
 
 def test_gate_settings_and_critical_flags_are_inputs(client, project, admin, tmp_path):
     small_project(project, tmp_path)
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     setting = GateSetting.objects.create(project=project, criterion="faithful", min_n=5)
     assert STALE in dashboard(client, project)
     recompute(client, project)
@@ -204,23 +204,33 @@ def test_drawing_the_split_recomputes_through_the_signal(
     assert latest_snapshot(project).payload["split"] == "held_out"
 
 
-def test_viewing_held_out_figures_is_logged(client, project, admin, tmp_path):
+def test_held_out_figures_show_only_on_request_and_that_is_logged(client, project, admin, tmp_path):
     small_project(project, tmp_path)
-    client.force_login(admin)
-    dashboard(client, project)
-    client.get(reverse("dashboard_criterion", args=[project.slug, "faithful"]))
-    client.get(reverse("dashboard_report", args=[project.slug, "json"]))
+    client.force_login(admin)  # not shown yet
+    html = dashboard(client, project)
+    assert "Show held-out figures" in html and 'name="what" value="dashboard"' in html
+    assert "openai/gpt-4o" not in html
+    report = reverse("dashboard_report", args=[project.slug, "json"])
+    assert "Show held-out figures" in client.get(report).content.decode()
+    item = ItemSplit.objects.filter(item__project=project, split="held_out").first().item
+    page = client.get(reverse("dashboard_item", args=[project.slug, item.pk])).content.decode()
+    assert "Show held-out figures" in page
+    assert not HeldOutAccess.objects.exists()  # looking at the pages wrote nothing
+
+    show = reverse("held_out_show", args=[project.slug])
+    response = client.post(show, {"what": "report download (json)", "next": report})
+    assert response.status_code == 302 and response.url == report
+    assert client.get(report).json()["split"] == "held_out"
+    assert "openai/gpt-4o" in dashboard(client, project)
     logged = list(HeldOutAccess.objects.filter(project=project).order_by("pk"))
-    assert [(a.user, a.what) for a in logged] == [
-        (admin, "dashboard"),
-        (admin, "criterion faithful"),
-        (admin, "report download (json)"),
-    ]
+    assert [(a.user, a.what) for a in logged] == [(admin, "report download (json)")]
+    elsewhere = client.post(show, {"next": "https://evil.example/"})
+    assert elsewhere.url == reverse("project_dashboard", args=[project.slug])
 
 
 def test_calibration_figures_are_labelled_as_development_figures(client, project, admin, tmp_path):
     small_project(project, tmp_path)
-    client.force_login(admin)
+    see_held_out(client, admin, project)
     html = dashboard(client, project)
     assert "held-out figures: the ones that count" in html
     assert "Calibration (development)" in html
@@ -232,7 +242,7 @@ def test_calibration_figures_are_labelled_as_development_figures(client, project
 
 def test_without_a_split_every_figure_is_a_development_figure(client, project, admin, tmp_path):
     small_project(project, tmp_path, draw=False)
-    client.force_login(admin)
+    client.force_login(admin)  # nothing is held out: nothing to show
     html = dashboard(client, project)
     assert "No held-out split has been drawn" in html
     assert "every figure below is a <strong>development figure</strong>" in html

@@ -89,6 +89,13 @@ def small_project(project, folder: Path, *, draw: bool = True, n_items: int = IT
     return project
 
 
+def see_held_out(client, user, project):
+    """Sign in as `user` and press *Show held-out figures* (pages hide them until then)."""
+    client.force_login(user)
+    response = client.post(reverse("held_out_show", args=[project.slug]))
+    assert response.status_code == 302
+
+
 @dataclass
 class World:
     project: object
@@ -218,7 +225,7 @@ def test_dashboards_list_shows_decisions_to_readers_only(client, world):
 
 
 def test_unknown_criterion_chart_judge_or_item_is_404(client, world):
-    client.force_login(world.users[Role.ADMIN])
+    see_held_out(client, world.users[Role.ADMIN], world.project)
     slug = world.project.slug
     base = f"/p/{slug}/dashboard/charts"
     other_item = ItemFactory(project=ProjectFactory())
@@ -237,7 +244,7 @@ def test_unknown_criterion_chart_judge_or_item_is_404(client, world):
 
 
 def test_json_report_has_the_agreement_report_keys(client, world):
-    client.force_login(world.users[Role.ADJUDICATOR])
+    see_held_out(client, world.users[Role.ADJUDICATOR], world.project)
     response = client.get(reverse("dashboard_report", args=[world.project.slug, "json"]))
     assert response["Content-Type"] == "application/json"
     assert f'filename="{world.project.slug}-agreement.json"' in response["Content-Disposition"]
@@ -278,7 +285,7 @@ def test_json_report_has_the_agreement_report_keys(client, world):
 
 
 def test_markdown_report_and_chart_downloads(client, world):
-    client.force_login(world.users[Role.ADMIN])
+    see_held_out(client, world.users[Role.ADMIN], world.project)
     slug = world.project.slug
     markdown = client.get(reverse("dashboard_report", args=[slug, "md"]))
     assert markdown["Content-Type"].startswith("text/markdown")
@@ -311,7 +318,7 @@ def test_markdown_report_and_chart_downloads(client, world):
 
 
 def test_criterion_page_shows_figures_slices_raters_and_reliability(client, world):
-    client.force_login(world.users[Role.APPROVER])
+    see_held_out(client, world.users[Role.APPROVER], world.project)
     page = client.get(reverse("dashboard_criterion", args=[world.project.slug, "faithful"]))
     html = page.content.decode()
     assert "Confusion matrices" in html and "By slice" in html and "Rater quality" in html
@@ -324,11 +331,11 @@ def test_item_page_shows_samples_and_tag_form_to_adjudicators_only(client, world
     row = world.disagreement()
     item = Item.objects.get(project=world.project, external_id=row["item"])
     url = reverse("dashboard_item", args=[world.project.slug, item.pk])
-    client.force_login(world.users[Role.ADJUDICATOR])
+    see_held_out(client, world.users[Role.ADJUDICATOR], world.project)
     html = client.get(url).content.decode()
     assert item.external_id in html and f"Checked {item.external_id}." in html
     assert "disagrees" in html and 'name="bucket"' in html
-    client.force_login(world.users[Role.APPROVER])
+    see_held_out(client, world.users[Role.APPROVER], world.project)
     html = client.get(url).content.decode()
     assert "disagrees" in html and 'name="bucket"' not in html
 
@@ -430,7 +437,7 @@ def test_disagreements_from_a_hold_are_led_by_the_failing_criterion(client, worl
     ]
     led = [(r["criterion"], r["n"]) for r in led_by(rows, ["faithful"])]
     assert led == [("faithful", 1), ("faithful", 3), ("clarity", 0), ("tone", 2)]
-    client.force_login(world.users[Role.ADJUDICATOR])
+    see_held_out(client, world.users[Role.ADJUDICATOR], world.project)
     dashboard = client.get(reverse("project_dashboard", args=[world.project.slug])).content
     assert b"&amp;lead=faithful" in dashboard
     url = reverse("dashboard_disagreements", args=[world.project.slug])

@@ -14,7 +14,7 @@ from judging.services.dashboard import dashboard_refresh
 from judging.services.failures import buckets_for, current_tags, failure_summary, failure_tag
 from reviews.models import AppendOnlyError, Item, Role, Slice
 from tests.factories import ItemFactory, ProjectFactory, member
-from tests.judging.test_dashboard_views import small_project
+from tests.judging.test_dashboard_views import see_held_out, small_project
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
@@ -210,7 +210,7 @@ def test_failure_page_and_markdown_report_show_representative_items(
             "context omission" if n < 2 else "slice regression",
             note=f"why {n}",
         )
-    client.force_login(adjudicator)
+    see_held_out(client, adjudicator, project)
 
     page = client.get(reverse("dashboard_failures", args=[project.slug])).content.decode()
     assert f"({len(rows)} disagreements)" in page
@@ -240,7 +240,7 @@ def test_failure_page_and_markdown_report_show_representative_items(
 
 def test_disagreement_filters(client, project, adjudicator, tmp_path):
     small_project(project, tmp_path)
-    client.force_login(adjudicator)
+    see_held_out(client, adjudicator, project)
     url = reverse("dashboard_disagreements", args=[project.slug])
     everything = client.get(url).context["rows"]
     assert everything and {r["judge"] for r in everything} <= {GPT, "anthropic/claude"}
