@@ -80,7 +80,16 @@ def _human(project, items: list[Item]) -> dict[str, dict]:
     return human
 
 
+class NoTextflowItems(ValueError):
+    """Only items imported from TextFlow can be written back; an empty file would look like a result."""
+
+
 def textflow_export(*, project) -> bytes:
     pairs, variant = _records(project)
+    if not pairs:
+        raise NoTextflowItems(
+            f"project {project.slug!r} has no items imported from TextFlow evaluated results "
+            "(FORMATS §1): nothing to export"
+        )
     human = _human(project, [item for item, _ in pairs])
     return dump_textflow([record for _, record in pairs], variant=variant, human=human)

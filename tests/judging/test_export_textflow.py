@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from reviews.models import Project
 
@@ -51,3 +51,11 @@ def test_round_trip_keeps_the_shape_and_adds_human_labels(tmp_path):
     assert exported["0"]["human_raters"] == {"ana": "Incorrect"}
     assert "human_label" not in exported["1"]
     assert out.read_text().startswith('{\n    "0": {')  # indent=4, like upstream
+
+
+def test_a_project_without_textflow_items_is_refused_and_nothing_is_written(tmp_path):
+    Project.objects.create(slug="plain", name="Plain")
+    out = tmp_path / "out.json"
+    with pytest.raises(CommandError, match="no items imported from TextFlow"):
+        call_command("export_textflow", "--project", "plain", "--out", str(out))
+    assert not out.exists()

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from judging.services.export_textflow import textflow_export
-from reviews.management.lookups import project_or_error
+from judging.services.export_textflow import NoTextflowItems, textflow_export
+from reviews.management.lookups import project_or_error, refusals
 
 
 class Command(BaseCommand):
@@ -15,6 +15,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, project, out: Path, **options):
         target = project_or_error(project)
-        data = textflow_export(project=target)
+        with refusals(NoTextflowItems):
+            data = textflow_export(project=target)
         out.write_bytes(data)
         self.stdout.write(f"wrote {out} ({len(data):,} bytes)")
