@@ -58,6 +58,7 @@ def test_submitted_but_still_open_stays_hidden(client, project, review_item, rat
     client.force_login(both)
     assert client.get(_pages(project, item)[0]).status_code == 403
 
+
 def test_an_overseer_who_does_not_rate_it_still_sees_it(client, project, open_item):
     client.force_login(member(project, Role.ADMIN, Role.ADJUDICATOR))
     response = client.get(_pages(project, open_item)[0])

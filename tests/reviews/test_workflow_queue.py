@@ -20,9 +20,9 @@ from reviews.services.answers import assignment_submit
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
-    available_items,
     assignment_claim_next,
     assignment_skip,
+    available_items,
     item_trail,
     leases_expire,
     queue_summary,
