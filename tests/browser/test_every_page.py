@@ -162,6 +162,15 @@ def _import_path(page, base: str, tmp_path) -> str:
     return page.url.removeprefix(base)
 
 
+def _show_held_out(page, base: str) -> None:
+    """Held-out figures show once asked for (a logged POST that holds for the session)."""
+    page.goto(f"{base}{reverse('project_dashboard', kwargs={'slug': 'judge-demo'})}")
+    show = page.get_by_role("button", name="Show held-out figures")
+    if show.count():
+        show.click()
+        page.wait_for_load_state()
+
+
 def _batch_path(page, base: str) -> str | None:
     """The batch approval page is the answer to the queue's POST: press "Approve all"."""
     page.goto(f"{base}{reverse('approval_queue', kwargs={'slug': 'demo'})}")
@@ -213,6 +222,7 @@ def test_every_page_for_every_demo_role(browser, live_server, tmp_path):
         page.get_by_label("Password").fill(f"{role}-demo-2026")
         page.get_by_role("button", name="Log in").click()
         page.wait_for_load_state()
+        _show_held_out(page, base)
         extra = {
             "review": _review_path(page, base) if role == "rita" else None,
             "score-run": _score_path(page, base, tmp_path) if role == "alex" else None,
