@@ -1,4 +1,5 @@
-"""The files README.md and docs/ cite exist, and a cited `path.py: name` is defined there."""
+"""The files README.md and docs/ cite exist, a cited `path.py: name` is defined there, and each
+relative link reaches a file (and its `#anchor`, a heading there)."""
 
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ CITED = re.compile(
     r"`((?:reviews|judging|evalsite|tests|docs|bench|templates|static)/[\w./-]+?)"
     r"(?::\s*(\w+))?`"
 )
+LINK = re.compile(r"\]\(([^)#:]+)(?:#([^)]+))?\)")
 
 
 def _citations() -> list:
@@ -32,3 +34,25 @@ def test_a_cited_file_exists(path, name):
         assert re.search(rf"^(?:def|class) {name}\b|^{name} = ", target.read_text(), re.M), (
             f"{path} does not define {name}"
         )
+
+
+def _links() -> list:
+    return [
+        pytest.param(doc, *match.groups(), id=f"{doc.name}:{match.group(0)}")
+        for doc in DOCS
+        for match in LINK.finditer(doc.read_text())
+    ]
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize(("doc", "target", "anchor"), _links())
+def test_a_relative_link_reaches_its_file_and_heading(doc, target, anchor):
+    path = doc.parent / target
+    assert path.exists(), f"{doc.name} links to {target}, which does not exist"
+    if anchor:
+        headings = re.findall(r"^#+ (.+)$", path.read_text(), re.M)
+        assert anchor in {_anchor(h) for h in headings}, f"{target} has no heading #{anchor}"
