@@ -22,10 +22,12 @@ over-assigned answer or an unexpected HTTP status.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import statistics
 import sys
@@ -261,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="evalsite-load-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)  # static files, media, logs
     env = _environment(work)
     os.environ.update(env)
     (work / "static").mkdir(parents=True, exist_ok=True)

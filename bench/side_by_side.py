@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -186,16 +187,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--load-answers", type=int, default=320)
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    work = Path(tempfile.mkdtemp(prefix="evalsite-side-by-side-"))
-    targets = [EvalsiteTarget(db, work) for db in args.databases.split(",")]
     available, peer_version = (False, "not asked for") if args.no_label_studio else installed()
     header = machine(peer_version if available else f"unavailable ({peer_version})")
     print("\n".join(header), f"\nload average at start: {load_average()}", flush=True)
-    if available:
-        with LabelStudio(work) as peer:
-            results, loads = _measure([peer, *targets], sizes, args.repeats)
-    else:
-        results, loads = _measure(targets, sizes, args.repeats)
+    work = Path(tempfile.mkdtemp(prefix="evalsite-side-by-side-"))
+    try:
+        targets = [EvalsiteTarget(db, work) for db in args.databases.split(",")]
+        if available:
+            with LabelStudio(work) as peer:
+                results, loads = _measure([peer, *targets], sizes, args.repeats)
+        else:
+            results, loads = _measure(targets, sizes, args.repeats)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the SQLite files and Label Studio's data
     names = list(results)
     print(f"\nmedians of {args.repeats} requests over loopback HTTP (import: one request)")
     print("\n".join(table(results, sizes, names)))
