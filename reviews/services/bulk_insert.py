@@ -9,10 +9,15 @@ every constraint and INSERT trigger an INSERT runs, inside the caller's transact
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 from django.db import connections, router
+from psycopg.types.json import Jsonb
 
 
 class PkSet:
@@ -70,8 +75,7 @@ def insert_rows(model, columns, rows, **constants) -> int:
     with conn.wrap_database_errors, conn.cursor() as cursor:
         if conn.vendor == "postgresql":
             with cursor.copy(f"COPY {quote(meta.db_table)} ({names}) FROM STDIN") as copy:
-                for row in params:
-                    copy.write_row(row)
+                copy.write("".join("\t".join(map(_copy_text, row)) + "\n" for row in params))
         else:
             marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
             sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
@@ -87,6 +91,36 @@ def model_constants(instance, *, skip: tuple[str, ...]) -> dict[str, Any]:
         for f in instance._meta.concrete_fields
         if not f.primary_key and f.attname not in skip
     }
+
+
+_AS_STR = (int, float, decimal.Decimal, uuid.UUID)
+_ISO = (datetime.datetime, datetime.date, datetime.time)
+
+
+def _copy_text(value: Any) -> str:
+    """One prepared value as a field of COPY's text format. Written by hand because
+    `copy.write_row` adapts every value through psycopg's Python dumpers, which was most of a
+    PostgreSQL import's client time; the types are those `get_db_prep_save` gives."""
+    if value is None:
+        return "\\N"
+    kind = type(value)
+    if isinstance(value, str):  # str subclasses too: a TextChoices member is its value
+        return _escape(value)
+    if kind is bool:
+        return "t" if value else "f"
+    if isinstance(value, Jsonb):  # what Django's JSONField prepares: dumped as psycopg would
+        return _escape((value.dumps or json.dumps)(value.obj))
+    if isinstance(value, _AS_STR):
+        return str(value)
+    if isinstance(value, _ISO):
+        return value.isoformat()
+    raise TypeError(f"no COPY text for a {kind.__name__} value")
+
+
+def _escape(text: str) -> str:
+    """COPY's text format: backslash, tab, newline and carriage return inside a value escaped
+    (four `replace`s run several times faster than one `translate` with a dict)."""
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _preparer(field, conn) -> Callable[[Any], Any]:

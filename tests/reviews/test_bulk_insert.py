@@ -1,0 +1,59 @@
+"""`insert_rows` stores what the ORM stores, on SQLite (executemany) and on PostgreSQL (COPY
+text written by hand): escapes, JSON, NULL, datetimes and choices come back unchanged."""
+
+import pytest
+from django.utils import timezone
+
+from reviews.models import Event, EventKind, Item, ItemStatus
+from reviews.services.bulk_insert import insert_rows
+from tests.factories import ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+AWKWARD = "tab\there\nnew line\r\nback\\slash \\N \\t 'quote\" ünïcödé ✓ \x01"
+
+
+def test_values_come_back_as_written():
+    project = ProjectFactory()
+    now = timezone.now()
+    metadata = {"text": AWKWARD, "nested": [1, 2.5, None, True, {"k": "\\"}]}
+    written = insert_rows(
+        Item,
+        ("external_id", "title", "input", "output", "expected", "metadata"),
+        [
+            ("a", AWKWARD, {"q": AWKWARD}, AWKWARD, None, metadata),
+            ("b", "", "plain string input", "", "\\N", {}),
+        ],
+        project_id=project.pk,
+        status=ItemStatus.OPEN,
+        overlap=None,
+        created_at=now,
+        updated_at=now,
+    )
+    assert written == 2
+    a, b = Item.objects.filter(project=project).order_by("external_id")
+    assert (a.title, a.input, a.output, a.expected, a.metadata) == (
+        AWKWARD,
+        {"q": AWKWARD},
+        AWKWARD,
+        None,
+        metadata,
+    )
+    assert (b.title, b.input, b.output, b.expected, b.metadata) == (
+        "",
+        "plain string input",
+        "",
+        "\\N",
+        {},
+    )
+    assert a.status == ItemStatus.OPEN and a.overlap is None and a.created_at == now
+
+    insert_rows(
+        Event,
+        ("item_id", "data"),
+        [(a.pk, {"file": AWKWARD})],
+        kind=EventKind.IMPORTED,
+        created_at=now,
+    )
+    event = Event.objects.get(item=a)
+    assert (event.kind, event.data) == (EventKind.IMPORTED, {"file": AWKWARD})
