@@ -152,11 +152,16 @@
     return locateCache.get(key);
   }
 
+  // Each call awaits its quotes' boxes; a call overtaken by a later one (the rater moved on
+  // while a slow locate.json was pending) must not move the page back to its question.
+  let shownCall = 0;
   async function showQuestion(questionId, activeCandidate, jump) {
+    const call = ++shownCall;
     const list = highlights[String(questionId)] || [];
     const marks = await Promise.all(list.map(async (h) => ({
       ...h, rects: await rectsFor(h), active: String(h.candidate) === String(activeCandidate),
     })));
+    if (call !== shownCall) return;
     state.marks = marks;
     // The chosen candidate's citation; else, when nothing cited is on the page shown, the
     // question's first citation (the viewer opens on the page the question cites).
