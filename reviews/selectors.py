@@ -21,7 +21,7 @@ from reviews.models import (
     Resolution,
 )
 
-COUNT_LIMIT = 10_000  # list totals are exact up to here, then "10,000+"
+COUNT_LIMIT = 1_000  # list totals are exact up to here, then "1,000+"
 
 
 def bounded_count(queryset, limit: int = COUNT_LIMIT) -> tuple[int, bool]:
