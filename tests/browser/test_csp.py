@@ -44,7 +44,8 @@ def test_no_csp_violation_on_the_working_pages(page, live_server, login, screens
     # Review: claimed with the queue's Start button (a POST), then an autosave through htmx.
     visit("/queue/", "table")
     page.locator("tr[data-project='demo']").get_by_role("button").click()
-    expect(page.locator("#questions > li.question").first).to_be_visible()
+    # review.js marks the first question current once its key handlers are in place.
+    expect(page.locator("#questions > li.question.current")).to_have_count(1)
     page.keyboard.press("1")
     expect(page.locator("#questions .save-state").first).to_have_text("Saved")
     page.wait_for_load_state("networkidle")
