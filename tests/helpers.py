@@ -1,5 +1,7 @@
 """Helpers shared by the whole suite: database and storage snapshots, API credentials."""
 
+import json
+import os
 from pathlib import Path
 
 from django.apps import apps
@@ -32,3 +34,23 @@ def bearer(user) -> dict:
 
     _, secret = token_create(actor=user, name="test")
     return {"Authorization": f"Bearer {secret}"}
+
+
+def sqlite_site_env(folder: Path, **extra: str) -> dict[str, str]:
+    """Environment for `manage.py` subprocesses sharing one SQLite file site in `folder`."""
+    return {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "EVALSITE_VAR_DIR": str(folder),
+        "DEBUG": "true",
+        "ALLOWED_HOSTS": "testserver",
+        **extra,
+    }
+
+
+def write_item_lines(path: Path, n: int) -> Path:
+    """A JSONL file of `n` plain §4 items (`i00000`, ...)."""
+    with path.open("w") as handle:
+        for i in range(n):
+            handle.write(json.dumps({"type": "item", "item_id": f"i{i:05}", "output": "a"}) + "\n")
+    return path

@@ -5,12 +5,12 @@ survives; after IMPORT_STALE_SECONDS the job page says why and offers Retry, and
 imports the whole file in a new worker.
 """
 
-import json
 import os
 import signal
 import sqlite3
 import time
 
+from tests.helpers import sqlite_site_env, write_item_lines
 from tests.judging.test_run_worker_kill import manage, query, wait_for, worker
 
 N_ITEMS = 20_000
@@ -65,19 +65,8 @@ def writing(db) -> bool:
 
 def test_killed_worker_leaves_nothing_and_retry_imports(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{db}",
-        "TASKS_BACKEND": "database",
-        "IMPORT_STALE_SECONDS": "1",
-        "EVALSITE_VAR_DIR": str(tmp_path),
-        "DEBUG": "true",
-        "ALLOWED_HOSTS": "testserver",
-    }
-    items = tmp_path / "items.jsonl"
-    with items.open("w") as handle:
-        for i in range(N_ITEMS):
-            handle.write(json.dumps({"type": "item", "item_id": f"i{i:05}", "output": "a"}) + "\n")
+    env = sqlite_site_env(tmp_path, TASKS_BACKEND="database", IMPORT_STALE_SECONDS="1")
+    items = write_item_lines(tmp_path / "items.jsonl", N_ITEMS)
     manage(env, "migrate", "-v", "0")
     manage(env, "create_project", "kill")
     manage(env, "shell", "-c", "from django.contrib.auth import get_user_model; "

@@ -6,10 +6,10 @@ wait for the write lock. Every save must be confirmed (200) and stored.
 """
 
 import json
-import os
 import subprocess
 import sys
 
+from tests.helpers import sqlite_site_env, write_item_lines
 from tests.judging.test_run_worker_kill import ROOT, manage, query, wait_for
 
 N_ITEMS = 40_000
@@ -41,18 +41,8 @@ print(json.dumps({{"codes": codes, "slowest": slowest}}))
 
 def test_every_autosave_during_a_large_import_is_stored(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{db}",
-        "TASKS_BACKEND": "immediate",
-        "EVALSITE_VAR_DIR": str(tmp_path),
-        "DEBUG": "true",
-        "ALLOWED_HOSTS": "testserver",
-    }
-    items = tmp_path / "items.jsonl"
-    with items.open("w") as handle:
-        for i in range(N_ITEMS):
-            handle.write(json.dumps({"type": "item", "item_id": f"i{i:05}", "output": "a"}) + "\n")
+    env = sqlite_site_env(tmp_path, TASKS_BACKEND="immediate")
+    items = write_item_lines(tmp_path / "items.jsonl", N_ITEMS)
     manage(env, "migrate", "-v", "0")
     manage(env, "create_project", "load")
     manage(env, "import_items", "--project", "load", str(EXAMPLE))
