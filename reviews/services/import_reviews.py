@@ -188,13 +188,14 @@ def _sources(
     return by_artifact
 
 
-def _claim(item, sources, *, path, value, providers, cited, position, question=None) -> Claim:
+def _claim(item, sources, cited, *, path, providers, position, question=None) -> Claim:
+    """The claim one cited value makes for `path` (a consensus row or a question's candidate)."""
     source = sources.get(cited.reference_id) if cited.reference_id else None
     return Claim(
         item=item,
         question=question,
         path=path,
-        value=value,
+        value=cited.expected_value,
         providers=providers,
         source=source,
         page=source.page if source else None,
@@ -239,15 +240,7 @@ def import_review(
         context.counts["references"] += 1
         item.claims.filter(question__isnull=True).delete()  # consensus claims follow the rows
         Claim.objects.bulk_create(
-            _claim(
-                item,
-                sources,
-                path=c.path,
-                value=c.expected_value,
-                providers=c.providers,
-                cited=c,
-                position=i,
-            )
+            _claim(item, sources, c, path=c.path, providers=c.providers, position=i)
             for i, c in enumerate(review.claims)
         )
     new_questions = _questions(review, item, sources, context)
@@ -292,10 +285,9 @@ def _questions(review, item, sources, context) -> list[Question]:
             _claim(
                 item,
                 sources,
+                c,
                 path=disputed.path,
-                value=c.expected_value,
                 providers=[c.provider],
-                cited=c,
                 position=i,
                 question=question,
             )
