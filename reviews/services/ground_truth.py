@@ -42,18 +42,34 @@ def generated_add(
     previous = latest_reference(item, Authority.GENERATED)
     if previous is not None and previous.sha256 == sha:
         return previous, False
-    reference = Reference.objects.create(
-        item=item,
-        authority=Authority.GENERATED,
-        version=next_version(item),
+    reference = _reference_add(
+        item,
+        rows,
+        Authority.GENERATED,
         supersedes=previous,
-        rows=rows,
-        sha256=sha,
-        source_name=source_name,
-        created_by=actor,
+        actor=actor,
         reason=reason,
+        source_name=source_name,
     )
     return reference, True
+
+
+def _reference_add(
+    item, rows, authority: Authority, *, supersedes, actor, reason, source_name, derived_from=None
+) -> Reference:
+    """The item's next reference version: canonical `rows` under `authority`."""
+    return Reference.objects.create(
+        item=item,
+        authority=authority,
+        version=next_version(item),
+        supersedes=supersedes,
+        derived_from=derived_from,
+        rows=rows,
+        sha256=rows_sha256(rows),
+        reason=reason,
+        source_name=source_name,
+        created_by=actor,
+    )
 
 
 def signed_version(reference: Reference | None) -> int | None:
@@ -67,17 +83,15 @@ def signed_version(reference: Reference | None) -> int | None:
 
 
 def _ground_truth(item, rows, *, actor, reason, source_name="") -> Reference:
-    return Reference.objects.create(
-        item=item,
-        authority=Authority.GROUND_TRUTH,
-        version=next_version(item),
+    return _reference_add(
+        item,
+        rows,
+        Authority.GROUND_TRUTH,
         supersedes=current_ground_truth(item),
         derived_from=latest_reference(item, Authority.GENERATED),
-        rows=rows,
-        sha256=rows_sha256(rows),
+        actor=actor,
         reason=reason,
         source_name=source_name,
-        created_by=actor,
     )
 
 
