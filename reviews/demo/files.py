@@ -43,6 +43,17 @@ def _open_question(path: str, reason: str, *candidates: dict) -> dict:
     }
 
 
+def _statement_disagreement(path: str, field: str, *, right: tuple, wrong: tuple) -> dict:
+    """Two models read a statement field differently; `right` and `wrong` are (value,
+    provider, confidence), and only the right reading has a box."""
+    return _open_question(
+        path,
+        "disagreement",
+        _cite("statement", field, *right),
+        _cite("statement", field, *wrong, bbox=False),
+    )
+
+
 def _claim(document: str, field: str, path: str, value, providers=("openai", "claude")):
     citation = documents.citation(document, field)
     return {
@@ -89,29 +100,17 @@ def statement_case(case_id: str, *, wrong_total: str, wrong_balance: str) -> dic
             _claim("statement", "currency", "$.currency", documents.CURRENCY),
         ],
         "review_items": [
-            _open_question(
+            _statement_disagreement(
                 "$.closing_balance",
-                "disagreement",
-                _cite(
-                    "statement",
-                    "closing_balance",
-                    documents.money(documents.CLOSING),
-                    "openai",
-                    0.88,
-                ),
-                _cite("statement", "closing_balance", wrong_balance, "claude", 0.61, bbox=False),
+                "closing_balance",
+                right=(documents.money(documents.CLOSING), "openai", 0.88),
+                wrong=(wrong_balance, "claude", 0.61),
             ),
-            _open_question(
+            _statement_disagreement(
                 "$.total_due",
-                "disagreement",
-                _cite(
-                    "statement",
-                    "total_due",
-                    documents.money(documents.TOTAL_DUE),
-                    "claude",
-                    0.81,
-                ),
-                _cite("statement", "total_due", wrong_total, "openai", 0.64, bbox=False),
+                "total_due",
+                right=(documents.money(documents.TOTAL_DUE), "claude", 0.81),
+                wrong=(wrong_total, "openai", 0.64),
             ),
             _open_question(
                 "$.period",
