@@ -17,9 +17,9 @@ from pathlib import Path
 from judging.services.criteria import latest_criterion
 from judging.services.send_to_humans import items_send_to_humans
 from judging.services.splits import current_draw, split_draw
+from reviews.demo.load import demo_project
 from reviews.models import Project, Slice
 from reviews.services.imports import file_import
-from reviews.services.projects import membership_add, project_create
 
 SLUG = "judge-demo"
 ITEMS = 240
@@ -196,19 +196,7 @@ def _pairwise_records(rng: random.Random, judge: dict) -> list[dict]:
 
 def demo_judging_load(*, users: dict) -> Project:
     """Create (or refresh) the judge-calibration demo project; idempotent."""
-    project = project_create(
-        actor=users["alex"],
-        slug=SLUG,
-        name="Product descriptions (judge calibration)",
-        admin=users["alex"],
-    ).project
-    for username, role in (
-        ("rita", "rater"),
-        ("raj", "rater"),
-        ("ada", "adjudicator"),
-        ("april", "approver"),
-    ):
-        membership_add(actor=users["alex"], project=project, user=users[username], role=role)
+    project = demo_project(users, slug=SLUG, name="Product descriptions (judge calibration)")
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         path = Path(folder) / "product-descriptions.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in demo_records()) + "\n")

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from reviews.demo.files import write_demo_reviews
-from reviews.models import Role
+from reviews.models import Project, Role
 from reviews.services.imports import file_import
 from reviews.services.projects import membership_add, project_create
 
@@ -63,16 +63,22 @@ def _demo_user(spec: DemoUser):
     return user
 
 
+def demo_project(users: dict, *, slug: str, name: str) -> Project:
+    """A demo project (created, or found again) administered by Alex, with every demo user
+    in their roles."""
+    admin = users["alex"]
+    project = project_create(actor=admin, slug=slug, name=name, admin=admin).project
+    for spec in DEMO_USERS:
+        for role in spec.roles:
+            membership_add(actor=admin, project=project, user=users[spec.username], role=role)
+    return project
+
+
 @transaction.atomic
 def demo_load():
     """Create (or refresh) the demo users and review project; returns it and the users."""
     users = {spec.username: _demo_user(spec) for spec in DEMO_USERS}
-    project = project_create(
-        actor=users["alex"],
-        slug=DEMO_SLUG,
-        name="Statements & receipts (demo)",
-        admin=users["alex"],
-    ).project
+    project = demo_project(users, slug=DEMO_SLUG, name="Statements & receipts (demo)")
     if not project.description:
         project.description = (
             "Bank statements and receipts read by several models; settle the fields they "
@@ -82,11 +88,6 @@ def demo_load():
     if not project.instructions:
         project.instructions = DEMO_INSTRUCTIONS
         project.save(update_fields=["instructions"])
-    for spec in DEMO_USERS:
-        for role in spec.roles:
-            membership_add(
-                actor=users["alex"], project=project, user=users[spec.username], role=role
-            )
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         reviews = write_demo_reviews(Path(folder))
         file_import(actor=users["alex"], project=project, path=reviews, format="review")
