@@ -71,6 +71,10 @@ class _Batch:
         if len(self.pending) >= BATCH:
             self.flush()  # each subclass writes its own rows
 
+    def refusal(self, record, path: str, message: str) -> FormatError:
+        """The error refusing a pending `record` of this file at its field `path`."""
+        return FormatError(message, file=self.context.file, record=record.where, path=path)
+
 
 @dataclass
 class PendingVerdict:
@@ -132,14 +136,13 @@ class VerdictBatch(_Batch):
 
     def _conflict(self, verdict: PendingVerdict, previous: tuple[str, str, str]) -> FormatError:
         order = f", display order {verdict.display_order}" if verdict.display_order else ""
-        return FormatError(
+        return self.refusal(
+            verdict,
+            "$.label",
             f"judge {verdict.judge.name} already gave item {verdict.item_id!r} label "
             f"{previous[0]!r} for criterion {verdict.criterion.name!r} (sample {verdict.sample}"
             f"{order}; {previous[2]}); a changed verdict needs another sample index or "
             "judge configuration",
-            file=self.context.file,
-            record=verdict.where,
-            path="$.label",
         )
 
     def _store_pairs(self, pks: dict[str, int]) -> None:
@@ -157,12 +160,11 @@ class VerdictBatch(_Batch):
                 known[verdict.criterion.name] = verdict.pair
                 changed[item.pk] = item
             elif current != verdict.pair:
-                raise FormatError(
+                raise self.refusal(
+                    verdict,
+                    "$.answer_a",
                     f"item {verdict.item_id!r} already compares {current!r} for criterion "
                     f"{verdict.criterion.name!r}, not {verdict.pair!r}",
-                    file=self.context.file,
-                    record=verdict.where,
-                    path="$.answer_a",
                 )
         Item.objects.bulk_update(list(changed.values()), ["metadata"], batch_size=BATCH)
 
@@ -187,12 +189,11 @@ class HumanLabelBatch(_Batch):
     def add(self, label: PendingLabel) -> None:
         key = (label.item_id, label.criterion.pk, label.rater)
         if key in self.seen:
-            raise FormatError(
+            raise self.refusal(
+                label,
+                "$.rater",
                 f"rater {label.rater!r} labels item {label.item_id!r} for criterion "
                 f"{label.criterion.name!r} twice (also {self.seen[key]})",
-                file=self.context.file,
-                record=label.where,
-                path="$.rater",
             )
         self.seen[key] = label.where
         super().add(label)
@@ -216,13 +217,12 @@ class HumanLabelBatch(_Batch):
             elif previous == pending.label:
                 self.context.counts["human_labels_unchanged"] += 1
             else:
-                raise FormatError(
+                raise self.refusal(
+                    pending,
+                    "$.label",
                     f"rater {pending.rater!r} already labelled item {pending.item_id!r} "
                     f"{previous!r} for criterion {pending.criterion.name!r} in an earlier "
                     "import; human labels are never overwritten",
-                    file=self.context.file,
-                    record=pending.where,
-                    path="$.label",
                 )
         HumanLabel.objects.bulk_create(new, batch_size=BATCH)
         self.context.counts["human_labels"] += len(new)
