@@ -7,7 +7,8 @@ variable) is not part of what is judged, so it is kept on the configuration itse
 """
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 from django.db import transaction
 
@@ -35,6 +36,13 @@ class JudgeSettings:
     criterion: str | None = None
     base_url: str = ""
     api_key_env: str = ""
+
+    @classmethod
+    def of(cls, values: Mapping, **overrides) -> "JudgeSettings":
+        """The settings named in `values` (a form's cleaned data or a command's options), with
+        `overrides` for those the caller reads otherwise (the prompt from a file)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: values[name] for name in names & values.keys()} | overrides)
 
 
 @dataclass(frozen=True)

@@ -72,15 +72,10 @@ def judge_save(request, slug):
     form = JudgeForm(request.POST, project=access.project)
     if form.is_valid():
         data = form.cleaned_data
-        settings = JudgeSettings(
-            provider=data["provider"],
-            model=data["model"],
+        settings = JudgeSettings.of(
+            data,
             prompt=data["prompt"].replace("\r\n", "\n"),
-            temperature=data["temperature"],
-            samples=data["samples"],
             criterion=data["criterion"] or None,
-            base_url=data["base_url"],
-            api_key_env=data["api_key_env"],
         )
         try:
             result = judge_config_save(

@@ -34,16 +34,7 @@ class Command(BaseCommand):
             prompt = Path(o["prompt_file"]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"{o['prompt_file']}: cannot read the prompt ({exc})") from None
-        settings = JudgeSettings(
-            provider=o["provider"],
-            model=o["model"],
-            prompt=prompt,
-            temperature=o["temperature"],
-            samples=o["samples"],
-            criterion=o["criterion"],
-            base_url=o["base_url"],
-            api_key_env=o["api_key_env"],
-        )
+        settings = JudgeSettings.of(o, prompt=prompt)
         with refusals(JudgeConfigError, prefix=f"judge {o['name']!r}: "):
             result = judge_config_save(project=project, name=o["name"], settings=settings)
         version = result.version
