@@ -115,6 +115,17 @@ def latest_criterion(*, project: Project, name: str) -> Criterion | None:
     )
 
 
+def question_snapshot(criterion: Criterion) -> dict:
+    """What a question asking `criterion` keeps of it, so a later version changes nothing
+    already asked: its name as the key, its labels, text and version."""
+    return {
+        "key": criterion.name,
+        "labels": list(criterion.labels),
+        "prompt": criterion.text,
+        "criterion_version": criterion.version,
+    }
+
+
 def default_pairwise_criterion(*, project: Project) -> tuple[Criterion, bool]:
     """`preference` (A / B / tie): the criterion of pairwise verdicts that name none."""
     existing = latest_criterion(project=project, name=PAIRWISE_CRITERION)

@@ -25,6 +25,7 @@ from judging.services.criteria import (
     default_pairwise_criterion,
     judge_ensure,
     latest_criterion,
+    question_snapshot,
 )
 from judging.services.import_batches import (
     HumanLabelBatch,
@@ -287,13 +288,7 @@ def criterion_question(project, name: str) -> QuestionSpec:
         raise ValueError(
             f"{name!r} is pairwise: its questions need answers A and B, use send_to_humans"
         )
-    return QuestionSpec(
-        kind=QuestionKind.CRITERION,
-        key=criterion.name,
-        labels=list(criterion.labels),
-        version=criterion.version,
-        prompt=criterion.text,
-    )
+    return QuestionSpec(kind=QuestionKind.CRITERION, **question_snapshot(criterion))
 
 
 register_importer(TextflowImporter)

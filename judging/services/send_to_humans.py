@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from judging.models import Criterion, Split, Verdict
+from judging.services.criteria import question_snapshot
 from judging.services.splits import (
     SplitError,
     current_draw,
@@ -134,11 +135,8 @@ def _questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[Que
         QuestionSpec(
             item_id=item_id,
             kind=kind,
-            key=criterion.name,
-            labels=list(criterion.labels),
-            criterion_version=criterion.version,
-            prompt=criterion.text,
             options=_pair(items[item_id], criterion) if criterion.pairwise else {},
+            **question_snapshot(criterion),
         )
         for item_id in item_ids
     ]

@@ -27,8 +27,8 @@ class QuestionSpec:
     kind: str  # a QuestionKind
     key: str
     labels: list[str] = field(default_factory=list)
-    version: str = ""
     prompt: str = ""
+    criterion_version: str = ""
 
 
 # (project, name) -> the question; raises ValueError with a sentence when there is none.
@@ -76,8 +76,8 @@ def _question(spec: QuestionSpec) -> Question:
         kind=spec.kind,
         key=spec.key,
         labels=list(spec.labels),
-        criterion_version=spec.version,
         prompt=spec.prompt,
+        criterion_version=spec.criterion_version,
         created_at=timezone.now(),
     )
 
