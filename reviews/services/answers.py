@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from reviews.models import (
@@ -25,6 +25,7 @@ from reviews.models import (
     QuestionStatus,
     decisions_for,
 )
+from reviews.services.assignment import lease_renew
 from reviews.services.events import event_record
 from reviews.services.resolution import submitted_item_resolve
 
@@ -84,6 +85,40 @@ def _validated(question: Question, given: AnswerInput) -> AnswerInput:
     return AnswerInput(given.decision, value, claim_id, given.flagged, given.note.strip())
 
 
+class NotAssigned(AnswerError):
+    """The rater holds no claim on the item (skipped, expired or never claimed)."""
+
+    def __init__(self):
+        super().__init__("This item is no longer assigned to you.")
+
+
+def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_seq: int) -> Answer:
+    """The autosave: `answer_record` on the rater's own claim of the question's item, the live
+    one, else the submitted one (a revision). The claim is found and locked in one statement,
+    and its lease renewed once less than half of it is left."""
+    given = _validated(question, given)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            assignment = (
+                Assignment.objects.select_for_update()
+                .filter(rater=actor, item_id=question.item_id)
+                .filter(
+                    Q(status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now)
+                    | Q(status=AssignmentStatus.SUBMITTED)
+                )
+                .order_by("status", "-submitted_at", "-id")  # "active" before "submitted"
+                .first()
+            )
+            if assignment is None:
+                raise NotAssigned()
+            if assignment.status == AssignmentStatus.ACTIVE:
+                lease_renew(assignment, question.item.project, now)
+            return _answer_append(actor, assignment, question, given, expected_seq)
+    except IntegrityError:  # a concurrent save took this seq first
+        raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
+
+
 def answer_record(
     *, actor, assignment: Assignment, question: Question, given: AnswerInput, expected_seq: int
 ) -> Answer:
@@ -96,51 +131,57 @@ def answer_record(
     if assignment.rater_id != actor.pk or question.item_id != assignment.item_id:
         raise AnswerError("This question is not part of your assignment.")
     given = _validated(question, given)
-    with transaction.atomic():
-        # Lock the assignment row: one writer per rater and item at a time.
-        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        revision = assignment.status == AssignmentStatus.SUBMITTED
-        if revision:
-            # A revision after submitting counts until the question is settled: read its
-            # status under the item's lock, which the resolution holds while it settles.
-            Item.objects.select_for_update().filter(pk=question.item_id).first()
-            question.refresh_from_db(fields=["status"])
-        elif assignment.status != AssignmentStatus.ACTIVE:
-            raise AnswerError("This item is no longer assigned to you (skipped or expired).")
-        if question.status != QuestionStatus.OPEN and not assignment.gold:
-            raise AnswerError("This question is already settled.")
-        latest = latest_answer(question=question, rater=actor)
-        current = latest.seq if latest is not None else 0
-        if current != expected_seq:
-            raise StaleAnswer(latest)
-        if latest is not None and _same(latest, given):
-            return latest  # a repeated save (blur after typing, a retry) is not a change
-        try:
-            with transaction.atomic():
-                answer = Answer.objects.create(
-                    question=question,
-                    rater=actor,
-                    assignment=assignment,
-                    seq=current + 1,
-                    decision=given.decision,
-                    value=given.value,
-                    chosen_claim_id=given.chosen_claim_id,
-                    flagged=given.flagged,
-                    note=given.note,
-                )
-        except IntegrityError:  # a concurrent save took this seq first
-            raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
-        event_record(
-            item=question.item_id,
-            actor=actor,
-            kind=EventKind.ANSWERED,
-            data={
-                "question": question.key,
-                "seq": answer.seq,
-                "decision": answer.decision,
-                **({"revision": True} if revision else {}),
-            },
-        )
+    try:
+        with transaction.atomic():
+            # Lock the assignment row: one writer per rater and item at a time.
+            assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+            return _answer_append(actor, assignment, question, given, expected_seq)
+    except IntegrityError:  # a concurrent save took this seq first
+        raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
+
+
+def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
+    """Under the assignment's lock: the new Answer row and its timeline line. No savepoint
+    around the insert: the lock orders the rater's saves, and the unique seq, the last line,
+    rolls the whole transaction back (the callers turn that into StaleAnswer)."""
+    revision = assignment.status == AssignmentStatus.SUBMITTED
+    if revision:
+        # A revision after submitting counts until the question is settled: read its
+        # status under the item's lock, which the resolution holds while it settles.
+        Item.objects.select_for_update().filter(pk=question.item_id).first()
+        question.refresh_from_db(fields=["status"])
+    elif assignment.status != AssignmentStatus.ACTIVE:
+        raise AnswerError("This item is no longer assigned to you (skipped or expired).")
+    if question.status != QuestionStatus.OPEN and not assignment.gold:
+        raise AnswerError("This question is already settled.")
+    latest = latest_answer(question=question, rater=actor)
+    current = latest.seq if latest is not None else 0
+    if current != expected_seq:
+        raise StaleAnswer(latest)
+    if latest is not None and _same(latest, given):
+        return latest  # a repeated save (blur after typing, a retry) is not a change
+    answer = Answer.objects.create(
+        question=question,
+        rater=actor,
+        assignment=assignment,
+        seq=current + 1,
+        decision=given.decision,
+        value=given.value,
+        chosen_claim_id=given.chosen_claim_id,
+        flagged=given.flagged,
+        note=given.note,
+    )
+    event_record(
+        item=question.item_id,
+        actor=actor,
+        kind=EventKind.ANSWERED,
+        data={
+            "question": question.key,
+            "seq": answer.seq,
+            "decision": answer.decision,
+            **({"revision": True} if revision else {}),
+        },
+    )
     return answer
 
 

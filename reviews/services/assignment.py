@@ -27,7 +27,6 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from reviews.models import (
-    HOLDING_STATUSES,
     Assignment,
     AssignmentStatus,
     EventKind,
@@ -75,9 +74,14 @@ def holding_count(now):
 
 
 def available_items(*, rater, project: Project, now=None):
-    """Open items of `project` with a free rater place that `rater` has not taken or skipped."""
+    """Open items of `project` with a free rater place that `rater` has not taken or skipped
+    (a lapsed claim of theirs is not taken: the item is theirs to claim again)."""
     now = now or timezone.now()
-    mine = Assignment.objects.filter(rater=rater).exclude(status=AssignmentStatus.EXPIRED)
+    mine = (
+        Assignment.objects.filter(rater=rater)
+        .exclude(status=AssignmentStatus.EXPIRED)
+        .exclude(status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now)
+    )
     return (
         Item.objects.filter(project=project, status=ItemStatus.OPEN)
         .exclude(pk__in=mine.values("item_id"))
@@ -90,9 +94,9 @@ def leases_expire(*, project: Project, now=None) -> int:
     """Return expired claims to the pool (their answers stay, as history).
 
     A sweep over the whole project. `assignment_claim_next` does not need it: lapsed leases already count
-    as free places, and a claim marks the lapsed leases of the item it takes (and the rater's
-    own) as expired. The sweep scans every item of the project (about 40 ms at 100k items on
-    SQLite), which is why claims no longer run it.
+    as free places, and a claim marks the lapsed leases of the item it takes as expired. The
+    sweep scans every item of the project (about 40 ms at 100k items on SQLite), which is why
+    claims no longer run it.
     """
     now = now or timezone.now()
     return Assignment.objects.filter(
@@ -100,43 +104,62 @@ def leases_expire(*, project: Project, now=None) -> int:
     ).update(status=AssignmentStatus.EXPIRED)
 
 
-def _expire(assignments, now) -> int:
-    return assignments.filter(status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now).update(
-        status=AssignmentStatus.EXPIRED
-    )
-
-
 def _lease_until(project: Project, now):
     return now + timedelta(minutes=project.lease_minutes)
+
+
+class _CandidateFull(Exception):
+    """The locked candidate has no free place after all: roll back (its lock goes at once)."""
+
+    def __init__(self, item_pk: int):
+        self.item_pk = item_pk
 
 
 def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | None:
     """The rater's current item, else a pre-assigned one, else a newly claimed one; or None.
 
     A new claim is a gold item with probability `project.gold_share` (`rng` for tests), but
-    only while ordinary items wait too: a queue that says "nothing waiting" must stay empty."""
+    only while ordinary items wait too: a queue that says "nothing waiting" must stay empty.
+
+    One transaction per try, and one try in the common case (no savepoints: each is two more
+    round trips to PostgreSQL). A candidate found full under its lock rolls the try back, which
+    releases that lock at once, and the next try passes over it.
+    """
     now = timezone.now()
-    with transaction.atomic():
-        _expire(Assignment.objects.filter(rater=rater), now)  # the rater's own lapsed claims
-        current = (
-            Assignment.objects.filter(rater=rater, item__project=project)
-            .filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.ASSIGNED))
-            .filter(Q(item__status=ItemStatus.OPEN) | Q(gold=True))
-            .order_by("status", "claimed_at")  # ascending: "active" sorts before "assigned"
-            .first()
+    passed_over: list[int] = []
+    for _ in range(_CANDIDATES_PER_CLAIM):
+        try:
+            with transaction.atomic():
+                return _claim(
+                    rater=rater, project=project, now=now, rng=rng or _RNG, passed_over=passed_over
+                )
+        except _CandidateFull as full:
+            passed_over.append(full.item_pk)
+    return None
+
+
+def _claim(*, rater, project: Project, now, rng, passed_over: list[int]) -> Assignment | None:
+    current = (
+        Assignment.objects.filter(rater=rater, item__project=project)
+        .filter(
+            Q(status=AssignmentStatus.ASSIGNED)
+            | Q(status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now)
         )
-        if current is not None:
-            current.status = AssignmentStatus.ACTIVE
-            current.opened_at = current.opened_at or now
-            current.lease_expires_at = _lease_until(project, now)
-            current.save(update_fields=["status", "opened_at", "lease_expires_at"])
-            return current
-        rng = rng or _RNG
-        if project.gold_share and rng.random() < project.gold_share:
-            gold = _claim_gold(rater=rater, project=project, now=now, rng=rng)
-            if gold is not None:
-                return gold
-        return _claim_new(rater=rater, project=project, now=now)
+        .filter(Q(item__status=ItemStatus.OPEN) | Q(gold=True))
+        .order_by("status", "claimed_at")  # ascending: "active" sorts before "assigned"
+        .first()
+    )
+    if current is not None:
+        current.status = AssignmentStatus.ACTIVE
+        current.opened_at = current.opened_at or now
+        current.lease_expires_at = _lease_until(project, now)
+        current.save(update_fields=["status", "opened_at", "lease_expires_at"])
+        return current
+    if project.gold_share and rng.random() < project.gold_share:
+        gold = _claim_gold(rater=rater, project=project, now=now, rng=rng)
+        if gold is not None:
+            return gold
+    return _claim_new(rater=rater, project=project, now=now, passed_over=passed_over)
 
 
 def _claim_gold(*, rater, project: Project, now, rng) -> Assignment | None:
@@ -146,51 +169,47 @@ def _claim_gold(*, rater, project: Project, now, rng) -> Assignment | None:
     return gold_claim(rater=rater, project=project, now=now, lease_until=lease, rng=rng)
 
 
-def _claim_new(*, rater, project: Project, now) -> Assignment | None:
-    """Lock ONE candidate at a time (LIMIT 1 … SKIP LOCKED): locking a batch of candidates
-    would hide all of them from every other rater claiming at the same moment.
+def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assignment | None:
+    """Lock ONE candidate (LIMIT 1 … SKIP LOCKED): locking a batch of candidates would hide
+    all of them from every other rater claiming at the same moment.
 
-    Each try runs in a savepoint: a candidate found full under its lock is passed over and its
-    lock released at once. If every candidate left is locked by someone claiming or submitting
-    it right now, the claim waits for the first one rather than answer "nothing waiting"; it
-    holds no other item lock while it waits, so the wait cannot close a cycle.
+    If every candidate left is locked by someone claiming or submitting it right now, the claim
+    waits for the first one rather than answer "nothing waiting"; it holds no other item lock
+    while it waits (a full candidate's try was rolled back), so the wait cannot close a cycle.
     """
-    skip_locked = connection.features.has_select_for_update_skip_locked
-    no_key = connection.features.has_select_for_no_key_update
-    passed_over: list[int] = []
-    for _ in range(_CANDIDATES_PER_CLAIM):
-        with transaction.atomic():
-            candidates = available_items(rater=rater, project=project, now=now).order_by("id")
-            if passed_over:
-                candidates = candidates.exclude(pk__in=passed_over)
-            if skip_locked:
-                item = (
-                    candidates.select_for_update(
-                        skip_locked=True, of=("self",), no_key=no_key
-                    ).first()
-                ) or candidates.select_for_update(of=("self",), no_key=no_key).first()
-            else:
-                item = candidates.first()  # SQLite: the IMMEDIATE transaction serialises claims
-            if item is None:
-                return None
-            # Under the row lock: mark the item's lapsed leases, and re-count (the candidate
-            # query's count may be stale).
-            _expire(Assignment.objects.filter(item=item), now)
-            holding = Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).count()
-            if holding >= (item.overlap or project.overlap):
-                passed_over.append(item.pk)
-                transaction.set_rollback(True)  # give the full item's lock back now
-                continue
-            assignment = Assignment.objects.create(
-                item=item,
-                rater=rater,
-                status=AssignmentStatus.ACTIVE,
-                opened_at=now,
-                lease_expires_at=_lease_until(project, now),
-            )
-            event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
-            return assignment
-    return None
+    candidates = available_items(rater=rater, project=project, now=now).order_by("id")
+    if passed_over:
+        candidates = candidates.exclude(pk__in=passed_over)
+    if connection.features.has_select_for_update_skip_locked:
+        no_key = connection.features.has_select_for_no_key_update
+        item = (
+            candidates.select_for_update(skip_locked=True, of=("self",), no_key=no_key).first()
+        ) or candidates.select_for_update(of=("self",), no_key=no_key).first()
+    else:
+        item = candidates.first()  # SQLite: the IMMEDIATE transaction serialises claims
+    if item is None:
+        return None
+    # Under the row lock, count again (the candidate query's count may be stale), and mark the
+    # item's lapsed leases (the rater's own too) as expired before taking a place.
+    places = Assignment.objects.filter(item=item).aggregate(
+        holding=Count("id", filter=_holds_a_place(now)),
+        lapsed=Count("id", filter=Q(status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now)),
+    )
+    if places["holding"] >= (item.overlap or project.overlap):
+        raise _CandidateFull(item.pk)
+    if places["lapsed"]:
+        Assignment.objects.filter(
+            item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
+        ).update(status=AssignmentStatus.EXPIRED)
+    assignment = Assignment.objects.create(
+        item=item,
+        rater=rater,
+        status=AssignmentStatus.ACTIVE,
+        opened_at=now,
+        lease_expires_at=_lease_until(project, now),
+    )
+    event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
+    return assignment
 
 
 @transaction.atomic
@@ -268,11 +287,7 @@ def pairwise_orders(assignment: Assignment) -> dict:
 
 
 def active_assignment(*, rater, item) -> Assignment | None:
-    """The rater's live claim on `item`, or None if they hold none.
-
-    The lease is renewed once less than half of it is left, not on every request: an autosave
-    every few seconds then costs no extra write.
-    """
+    """The rater's live claim on `item` (its lease renewed by `lease_renew`), or None."""
     now = timezone.now()
     assignment = (
         Assignment.objects.filter(
@@ -283,11 +298,16 @@ def active_assignment(*, rater, item) -> Assignment | None:
     )
     if assignment is not None:
         assignment.item = item  # the caller's item (with its project): no second fetch
-        half = timedelta(minutes=item.project.lease_minutes) / 2
-        if assignment.lease_expires_at - now < half:
-            assignment.lease_expires_at = _lease_until(item.project, now)
-            assignment.save(update_fields=["lease_expires_at"])
+        lease_renew(assignment, item.project, now)
     return assignment
+
+
+def lease_renew(assignment: Assignment, project: Project, now) -> None:
+    """Renew a live claim's lease once less than half of it is left, not on every request: an
+    autosave every few seconds then costs no extra write."""
+    if assignment.lease_expires_at - now < timedelta(minutes=project.lease_minutes) / 2:
+        assignment.lease_expires_at = _lease_until(project, now)
+        assignment.save(update_fields=["lease_expires_at"])
 
 
 def submitted_assignment(*, rater, item) -> Assignment | None:

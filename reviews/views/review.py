@@ -18,8 +18,9 @@ from reviews.models import AssignmentStatus, ItemStatus, Role
 from reviews.selectors import rater_workspace
 from reviews.services.answers import (
     AnswerError,
+    NotAssigned,
     StaleAnswer,
-    answer_record,
+    answer_autosave,
     assignment_submit,
 )
 from reviews.services.assignment import (
@@ -94,32 +95,23 @@ def answer_save(request, slug, item_pk, question_pk):
         request.user, slug, item_pk, question_pk, roles=[Role.RATER]
     )
     item = question.item
-    assignment = _rater_assignment(request.user, item)
     context = {"project": access.project, "item": item, "blind": access.project.blind}
-    if assignment is None:
-        return _status(
-            request,
-            context,
-            question,
-            state="failed",
-            message="This item is no longer assigned to you.",
-            status=409,
-        )
     form = AnswerChoiceForm(request.POST, question=question)
     if not form.is_valid():
         return _status(
             request, context, question, state="failed", message=form.error_text(), status=422
         )
     try:
-        answer = answer_record(
+        answer = answer_autosave(
             actor=request.user,
-            assignment=assignment,
             question=question,
             given=form.answer_input(),
             expected_seq=form.cleaned_data["expected_seq"] or 0,
         )
+    except NotAssigned as error:
+        return _status(request, context, question, state="failed", message=str(error), status=409)
     except StaleAnswer:
-        return _stale(request, context, question, assignment)
+        return _stale(request, context, question, _rater_assignment(request.user, item))
     except AnswerError as error:
         return _status(request, context, question, state="failed", message=str(error), status=422)
     return _status(request, context, question, state="saved", seq=answer.seq, status=200)

@@ -173,18 +173,17 @@ def test_lists_page_through_every_item_once(client, sized):
 
 
 # The rater's hot paths, statements as the query log shows them (SAVEPOINTs aside: the test's
-# own transaction turns each atomic block into savepoints):
-# - next: session, user, membership; expire the rater's stale leases, their live assignment,
-#   the first free item (locked), expire its stale leases, count its holders, insert the
-#   assignment and its event = 10;
-# - save: session, user, membership, the question with its item, live assignment, the form's
-#   candidate (the service trusts it: same question), the assignment locked, the latest answer,
-#   insert the answer and its event = 10;
+# own transaction turns each atomic block into savepoints; in production they run none):
+# - next: session, user, membership; the rater's live assignment, the first free item
+#   (locked), its places held and lapsed (one count), insert the assignment and its event = 8;
+# - save: session, user, membership, the question with its item, the form's candidate (the
+#   service trusts it: same question), the rater's claim found and locked, the latest answer,
+#   insert the answer and its event = 9;
 # - submit & next: 17 to submit and resolve one question (session, user, membership, item,
 #   live assignment; the assignment and its item locked, open questions with "answered",
 #   update, event; raters holding the item, the latest answers, the resolution, its source
-#   link, question, event, question statuses, item status) plus next's 7 = 24.
-HOT_PATHS = {"next": 10, "save": 10, "submit_and_next": 24}
+#   link, question, event, question statuses, item status) plus next's 5 = 22.
+HOT_PATHS = {"next": 8, "save": 9, "submit_and_next": 22}
 
 
 def _statements(queries) -> list[str]:
