@@ -466,3 +466,23 @@ def test_queue_summary_counts_a_large_pool_up_to_a_limit(
     monkeypatch.setattr("reviews.services.assignment.POOL_COUNT_LIMIT", 5)
     (summary,) = queue_summary(rater=raters[0])
     assert (summary["waiting"], summary["waiting_more"]) == (5, False)
+
+
+def test_a_candidate_found_full_under_its_lock_is_passed_over(project, raters, monkeypatch):
+    """The candidate query's count can be stale by the time the row is locked: the claim
+    re-counts under the lock, rolls that try back and takes the next item instead."""
+    project.overlap = 1
+    project.save()
+    full, free = ItemFactory(project=project), ItemFactory(project=project)
+    held = assignment_claim_next(rater=raters[0], project=project)
+    assert held.item_id == full.pk
+    stale = lambda *, rater, project, now=None: Item.objects.filter(project=project)  # noqa: E731
+    monkeypatch.setattr("reviews.services.assignment.available_items", stale)
+    taken = assignment_claim_next(rater=raters[1], project=project)
+    assert taken.item_id == free.pk
+    assert list(full.assignments.values_list("rater_id", flat=True)) == [raters[0].pk]
+    monkeypatch.setattr(
+        "reviews.services.assignment.available_items",
+        lambda **kw: Item.objects.filter(pk=full.pk),
+    )
+    assert assignment_claim_next(rater=raters[2], project=project) is None
