@@ -89,21 +89,20 @@ def _check(project: Project, settings: JudgeSettings) -> Criterion | None:
     return criterion
 
 
+# What a version judges with, besides its criterion and prompt: a change to any is a new version.
+JUDGED_SETTINGS = ("provider", "model", "temperature", "samples")
+
+
+def _judged(source: JudgeVersion | JudgeSettings) -> dict:
+    return {name: getattr(source, name) for name in JUDGED_SETTINGS}
+
+
 def _same(version: JudgeVersion | None, settings: JudgeSettings, criterion, sha: str) -> bool:
-    return version is not None and (
-        version.provider,
-        version.model,
-        version.temperature,
-        version.samples,
-        version.criterion_id,
-        version.prompt_sha256,
-    ) == (
-        settings.provider,
-        settings.model,
-        settings.temperature,
-        settings.samples,
-        getattr(criterion, "pk", None),
-        sha,
+    return (
+        version is not None
+        and _judged(version) == _judged(settings)
+        and version.criterion_id == getattr(criterion, "pk", None)
+        and version.prompt_sha256 == sha
     )
 
 
@@ -132,15 +131,12 @@ def judge_config_save(
     version = JudgeVersion.objects.create(
         config=config,
         number=(latest.number + 1) if latest else 1,
-        provider=settings.provider,
-        model=settings.model,
-        temperature=settings.temperature,
-        samples=settings.samples,
         criterion=criterion,
         prompt=settings.prompt,
         prompt_sha256=sha,
         judge=judge,
         created_by=actor if getattr(actor, "pk", None) else None,
+        **_judged(settings),
     )
     return SaveResult(config, version, True)
 
