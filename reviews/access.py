@@ -62,7 +62,10 @@ def roles_of(user, project: Project) -> frozenset[str]:
 def project_for_user(user, slug: str, *, roles: Iterable[str] | None = None) -> ProjectAccess:
     """The project `slug` as seen by `user`: 404 unless a member, 403 without one of `roles`."""
     memberships = list(
-        Membership.objects.filter(project__slug=slug, user_id=user.pk).select_related("project")
+        # order_by(): the model's ordering would sort the rows by project name, for one project.
+        Membership.objects.filter(project__slug=slug, user_id=user.pk)
+        .select_related("project")
+        .order_by()
     )
     if not user.is_authenticated or not memberships:
         raise Http404("No such project.")
@@ -124,6 +127,7 @@ def question_for_user(
     question = (
         Question.objects.select_related("item")
         .filter(pk=question_pk, item_id=item_pk, item__project=access.project)
+        .order_by()  # the model's ordering joins the project to sort one row
         .first()
     )
     if question is None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from reviews.models import (
     Answer,
@@ -161,9 +162,23 @@ def item_documents(item) -> list[Document]:
     return list(seen.values())
 
 
+@dataclass(frozen=True, slots=True)
+class ItemRow:
+    """One line of the item list, ready to print: fifty per page, so the template does no
+    lookups, number or date formatting per row (two thirds of the page's CPU before)."""
+
+    pk: int
+    href: str  # relative to the list: the item's page
+    external_id: str
+    status: str
+    status_label: str
+    questions: str  # "open / total"
+    updated: str  # local time, to the minute
+
+
 @dataclass(frozen=True)
 class ItemsPage:
-    rows: list[Item]  # with questions_total and questions_open set
+    rows: list[ItemRow]
     total: int
     total_more: bool  # more than `total` (a bounded count)
     first_id: int | None
@@ -200,29 +215,43 @@ def items_page(
         page = list(_item_fields(start.order_by("id"))[: per_page + 1])
         has_next, page = len(page) > per_page, page[:per_page]
         has_previous = after is not None  # an `after` link comes from a page with items
-    counts = {
-        row["item_id"]: row
-        for row in Question.objects.filter(item_id__in=[i.pk for i in page])
-        .values("item_id")
-        .annotate(total=Count("id"), open=Count("id", filter=~Q(status=QuestionStatus.RESOLVED)))
-        .order_by()
-    }
-    for item in page:
-        item.questions_total = counts.get(item.pk, {}).get("total", 0)
-        item.questions_open = counts.get(item.pk, {}).get("open", 0)
+    rows = _item_rows(page)
     return ItemsPage(
-        rows=page,
+        rows=rows,
         total=total,
         total_more=more,
-        first_id=page[0].pk if page else None,
-        last_id=page[-1].pk if page else None,
+        first_id=rows[0].pk if rows else None,
+        last_id=rows[-1].pk if rows else None,
         has_previous=has_previous,
         has_next=has_next,
     )
 
 
 def _item_fields(items):
-    return items.only("id", "external_id", "title", "status", "updated_at")
+    return items.values_list("id", "external_id", "status", "updated_at")
+
+
+def _item_rows(page: list[tuple]) -> list[ItemRow]:
+    counts = {
+        row["item_id"]: (row["open"], row["total"])
+        for row in Question.objects.filter(item_id__in=[pk for pk, *_ in page])
+        .values("item_id")
+        .annotate(total=Count("id"), open=Count("id", filter=~Q(status=QuestionStatus.RESOLVED)))
+        .order_by()
+    }
+    labels = dict(ItemStatus.choices)
+    return [
+        ItemRow(
+            pk=pk,
+            href=f"{pk}/",
+            external_id=external_id,
+            status=status,
+            status_label=labels.get(status, status),
+            questions="{} / {}".format(*counts.get(pk, (0, 0))),
+            updated=timezone.localtime(updated_at).strftime("%Y-%m-%d %H:%M"),
+        )
+        for pk, external_id, status, updated_at in page
+    ]
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from urllib.parse import urljoin
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.models import EventKind, ItemStatus, Membership, Project, Role
 from reviews.services.assignment import assignment_claim_next
@@ -210,6 +211,12 @@ def test_the_item_list_links_each_row_to_its_item_page_and_status(client, projec
         "item_detail", args=[project.slug, item.pk]
     )
     assert '<span class="badge badge-warn">Needs adjudication</span>' in page
+    item.questions.create(key="$.a", kind="field", status="resolved")
+    item.questions.create(key="$.b", kind="field")
+    page = client.get(list_url).content.decode()
+    assert '<td class="num">1 / 2</td>' in page  # open / all questions
+    updated = timezone.localtime(item.updated_at).strftime("%Y-%m-%d %H:%M")
+    assert f"<td>{updated}</td>" in page  # local time, to the minute
 
 
 def test_a_403_names_the_roles_that_would_do_in_words(client, project):
