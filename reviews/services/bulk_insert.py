@@ -30,6 +30,10 @@ class PkSet:
     def __init__(self) -> None:
         self.chunks: dict[int, bytearray] = {}
 
+    def has(self, pk: int) -> bool:
+        chunk = self.chunks.get(pk >> 16)
+        return chunk is not None and bool(chunk[(pk & 0xFFFF) >> 3] & (1 << (pk & 7)))
+
     def add(self, pk: int) -> bool:
         """Add `pk`; False if it was there already."""
         chunk = self.chunks.get(pk >> 16)

@@ -34,6 +34,7 @@ from reviews.formats import limits
 from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
+from reviews.services.bulk_insert import PkSet
 from reviews.services.documents import StoredFiles
 from reviews.services.evidence_gc import evidence_lock
 from reviews.services.import_questions import questions_add_to_items, resolve, split_requests
@@ -64,6 +65,7 @@ class ImportContext:
     records_seen: int = 0
     items: set[int] = field(default_factory=set)  # items the file named (see items_named)
     every_item: bool = False  # keep every pk (questions to add), else the first few (memory)
+    created: PkSet = field(default_factory=PkSet)  # items this import created (no questions yet)
 
     def items_named(self, pks: Iterable[int]) -> None:
         """Note the items the file named: all of them when questions are to be added to them,
@@ -216,7 +218,9 @@ def _questions_on_import(context: ImportContext) -> None:
     requests = _question_requests(context)
     if requests and context.items:
         specs = resolve(context.project, requests, file=context.file)
-        added = questions_add_to_items(context.items, specs, actor=context.actor, file=context.file)
+        added = questions_add_to_items(
+            context.items, specs, actor=context.actor, file=context.file, fresh=context.created
+        )
         context.counts["questions"] += added
 
 

@@ -126,7 +126,9 @@ class ItemBatch:
             ("external_id", "title", "input", "output", "expected", "metadata"),
             (_item_values(record) for record, _ in new),
             project_id=project.pk,
-            status=ItemStatus.RESOLVED,
+            # Questions asked on import: every new item gets them (or the import fails), so
+            # it is open from the start instead of updated afterwards.
+            status=ItemStatus.OPEN if context.every_item else ItemStatus.RESOLVED,
             overlap=None,
             created_at=now,
             updated_at=now,
@@ -135,6 +137,7 @@ class ItemBatch:
         pks = dict(created.order_by().values_list("external_id", "pk"))
         for pk in pks.values():
             self.seen.add(pk)
+            context.created.add(pk)
         context.items_named(pks.values())
         insert_rows(
             Item.slices.through,
