@@ -87,6 +87,55 @@ def insert_rows(model, columns, rows, **constants) -> int:
     return len(params)
 
 
+def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
+    """`{key: pk}` for `model`'s rows whose `column` is one of `keys` and whose `equal` fields
+    hold the given values (a text `column` and the `equal` ones making a unique index): one
+    statement with ONE parameter for all the keys (an array on PostgreSQL, a JSON list on
+    SQLite) instead of the ORM's `IN` of a thousand the client binds one by one.
+
+    On PostgreSQL each key is looked up on its own (LATERAL, so always through the unique
+    index): without fresh statistics (a bulk load) the planner chose to read every row of the
+    `equal` value and filter them, per batch of an import."""
+    if not keys:
+        return {}
+    meta = model._meta
+    conn = connections[router.db_for_write(model)]
+    quote = conn.ops.quote_name
+    key, pk, table = quote(meta.get_field(column).column), quote(meta.pk.column), meta.db_table
+    where = "".join(f" AND {quote(meta.get_field(name).column)} = %s" for name in equal)
+    # Only quoted names from the model are interpolated; values are parameters.
+    if conn.vendor == "postgresql":
+        sql = (
+            f"SELECT k.key, t.pk FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL "  # noqa: S608
+            f"(SELECT {pk} AS pk FROM {quote(table)} WHERE {key} = k.key{where}) AS t"
+        )
+        params = [list(keys), *equal.values()]
+    else:
+        sql = (
+            f"SELECT {key}, {pk} FROM {quote(table)} "  # noqa: S608
+            f"WHERE {key} IN (SELECT value FROM json_each(%s)){where}"
+        )
+        params = [json.dumps(keys), *equal.values()]
+    with conn.wrap_database_errors, conn.cursor() as cursor:
+        cursor.execute(sql, params)
+        return dict(cursor.fetchall())
+
+
+def next_pks(model, count: int) -> list[int] | None:
+    """`count` new primary keys from `model`'s sequence on PostgreSQL (rows written with them
+    need no look-up afterwards); None on SQLite, which has no sequence to draw from."""
+    conn = connections[router.db_for_write(model)]
+    if conn.vendor != "postgresql" or not count:
+        return None
+    table, column = model._meta.db_table, model._meta.pk.column
+    with conn.wrap_database_errors, conn.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [conn.ops.quote_name(table), column, count],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
 def model_constants(instance, *, skip: tuple[str, ...]) -> dict[str, Any]:
     """The column values of an unsaved `instance` (its model's defaults filled in) as
     `insert_rows` constants, less the `skip` columns (the per-row ones, the pk)."""

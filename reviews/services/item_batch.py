@@ -23,7 +23,7 @@ from reviews.models import (
     ItemStatus,
     Slice,
 )
-from reviews.services.bulk_insert import PkSet, insert_rows
+from reviews.services.bulk_insert import PkSet, insert_rows, next_pks, pks_by_key
 from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.events import event_record
 from reviews.services.imports import ImportContext
@@ -63,10 +63,10 @@ class ItemBatch:
             return
         project, file = self.context.project, self.context.file
         ids = [r.item_id for r, _ in self.pending]
-        # order_by(): Item's default ordering (project name, id) joins the project and makes
-        # SQLite walk every item of the project instead of the (project, external_id) index.
-        found = Item.objects.filter(project=project, external_id__in=ids).order_by()
-        existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
+        existing: dict[str, Item] = {}
+        if known := pks_by_key(Item, "external_id", ids, project=project.pk):  # a re-import
+            found = Item.objects.filter(pk__in=known.values()).order_by()
+            existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
         new: list[tuple[rec.Item, str]] = []
         batch: dict[str, str] = {}
         for record, where in self.pending:
@@ -121,10 +121,15 @@ class ItemBatch:
     def _create(self, new: list[tuple[rec.Item, str]]) -> None:
         context, project = self.context, self.context.project
         now = timezone.now()
+        ids = [record.item_id for record, _ in new]
+        columns = ("external_id", "title", "input", "output", "expected", "metadata")
+        rows = (_item_values(record) for record, _ in new)
+        if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
+            columns, rows = ("id", *columns), ((pk, *row) for pk, row in zip(drawn, rows))
         insert_rows(
             Item,
-            ("external_id", "title", "input", "output", "expected", "metadata"),
-            (_item_values(record) for record, _ in new),
+            columns,
+            rows,
             project_id=project.pk,
             # Questions asked on import: every new item gets them (or the import fails), so
             # it is open from the start instead of updated afterwards.
@@ -133,8 +138,11 @@ class ItemBatch:
             created_at=now,
             updated_at=now,
         )
-        created = Item.objects.filter(project=project, external_id__in=[r.item_id for r, _ in new])
-        pks = dict(created.order_by().values_list("external_id", "pk"))
+        pks = (
+            dict(zip(ids, drawn, strict=True))
+            if drawn
+            else pks_by_key(Item, "external_id", ids, project=project.pk)
+        )
         for pk in pks.values():
             self.seen.add(pk)
             context.created.add(pk)
