@@ -125,7 +125,8 @@ class ItemBatch:
         columns = ("external_id", "title", "input", "output", "expected", "metadata")
         rows = (_item_values(record) for record, _ in new)
         if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
-            columns, rows = ("id", *columns), ((pk, *row) for pk, row in zip(drawn, rows))
+            rows = ((pk, *row) for pk, row in zip(drawn, rows, strict=True))
+            columns = ("id", *columns)
         insert_rows(
             Item,
             columns,
