@@ -25,14 +25,16 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, AwareDatetime, PlainSerializer
 
 __all__ = [
     "JsonPath",
     "RelativePath",
+    "UtcTime",
     "canonical_json",
     "canonical_rows",
     "check_json_path",
@@ -80,9 +82,15 @@ def _check_relative(value: str) -> str:
     return value  # keep the author's spelling; lookups normalise
 
 
-# pydantic field types for the two path kinds.
+def _utc_z(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+# pydantic field types for the two path kinds, and for a file's times (read with their offset,
+# written back in UTC with `Z`).
 JsonPath = Annotated[str, AfterValidator(check_json_path)]
 RelativePath = Annotated[str, AfterValidator(_check_relative)]
+UtcTime = Annotated[AwareDatetime, PlainSerializer(_utc_z)]
 
 
 def resolve_evidence_path(base_dir: str | os.PathLike[str], path: str) -> Path:

@@ -26,21 +26,11 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_serializer,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .canonical import JsonPath, canonical_json, check_json_path, rows_sha256
+from .canonical import JsonPath, UtcTime, canonical_json, check_json_path, rows_sha256
 from .errors import FormatError, PathValueError, error_from_validation, iter_csv_rows, loads_json
 from .review_file import Approval, ReviewFile
 
@@ -70,7 +60,7 @@ class ApprovedReference(BaseModel):
     parent_generated_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     rows: list[ReferenceRow]
     approved_by: str = Field(min_length=1)
-    approved_at: AwareDatetime
+    approved_at: UtcTime
     approval: Approval | None = None
 
     @field_validator("supersedes")
@@ -79,10 +69,6 @@ class ApprovedReference(BaseModel):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | str)):
             raise ValueError("supersedes must be a version number, an id string or null")
         return value
-
-    @field_serializer("approved_at")
-    def _utc_z(self, value: datetime) -> str:
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
     @model_validator(mode="after")
     def _rows_consistent(self) -> ApprovedReference:

@@ -11,23 +11,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import IO, Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_serializer,
-    model_validator,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .canonical import (
     JsonPath,
     RelativePath,
+    UtcTime,
     canonical_rows,
     normalise_relative_path,
     resolve_evidence_path,
@@ -128,18 +120,12 @@ class ReviewFile(_Model):
     case_id: str = Field(min_length=1)
     status: Literal["pending", "approved"] = "pending"
     approved_by: str | None = None
-    approved_at: AwareDatetime | None = None
+    approved_at: UtcTime | None = None
     expected_fields: list[JsonPath] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     claims: list[Claim] = Field(default_factory=list)
     review_items: list[ReviewItem] = Field(default_factory=list)
     approval: Approval | None = None
-
-    @field_serializer("approved_at")
-    def _utc_z(self, value: datetime | None) -> str | None:
-        if value is None:
-            return None
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
     @model_validator(mode="after")
     def _cross_checks(self) -> ReviewFile:
