@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from reviews.models import AppendOnlyModel, Item, Project
+from reviews.models.constraints import fraction_check
 
 User = settings.AUTH_USER_MODEL
 
@@ -101,11 +102,7 @@ class Verdict(models.Model):
                 fields=["item", "criterion", "judge", "sample", "display_order"],
                 name="verdict_unique_sample",
             ),
-            models.CheckConstraint(
-                condition=Q(confidence__isnull=True)
-                | (Q(confidence__gte=0) & Q(confidence__lte=1)),
-                name="verdict_confidence_in_0_1",
-            ),
+            fraction_check("confidence", "verdict_confidence_in_0_1", nullable=True),
             models.CheckConstraint(
                 condition=Q(display_order__in=["", "AB", "BA"]), name="verdict_display_order_valid"
             ),
@@ -158,10 +155,7 @@ class SplitDraw(models.Model):
     class Meta:
         ordering = ["project", "-created_at"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(held_out_fraction__gt=0) & Q(held_out_fraction__lt=1),
-                name="splitdraw_fraction_in_0_1",
-            ),
+            fraction_check("held_out_fraction", "splitdraw_fraction_in_0_1", open_ends=True)
         ]
 
     def __str__(self):

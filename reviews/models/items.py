@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from reviews.models.append_only import AppendOnlyModel
+from reviews.models.constraints import fraction_check
 from reviews.models.projects import Project, Slice
 
 
@@ -260,13 +261,7 @@ class Claim(models.Model):
 
     class Meta:
         ordering = ["item", "question", "position"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(confidence__isnull=True)
-                | (Q(confidence__gte=0) & Q(confidence__lte=1)),
-                name="claim_confidence_in_0_1",
-            ),
-        ]
+        constraints = [fraction_check("confidence", "claim_confidence_in_0_1", nullable=True)]
 
     def __str__(self):
         return f"{self.path} = {self.value!r}"

@@ -5,6 +5,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.urls import reverse
 
+from reviews.models.constraints import fraction_check
+
 
 class ResolutionRule(models.TextChoices):
     UNANIMOUS = "unanimous", "Unanimous"
@@ -73,10 +75,7 @@ class Project(models.Model):
             models.CheckConstraint(
                 condition=models.Q(lease_minutes__gte=1), name="project_lease_minutes_gte_1"
             ),
-            models.CheckConstraint(
-                condition=models.Q(gold_share__gte=0) & models.Q(gold_share__lte=1),
-                name="project_gold_share_in_0_1",
-            ),
+            fraction_check("gold_share", "project_gold_share_in_0_1"),
             models.CheckConstraint(
                 condition=models.Q(resolution_rule__in=ResolutionRule.values),
                 name="project_resolution_rule_valid",

@@ -2,9 +2,9 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 
 from reviews.models.append_only import AppendOnlyModel
+from reviews.models.constraints import fraction_check
 from reviews.models.items import Item
 from reviews.models.projects import Project
 
@@ -45,12 +45,7 @@ class RaterQualitySetting(models.Model):
     )
 
     class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(alert_below__gte=0) & Q(alert_below__lte=1),
-                name="raterquality_alert_in_0_1",
-            ),
-        ]
+        constraints = [fraction_check("alert_below", "raterquality_alert_in_0_1")]
 
     def __str__(self):
         return f"{self.project}: warn below {self.alert_below:.0%}"
