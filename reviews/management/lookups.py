@@ -1,14 +1,15 @@
 """What every management command does with its options: find the named rows, report errors.
 
 A missing project or user and a refused service call end the command with one line naming
-what was wrong (a `CommandError`, exit status 1), never a traceback.
+what was wrong (a `CommandError`, exit status 1), never a traceback. A command about one
+project is a `ProjectCommand`: it takes `--project SLUG` and works on the row.
 """
 
 from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 
 from reviews.models import Project
 
@@ -39,3 +40,27 @@ def refusals(*errors: type[Exception], prefix: str = ""):
         raise CommandError(prefix + "; ".join(error.messages)) from None
     except errors as error:
         raise CommandError(f"{prefix}{error}") from None
+
+
+class ProjectCommand(BaseCommand):
+    """A command about one project, named by `--project SLUG`.
+
+    `handle_project` gets the project's row in place of the slug; a refusal of one of the
+    `refused` kinds (or a ValidationError) ends the command with its one line.
+    """
+
+    refused: tuple[type[Exception], ...] = ()
+    missing_hint = ""  # after "No project 'x'": how to make one, where that helps
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.add_argument("--project", required=True, metavar="SLUG")
+        return parser
+
+    def handle(self, *args, project, **options):
+        found = project_or_error(project, hint=self.missing_hint)
+        with refusals(*self.refused):
+            self.handle_project(found, **options)
+
+    def handle_project(self, project, **options):
+        raise NotImplementedError

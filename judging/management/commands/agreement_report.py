@@ -1,19 +1,17 @@
 import json
 
-from django.core.management.base import BaseCommand
-
 from judging.services.agreement import AgreementReportError, agreement_report
 from judging.services.agreement_cuts import CollapseError
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import project_or_error, refusals, user_or_error
+from reviews.management.lookups import ProjectCommand, user_or_error
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Judge–human and human–human agreement per criterion (held-out items by default)."
+    refused = (SplitError, AgreementReportError, CollapseError)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--criterion", metavar="NAME", help="only this criterion")
         parser.add_argument(
             "--split",
@@ -30,17 +28,15 @@ class Command(BaseCommand):
             "against LABEL and after (needs --criterion)",
         )
 
-    def handle(self, *args, project, criterion, split, format, seed, user, collapse_at, **options):
-        target, actor = project_or_error(project), user_or_error(user)
-        with refusals(SplitError, AgreementReportError, CollapseError):
-            report = agreement_report(
-                actor=actor,
-                project=target,
-                split=split,
-                criterion=criterion,
-                seed=seed,
-                collapse_at=collapse_at,
-            )
+    def handle_project(self, project, *, criterion, split, format, seed, user, collapse_at, **_):
+        report = agreement_report(
+            actor=user_or_error(user),
+            project=project,
+            split=split,
+            criterion=criterion,
+            seed=seed,
+            collapse_at=collapse_at,
+        )
         if format == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
         else:

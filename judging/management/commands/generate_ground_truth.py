@@ -1,23 +1,23 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.services.generation import GenerationError, ground_truth_generate
 from reviews.evidence import EvidenceError
-from reviews.management.lookups import project_or_error
+from reviews.management.lookups import ProjectCommand
 from reviews.services.imports import ImportFailed
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Each PATH (a PDF or image) becomes an item; every --provider (a judge configuration "
         "without a criterion) reads its evidence blind; agreed fields become the generated "
         "reference, the rest field questions for review. Union (accepting a field some readers "
         "omitted) is the project's setting."
     )
+    refused = (GenerationError, EvidenceError)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--fields", required=True, help="'$.a,$.b,...'")
         parser.add_argument("--instruction", required=True, metavar="TEXT")
         parser.add_argument(
@@ -34,8 +34,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
-    def handle(self, *args, **o):
-        project = project_or_error(o["project"])
+    def handle_project(self, project, **o):
         fields = [f.strip() for f in o["fields"].split(",") if f.strip()]
         missing = [p for p in o["paths"] if not Path(p).is_file()]
         if missing:
@@ -51,8 +50,6 @@ class Command(BaseCommand):
                 second_read=o["second_read"],
                 producer=o["producer"],
             )
-        except (GenerationError, EvidenceError) as exc:
-            raise CommandError(str(exc)) from None
         except ImportFailed as exc:
             raise CommandError(f"the generated review file did not import: {exc}") from None
         held = [case for case in result.cases if case.failed]

@@ -1,13 +1,13 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.providers import PROVIDERS
 from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
-from reviews.management.lookups import project_or_error, refusals
+from reviews.management.lookups import ProjectCommand, refusals
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Create a judge or save a new version of it (a changed prompt or setting is a new "
         "version; the same settings again change nothing). Omit --criterion for a ground-truth "
@@ -15,7 +15,6 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--name", required=True)
         parser.add_argument("--provider", required=True, choices=sorted(PROVIDERS))
         parser.add_argument("--model", required=True, metavar="M")
@@ -28,8 +27,7 @@ class Command(BaseCommand):
             "--api-key-env", default="", metavar="VAR", help="the variable holding the key"
         )
 
-    def handle(self, *args, **o):
-        project = project_or_error(o["project"])
+    def handle_project(self, project, **o):
         try:
             prompt = Path(o["prompt_file"]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

@@ -1,29 +1,28 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.models import Panel
 from judging.services.panels import PanelError, panel_decide
 from judging.services.send_to_humans import SendError
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import refusals
+from reviews.management.lookups import ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "A panel votes (model-balanced; its rule and judges are set in the admin); ties, and "
         "dissent if the panel says so, are sent to human review."
     )
+    refused = (PanelError, SendError, SplitError)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--panel", required=True, metavar="NAME")
         parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
 
-    def handle(self, *args, project, panel, split, **options):
-        found = Panel.objects.filter(project__slug=project, name=panel).first()
+    def handle_project(self, project, *, panel, split, **_):
+        found = Panel.objects.filter(project=project, name=panel).first()
         if found is None:
-            raise CommandError(f"No panel {panel!r} in project {project!r}.")
-        with refusals(PanelError, SendError, SplitError):
-            result = panel_decide(panel=found, split=split)
+            raise CommandError(f"No panel {panel!r} in project {project.slug!r}.")
+        result = panel_decide(panel=found, split=split)
         self.stdout.write(
             f"{found.name} ({found.rule}): {len(result.decided)} decided, "
             f"{len(result.ties)} undecided, {len(result.dissent)} with dissent; "

@@ -1,19 +1,17 @@
-from django.core.management.base import BaseCommand
-
 from judging.services.baseline_run import baseline_run
 from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import project_or_error, refusals
+from reviews.management.lookups import ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Label a criterion with a deterministic baseline judge (exact, normalised, numeric, "
         "BLEU, ROUGE) comparing each item's output with its reference; writes verdicts."
     )
+    refused = (BaselineError, SplitError)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--criterion", required=True, metavar="NAME")
         parser.add_argument("--baseline", required=True, choices=KINDS)
         parser.add_argument(
@@ -25,21 +23,19 @@ class Command(BaseCommand):
         parser.add_argument("--rouge", choices=ROUGE_TYPES, default="rougeL")
         parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
 
-    def handle(self, *args, **options):
-        target = project_or_error(options["project"])
-        with refusals(BaselineError, SplitError):
-            baseline = Baseline(
-                options["baseline"],
-                threshold=options["threshold"],
-                rel_tol=options["rel_tol"],
-                rouge_type=options["rouge"],
-            )
-            result = baseline_run(
-                project=target,
-                criterion=options["criterion"],
-                baseline=baseline,
-                split=options["split"],
-            )
+    def handle_project(self, project, **options):
+        baseline = Baseline(
+            options["baseline"],
+            threshold=options["threshold"],
+            rel_tol=options["rel_tol"],
+            rouge_type=options["rouge"],
+        )
+        result = baseline_run(
+            project=project,
+            criterion=options["criterion"],
+            baseline=baseline,
+            split=options["split"],
+        )
         self.stdout.write(
             f"{result.judge}: {result.written} verdicts written ({result.passed} passed), "
             f"{result.already} already labelled, {result.skipped} items without output or "

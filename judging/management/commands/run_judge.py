@@ -1,14 +1,14 @@
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.models import JudgeConfig
 from judging.services.runner import run_execute
 from judging.services.runs import RunError, run_create, run_progress
-from reviews.management.lookups import refusals
+from reviews.management.lookups import ProjectCommand, refusals
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Run a judge version over a split in the foreground, with a progress line. Calls "
         "finished by any earlier run are reused, so rerunning after a crash makes only the "
@@ -20,7 +20,6 @@ class Command(BaseCommand):
         return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--judge", required=True, metavar="NAME")
         parser.add_argument("--version", type=int, metavar="V", help="default: the latest")
         parser.add_argument(
@@ -29,10 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, metavar="N")
         parser.add_argument("--concurrency", type=int, default=4, metavar="K")
 
-    def handle(self, *args, project, judge, version, split, limit, concurrency, **options):
-        config = JudgeConfig.objects.filter(project__slug=project, name=judge).first()
+    def handle_project(self, project, *, judge, version, split, limit, concurrency, **_):
+        config = JudgeConfig.objects.filter(project=project, name=judge).first()
         if config is None:
-            raise CommandError(f"No judge {judge!r} in project {project!r}.")
+            raise CommandError(f"No judge {judge!r} in project {project.slug!r}.")
         with refusals(RunError):
             run = run_create(
                 config=config,

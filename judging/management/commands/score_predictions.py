@@ -1,22 +1,22 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.services.scoring import predictions_score
 from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
-from reviews.management.lookups import project_or_error
+from reviews.management.lookups import ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Score a predictions JSONL file against the project's approved ground truth "
         "(docs/scoring.md); the report is kept as a score run."
     )
+    refused = (FormatError,)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("path", type=Path, metavar="PATH")
         parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
         parser.add_argument(
@@ -27,13 +27,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
-    def handle(self, *args, project, path, format, allow_generated, seed, **options):
-        target = project_or_error(project)
+    def handle_project(self, project, *, path, format, allow_generated, seed, **_):
         try:
             with path.open("rb") as stream:
                 run = predictions_score(
                     actor=None,
-                    project=target,
+                    project=project,
                     stream=stream,
                     source_name=path.name,
                     allow_generated=allow_generated,
@@ -41,8 +40,6 @@ class Command(BaseCommand):
                 )
         except OSError as error:
             raise CommandError(f"{path}: {error.strerror}") from None
-        except FormatError as error:
-            raise CommandError(str(error)) from None
         if format == "json":
             self.stdout.write(json.dumps(run.report, indent=2, ensure_ascii=False))
         else:

@@ -1,17 +1,17 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from judging.services import panels
 from judging.services.criteria import latest_criterion
 from judging.services.send_to_humans import CHOSEN, SendError, items_send_to_humans
 from judging.services.splits import SplitError
-from reviews.management.lookups import project_or_error, refusals
+from reviews.management.lookups import ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Ask raters for a criterion's labels on chosen items (never shows them the verdicts)."
+    refused = (SendError, SplitError)
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--criterion", required=True, metavar="NAME")
         chosen = parser.add_mutually_exclusive_group(required=True)
         chosen.add_argument(
@@ -28,38 +28,36 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, help="for --calibration-sample")
 
-    def handle(
+    def handle_project(
         self,
-        *args,
         project,
+        *,
         criterion,
         split_votes,
         calibration_sample,
         held_out,
         inconsistent_pairs,
         seed,
-        **options,
+        **_,
     ):
-        target = project_or_error(project)
-        found = latest_criterion(project=target, name=criterion)
+        found = latest_criterion(project=project, name=criterion)
         if found is None:
-            raise CommandError(f"No criterion {criterion!r} in {project!r}.")
+            raise CommandError(f"No criterion {criterion!r} in {project.slug!r}.")
         selection = (
             "split_votes" if split_votes else "held_out" if held_out else "calibration_sample"
         )
         item_ids = None
         if inconsistent_pairs:
             selection, item_ids = CHOSEN, panels.inconsistent_pairs(criterion=found)
-        with refusals(SendError, SplitError):
-            result = items_send_to_humans(
-                actor=None,
-                project=target,
-                criterion=found,
-                selection=selection,
-                n=calibration_sample,
-                seed=seed,
-                item_ids=item_ids,
-            )
+        result = items_send_to_humans(
+            actor=None,
+            project=project,
+            criterion=found,
+            selection=selection,
+            n=calibration_sample,
+            seed=seed,
+            item_ids=item_ids,
+        )
         self.stdout.write(
             f"{result.selection}: {result.items} items, {result.questions_created} questions "
             f"created, {result.questions_existing} already asked, {result.items_reopened} re-opened"

@@ -1,22 +1,18 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
-from reviews.management.lookups import project_or_error
+from reviews.management.lookups import ProjectCommand
 from reviews.services.exports import EXPORT_FORMATS, files_export
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Write the approved ground truth of a project (current versions only) to a folder."
 
     def add_arguments(self, parser):
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument("--format", required=True, choices=EXPORT_FORMATS)
         parser.add_argument("--out", required=True, type=Path, metavar="DIR")
 
-    def handle(self, *args, project, format, out: Path, **options):
-        target = project_or_error(project)
-        files = files_export(actor=None, project=target, format=format)
+    def handle_project(self, project, *, format, out: Path, **_):
+        files = files_export(actor=None, project=project, format=format)
         out.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
             (out / name).write_bytes(content)

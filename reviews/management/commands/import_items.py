@@ -1,18 +1,18 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from reviews.management.lookups import project_or_error
+from reviews.management.lookups import ProjectCommand
 from reviews.services.import_questions import split_requests
 from reviews.services.imports import ImportFailed, file_import, import_formats
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Import a review file, bundle, JSONL/CSV records or TextFlow results (one transaction)."
+    missing_hint = " (create it first with create_project)"
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path)
-        parser.add_argument("--project", required=True, metavar="SLUG")
         parser.add_argument(
             "--format", choices=import_formats(), help="default: detected from the content"
         )
@@ -49,21 +49,9 @@ class Command(BaseCommand):
             "rows as a generated reference to review and approve here (default: refuse)",
         )
 
-    def handle(
-        self,
-        *args,
-        path: Path,
-        project: str,
-        format,
-        kind,
-        judge,
-        map,
-        clip,
-        as_generated,
-        questions,
-        **options,
+    def handle_project(
+        self, project, *, path: Path, format, kind, judge, map, clip, as_generated, questions, **_
     ):
-        target = project_or_error(project, hint=" (create it with create_project)")
         if not path.is_file():
             raise CommandError(f"{path}: no such file.")
         label_map = {}
@@ -83,7 +71,7 @@ class Command(BaseCommand):
         try:
             report = file_import(
                 actor=None,
-                project=target,
+                project=project,
                 path=path,
                 name=path.name,
                 format=format,
