@@ -177,39 +177,96 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
     waits for the first one rather than answer "nothing waiting"; it holds no other item lock
     while it waits (a full candidate's try was rolled back), so the wait cannot close a cycle.
     """
-    candidates = available_items(rater=rater, project=project, now=now).order_by("id")
-    if passed_over:
-        candidates = candidates.exclude(pk__in=passed_over)
-    if connection.features.has_select_for_update_skip_locked:
-        no_key = connection.features.has_select_for_no_key_update
-        item = (
-            candidates.select_for_update(skip_locked=True, of=("self",), no_key=no_key).first()
-        ) or candidates.select_for_update(of=("self",), no_key=no_key).first()
-    else:
-        item = candidates.first()  # SQLite: the IMMEDIATE transaction serialises claims
-    if item is None:
+    candidate = _candidate_locked(rater=rater, project=project, now=now, passed_over=passed_over)
+    if candidate is None:
         return None
+    item_pk, overlap = candidate
     # Under the row lock, count again (the candidate query's count may be stale), and mark the
     # item's lapsed leases (the rater's own too) as expired before taking a place.
-    places = Assignment.objects.filter(item=item).aggregate(
+    places = Assignment.objects.filter(item_id=item_pk).aggregate(
         holding=Count("id", filter=_holds_a_place(now)),
         lapsed=Count("id", filter=Q(status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now)),
     )
-    if places["holding"] >= (item.overlap or project.overlap):
-        raise _CandidateFull(item.pk)
+    if places["holding"] >= (overlap or project.overlap):
+        raise _CandidateFull(item_pk)
     if places["lapsed"]:
         Assignment.objects.filter(
-            item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
+            item_id=item_pk, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
         ).update(status=AssignmentStatus.EXPIRED)
     assignment = Assignment.objects.create(
-        item=item,
+        item_id=item_pk,
         rater=rater,
         status=AssignmentStatus.ACTIVE,
         opened_at=now,
         lease_expires_at=_lease_until(project, now),
     )
-    event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
+    event_record(item=item_pk, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
     return assignment
+
+
+# The claim's candidate, written by hand: the hottest query of the app, and building it through
+# the ORM (two subqueries, an alias, a coalesce) cost about 2 ms of CPU per claim, a fifth of
+# the request. It selects what `available_items` selects, first by id (the test
+# tests/reviews/test_claim_candidates.py holds the two to each other).
+_CANDIDATE_SQL = """
+SELECT item.id, item.overlap FROM reviews_item item
+WHERE item.project_id = %(project)s AND item.status = %(open)s
+  AND item.id NOT IN (
+    SELECT mine.item_id FROM reviews_assignment mine
+    WHERE mine.rater_id = %(rater)s AND mine.status <> %(expired)s
+      AND NOT (mine.status = %(active)s AND mine.lease_expires_at IS NOT NULL
+               AND mine.lease_expires_at < %(now)s))
+  AND (
+    SELECT COUNT(*) FROM reviews_assignment held
+    WHERE held.item_id = item.id
+      AND (held.status IN (%(assigned)s, %(submitted)s)
+           OR (held.status = %(active)s AND held.lease_expires_at >= %(now)s))
+  ) < COALESCE(item.overlap, %(overlap)s)
+  {passed_over}
+ORDER BY item.id
+LIMIT 1
+"""
+
+
+def _candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
+    """(id, overlap) of the first free item for `rater`, locked; or None.
+
+    PostgreSQL: `SKIP LOCKED` first; if every candidate is locked, wait for the first one.
+    SQLite: the IMMEDIATE transaction serialises claims, so no lock clause."""
+    params = {
+        "project": project.pk,
+        "rater": rater.pk,
+        "now": connection.ops.adapt_datetimefield_value(now),
+        "overlap": project.overlap,
+        "open": ItemStatus.OPEN,
+        "expired": AssignmentStatus.EXPIRED,
+        "active": AssignmentStatus.ACTIVE,
+        "assigned": AssignmentStatus.ASSIGNED,
+        "submitted": AssignmentStatus.SUBMITTED,
+    }
+    params.update({f"over{n}": pk for n, pk in enumerate(passed_over)})
+    names = ", ".join(f"%(over{n})s" for n in range(len(passed_over)))
+    sql = _CANDIDATE_SQL.format(passed_over=f"AND item.id NOT IN ({names})" if names else "")
+    features, ops = connection.features, connection.ops
+    if not features.has_select_for_update:
+        tries = [sql]
+    else:
+        of = ("item",) if features.has_select_for_update_of else ()
+        no_key = features.has_select_for_no_key_update
+        lock = ops.for_update_sql(of=of, no_key=no_key)
+        skip = ops.for_update_sql(of=of, no_key=no_key, skip_locked=True)
+        tries = (
+            [f"{sql} {skip}", f"{sql} {lock}"]
+            if features.has_select_for_update_skip_locked
+            else [f"{sql} {lock}"]
+        )
+    with connection.cursor() as cursor:
+        for query in tries:
+            cursor.execute(query, params)
+            row = cursor.fetchone()
+            if row is not None:
+                return row
+    return None
 
 
 @transaction.atomic

@@ -1,0 +1,76 @@
+"""The claim's hand-written candidate query picks what `available_items` would pick.
+
+`available_items` (the ORM) counts the queue and gates gold claims; the claim itself runs
+`_candidate_locked` (SQL by hand, for speed). Over seeded random projects (items open or not,
+with or without their own overlap; every kind of assignment, live and lapsed leases) the two
+must name the same first item for every rater, with and without items passed over.
+"""
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from reviews.models import Assignment, AssignmentStatus, ItemStatus, Role
+from reviews.services.assignment import _candidate_locked, available_items
+from tests.factories import ItemFactory, ProjectFactory, member
+
+pytestmark = pytest.mark.django_db
+
+KINDS = (
+    (AssignmentStatus.ASSIGNED, None),
+    (AssignmentStatus.ACTIVE, timedelta(minutes=10)),  # live lease
+    (AssignmentStatus.ACTIVE, timedelta(minutes=-1)),  # lapsed, not yet marked
+    (AssignmentStatus.SUBMITTED, None),
+    (AssignmentStatus.SKIPPED, None),
+    (AssignmentStatus.EXPIRED, timedelta(minutes=-30)),
+)
+
+
+def _random_project(rng: random.Random, now):
+    project = ProjectFactory(overlap=rng.choice((1, 2, 3)))
+    raters = [member(project, Role.RATER) for _ in range(4)]
+    items = [
+        ItemFactory(
+            project=project,
+            status=rng.choice((ItemStatus.OPEN,) * 4 + (ItemStatus.RESOLVED,)),
+            overlap=rng.choice((None, None, 1, 2)),
+        )
+        for _ in range(12)
+    ]
+    for item in items:
+        # Each rater once per item: at most one holding assignment (the unique constraint).
+        for rater in rng.sample(raters, rng.randint(0, len(raters))):
+            status, lease = rng.choice(KINDS)
+            Assignment.objects.create(
+                item=item,
+                rater=rater,
+                status=status,
+                lease_expires_at=now + lease if lease is not None else None,
+            )
+    return project, raters, [i.pk for i in items]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_hand_written_candidate_is_the_orms_first_available_item(seed):
+    rng, now = random.Random(seed), timezone.now()
+    project, raters, item_ids = _random_project(rng, now)
+    picked = set()
+    for rater in raters:
+        for passed_over in ([], rng.sample(item_ids, 3)):
+            expected = (
+                available_items(rater=rater, project=project, now=now)
+                .exclude(pk__in=passed_over)
+                .order_by("id")
+                .values_list("pk", flat=True)
+                .first()
+            )
+            with transaction.atomic():
+                found = _candidate_locked(
+                    rater=rater, project=project, now=now, passed_over=passed_over
+                )
+            assert (found[0] if found else None) == expected, (seed, rater.pk, passed_over)
+            picked.add(expected)
+    assert len(picked - {None}) >= 2  # the scenarios do reach different items
