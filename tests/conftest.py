@@ -1,3 +1,4 @@
+import itertools
 import os
 from pathlib import Path
 
@@ -43,11 +44,17 @@ def _fast_passwords():
         yield
 
 
+_TEST_FOLDERS = itertools.count(1)
+
+
 @pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path):
-    """Every test writes evidence, renders and keys into its own folder."""
-    settings.MEDIA_ROOT = tmp_path / "media"
-    settings.SIGNING_KEY_PATH = tmp_path / "signing-key.pem"
+def _media_in_tmp(settings, tmp_path_factory):
+    """Every test writes evidence, renders and keys into its own folder. The folder is only
+    named here, not made (storage and key writers make it), which spares each test the cost of
+    pytest's `tmp_path` (a directory and a symlink); tests that want `tmp_path` still ask."""
+    folder = tmp_path_factory.getbasetemp() / "media-of-tests" / f"test-{next(_TEST_FOLDERS)}"
+    settings.MEDIA_ROOT = folder / "media"
+    settings.SIGNING_KEY_PATH = folder / "signing-key.pem"
     # Tests do not run collectstatic, so no hashed manifest.
     settings.STORAGES = {
         **settings.STORAGES,
