@@ -6,9 +6,11 @@ and thread-safe: the runner calls `complete` from a pool of threads and the sema
 many are in flight at once.
 """
 
+import functools
 import json
 import os
 import random
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +23,13 @@ from judging.providers.types import ModelReply, ModelRequest, ProviderError
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_REPLY_BYTES = 2 * 1024 * 1024
 ERROR_BODY_CHARS = 300
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every provider: loading the CA bundle costs ~25 ms of CPU per client,
+    and a judge run (or the test suite) makes many; one context is safe to share."""
+    return httpx.create_ssl_context()
 
 
 class Provider:
@@ -57,6 +66,7 @@ class Provider:
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             limits=httpx.Limits(max_connections=max(1, concurrency)),
             transport=transport,
+            verify=_tls_context(),
         )
 
     def __repr__(self):  # never the key, only where it comes from
