@@ -1,11 +1,15 @@
+import copy
 import itertools
 import os
+import shutil
 from pathlib import Path
 
 import pytest
+from django.db import transaction
 from django.test import override_settings
 from hypothesis import settings as hypothesis_settings
 
+from tests import builders
 from tests.factories import ProjectFactory, member
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,26 +51,71 @@ def _fast_passwords():
 _TEST_FOLDERS = itertools.count(1)
 
 
-@pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path_factory):
-    """Every test writes evidence, renders and keys into its own folder. The folder is only
-    named here, not made (storage and key writers make it), which spares each test the cost of
-    pytest's `tmp_path` (a directory and a symlink); tests that want `tmp_path` still ask."""
-    folder = tmp_path_factory.getbasetemp() / "media-of-tests" / f"test-{next(_TEST_FOLDERS)}"
-    settings.MEDIA_ROOT = folder / "media"
-    settings.SIGNING_KEY_PATH = folder / "signing-key.pem"
-    # Tests do not run collectstatic, so no hashed manifest.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+def _settings_for(folder: Path) -> dict:
+    """What every test (and every module's shared data, see `module_db`) runs with."""
+    from django.conf import settings
+
+    return {
+        "MEDIA_ROOT": folder / "media",
+        "SIGNING_KEY_PATH": folder / "signing-key.pem",
+        # Tests do not run collectstatic, so no hashed manifest.
+        "STORAGES": {
+            **settings.STORAGES,
+            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+        },
+        # Judges in tests talk to stub servers on loopback ports, with the STUB_KEY variable.
+        "JUDGE_ALLOWED_HOSTS": ["127.0.0.1"],
+        "JUDGE_API_KEY_ENVS": [*settings.JUDGE_API_KEY_ENVS, "STUB_KEY"],
     }
 
 
 @pytest.fixture(autouse=True)
-def _judge_endpoints(settings):
-    """Judges in tests talk to stub servers on loopback ports, with the STUB_KEY variable."""
-    settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1"]
-    settings.JUDGE_API_KEY_ENVS = [*settings.JUDGE_API_KEY_ENVS, "STUB_KEY"]
+def _per_test_settings(settings, tmp_path_factory):
+    """Every test writes evidence, renders and keys into its own folder. The folder is only
+    named here, not made (storage and key writers make it), which spares each test the cost of
+    pytest's `tmp_path` (a directory and a symlink); tests that want `tmp_path` still ask."""
+    folder = tmp_path_factory.getbasetemp() / "media-of-tests" / f"test-{next(_TEST_FOLDERS)}"
+    for name, value in _settings_for(folder).items():
+        setattr(settings, name, value)
+
+
+class ModuleData:
+    """Rows built once for a test module: see the `module_db` fixture."""
+
+    def __init__(self, folder: Path, blocker):
+        self.folder, self._blocker = folder, blocker
+
+    def build(self, build, *args, **kwargs):
+        """`build(*args, **kwargs)`, its files under the module's own folder."""
+        with self._blocker.unblock(), override_settings(**_settings_for(self.folder)):
+            return build(*args, **kwargs)
+
+    def fresh(self, built, settings):
+        """A deep copy of `built` for one test, and the module's files in the test's folders:
+        what a test changes in memory or on disk stays with it (its rows roll back anyway)."""
+        if (self.folder / "media").is_dir():
+            shutil.copytree(self.folder / "media", settings.MEDIA_ROOT, dirs_exist_ok=True)
+        if (self.folder / "signing-key.pem").is_file():
+            Path(settings.SIGNING_KEY_PATH).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(self.folder / "signing-key.pem", settings.SIGNING_KEY_PATH)
+        return copy.deepcopy(built)
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker, tmp_path_factory):
+    """setUpTestData for a test module: rows built with `module_db.build(fn)` are made once, in
+    a transaction left open until the module's last test and then rolled back. Each test still
+    runs in its own savepoint inside it (pytest-django), so what one test writes is gone before
+    the next. Not for modules with transactional tests (their flush would run inside it)."""
+    with django_db_blocker.unblock():
+        atomic = transaction.atomic()
+        atomic.__enter__()
+    try:
+        yield ModuleData(tmp_path_factory.mktemp("module-data"), django_db_blocker)
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            atomic.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="session")
@@ -92,153 +141,22 @@ def browser_type_launch_args(browser_type_launch_args):
     }
 
 
-# --- Review workflow builders (tests/reviews/test_workflow_*, test_views_*, test_queries_*) ---
+# --- Review workflow builders (tests/builders.py; test_workflow_*, test_views_*, test_queries_*) ---
 
 
 @pytest.fixture
 def review_item(db):
-    """Build an item as a review-file import leaves it, without evidence files.
-
-        review_item(project, {"$.total": ["1,200.00", "1,290.00"]}, rows={"$.currency": "EUR"})
-
-    gives an OPEN item with one field question per key (its candidates from providers
-    `provider-1`, `provider-2`… with confidences 0.71, 0.62…), consensus claims for `rows`, and a
-    generated Reference of `rows`. `criteria={"tone": ["good", "bad"]}` adds criterion questions.
-    """
-    from reviews.formats.canonical import canonical_rows, rows_sha256
-    from reviews.models import Authority, Claim, Item, Question, QuestionKind, Reference
-
-    counter = iter(range(1, 1_000_000))
-
-    def build(project, fields=None, *, rows=None, criteria=None, external_id=None, overlap=None):
-        fields = {"$.total": ["1,200.00", "1,290.00"]} if fields is None else fields
-        rows = {"$.currency": "EUR"} if rows is None else rows
-        item = Item.objects.create(
-            project=project,
-            external_id=external_id or f"case-{next(counter):04d}",
-            overlap=overlap,
-        )
-        for position, (key, values) in enumerate(fields.items()):
-            question = Question.objects.create(
-                item=item,
-                kind=QuestionKind.FIELD,
-                key=key,
-                reason="disagreement",
-                position=position,
-            )
-            Claim.objects.bulk_create(
-                Claim(
-                    item=item,
-                    question=question,
-                    path=key,
-                    value=value,
-                    providers=[f"provider-{n}"],
-                    confidence=round(0.71 - 0.09 * (n - 1), 2),
-                    page=1,
-                    quote=str(value),
-                    position=n,
-                )
-                for n, value in enumerate(values, start=1)
-            )
-        for position, (name, labels) in enumerate((criteria or {}).items(), start=len(fields)):
-            Question.objects.create(
-                item=item,
-                kind=QuestionKind.CRITERION,
-                key=name,
-                labels=list(labels),
-                prompt=f"Is the {name} right?",
-                position=position,
-            )
-        Claim.objects.bulk_create(
-            Claim(
-                item=item,
-                path=path,
-                value=value,
-                providers=["provider-1", "provider-2"],
-                position=n,
-            )
-            for n, (path, value) in enumerate(rows.items())
-        )
-        generated = canonical_rows({"path": p, "expected_value": v} for p, v in rows.items())
-        Reference.objects.create(
-            item=item,
-            authority=Authority.GENERATED,
-            version=1,
-            rows=generated,
-            sha256=rows_sha256(generated),
-            source_name="built-in-test",
-        )
-        return item
-
-    return build
+    """review_item(project, {"$.total": [...]}, …): see tests/builders.py."""
+    return builders.review_item_builder()
 
 
 @pytest.fixture
 def rate(db):
-    """rate(rater, item, {"$.total": "1200"}) → the rater's Assignment, answered and submitted.
-
-    Plain values are typed values (decision `set`); pass an `AnswerInput` for anything else.
-    `submit=False` leaves the assignment active. Goes through the services, like the views.
-    """
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from reviews.models import Assignment, AssignmentStatus, Decision
-    from reviews.services.answers import (
-        AnswerInput,
-        answer_record,
-        assignment_submit,
-        latest_answer,
-    )
-
-    def rate(rater, item, answers, *, submit=True, assignment=None):
-        now = timezone.now()
-        if assignment is None:
-            assignment = Assignment.objects.create(
-                item=item,
-                rater=rater,
-                status=AssignmentStatus.ACTIVE,
-                opened_at=now,
-                lease_expires_at=now + timedelta(hours=1),
-            )
-        for key, value in answers.items():
-            question = item.questions.get(key=key)
-            given = value if isinstance(value, AnswerInput) else AnswerInput(Decision.SET, value)
-            previous = latest_answer(question=question, rater=rater)
-            answer_record(
-                actor=rater,
-                assignment=assignment,
-                question=question,
-                given=given,
-                expected_seq=previous.seq if previous else 0,
-            )
-        if submit:
-            assignment_submit(actor=rater, assignment=assignment)
-            assignment.refresh_from_db()
-        return assignment
-
-    return rate
-
-
-_PDFS: dict[str, bytes] = {}
+    """rate(rater, item, {"$.total": "1200"}) → the rater's Assignment: see tests/builders.py."""
+    return builders.rate
 
 
 @pytest.fixture
 def attach_evidence(db):
     """attach_evidence(item) → a one-page PDF Document cited by the item and all its claims."""
-    from reviews.evidence import DrawText, build_pdf
-    from reviews.models import ItemSource
-    from reviews.services.documents import StoredFiles, document_for_bytes
-
-    def attach(item, text="Statement of account. Total due 1,200.00 EUR"):
-        if text not in _PDFS:  # building is the slow part; the bytes are the same every time
-            _PDFS[text] = build_pdf([[DrawText(20, 60, text, size=11)]], page_size=(300.0, 200.0))
-        document, _ = document_for_bytes(_PDFS[text], name="statement.pdf", written=StoredFiles())
-        source = ItemSource.objects.create(
-            item=item, artifact_id="statement-p1", document=document, path="statement.pdf", page=1
-        )
-        item.claims.update(source=source, page=1)
-        return document
-
-    return attach
+    return builders.attach_evidence

@@ -109,12 +109,22 @@ class World:
         return payload["criteria"][0]["disagreements"][0]
 
 
-@pytest.fixture
-def world(project, tmp_path):
-    small_project(project, tmp_path)
+def _build_world(folder: Path) -> World:
+    project = small_project(ProjectFactory(), folder)
     users = {role: member(project, role) for role in Role.values}
     users["outsider"] = member(ProjectFactory(), *Role.values)
     return World(project=project, item=Item.objects.filter(project=project).first(), users=users)
+
+
+@pytest.fixture(scope="module")
+def _world(module_db, tmp_path_factory):
+    return module_db.build(_build_world, tmp_path_factory.mktemp("small-project"))
+
+
+@pytest.fixture
+def world(module_db, _world, settings):
+    """The small project, imported once for the module (each test's writes roll back)."""
+    return module_db.fresh(_world, settings)
 
 
 def _get_urls(world) -> dict[str, str]:

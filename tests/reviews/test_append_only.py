@@ -19,24 +19,36 @@ from reviews.models import (
     Role,
 )
 from reviews.services.approval import approval_record
-from tests.factories import PASSWORD, UserFactory, member
+from tests import builders
+from tests.factories import PASSWORD, ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
 
 HISTORY = [Answer, Resolution, Approval, Reference, Event]
 
 
-@pytest.fixture
-def approved(project, review_item, rate, attach_evidence):
-    """One item taken through the whole workflow: every history table has rows."""
-    item = review_item(project)
-    attach_evidence(item)
+def _approve():
+    project = ProjectFactory()
+    item = builders.review_item_builder()(project)
+    builders.attach_evidence(item)
     for n in (1, 2):
-        rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
+        builders.rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
     approval_record(
         actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
     )
     return item
+
+
+@pytest.fixture(scope="module")
+def _approved(module_db):
+    return module_db.build(_approve)
+
+
+@pytest.fixture
+def approved(module_db, _approved, settings):
+    """One item taken through the whole workflow: every history table has rows (built once for
+    the module; each test's writes roll back)."""
+    return module_db.fresh(_approved, settings)
 
 
 def _row(model):

@@ -23,6 +23,7 @@ import pytest
 from reviews.demo import documents as demo_evidence
 from reviews.services.imports import ImportFailed, file_import
 from tests import bad_evidence
+from tests.factories import ProjectFactory
 from tests.helpers import media_files, row_counts
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -56,17 +57,26 @@ def test_the_snapshot_covers_the_models_the_issue_names(db):
     assert "reviews.Item_slices" in labels  # the item <-> slice links
 
 
-@pytest.fixture
-def baseline(project, tmp_path):
-    """The project already holds the example statement (its PDF stored under MEDIA_ROOT)."""
-    folder = tmp_path / "baseline"
-    folder.mkdir()
+def _import_baseline(folder: Path):
+    project = ProjectFactory()
     for name in ("statement-0912.review.json", "statement-0912.pdf"):
         shutil.copy(EXAMPLES / name, folder / name)
     report = file_import(actor=None, project=project, path=folder / "statement-0912.review.json")
     assert report.counts["items_created"] == 1 and report.counts["documents"] == 1
     assert media_files(), "the baseline stored its evidence"
     return project
+
+
+@pytest.fixture(scope="module")
+def _baseline(module_db, tmp_path_factory):
+    return module_db.build(_import_baseline, tmp_path_factory.mktemp("baseline"))
+
+
+@pytest.fixture
+def baseline(db, module_db, _baseline, settings):
+    """The project already holds the example statement (its PDF stored under MEDIA_ROOT),
+    imported once for the module: each test gets the rows and a copy of the files."""
+    return module_db.fresh(_baseline, settings)
 
 
 # ---------------------------------------------------------------------------------------------

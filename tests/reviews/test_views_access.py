@@ -20,6 +20,7 @@ from reviews.models import (
     Resolution,
     Role,
 )
+from tests import builders
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -77,17 +78,28 @@ class World:
         }.get(name, {})
 
 
-@pytest.fixture
-def world(project, review_item, rate, attach_evidence):
-    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
-    document = attach_evidence(item)
+def _build_world():
+    project = ProjectFactory()
+    item = builders.review_item_builder()(project, {"$.total": ["1,200.00", "1,290.00"]})
+    document = builders.attach_evidence(item)
     users = {role: member(project, role, username=role) for role in Role.values}
     users["spare"] = member(project, Role.RATER, username="spare")
     users["outsider"] = member(ProjectFactory(), *Role.values, username="outsider")
-    rate(users[Role.RATER], item, {}, submit=False)  # the rater's live claim
+    builders.rate(users[Role.RATER], item, {}, submit=False)  # the rater's live claim
     job = ImportJob.objects.create(project=project, file="imports/x.jsonl", original_name="x.jsonl")
     question = item.questions.get()
     return World(project, item, question, question.candidates.first(), document, job, users)
+
+
+@pytest.fixture(scope="module")
+def _world(module_db):
+    return module_db.build(_build_world)
+
+
+@pytest.fixture
+def world(module_db, _world, settings):
+    """The same world for every test of the module, built once (each test's writes roll back)."""
+    return module_db.fresh(_world, settings)
 
 
 # (url name, method, a permitted role, what it answers, a member role it must refuse with 403)
