@@ -69,7 +69,7 @@ def build(slug: str, raters: int) -> dict:
 
     users = get_user_model().objects
     admin = users.create_user(f"{slug}-admin", password=None)
-    project = project_create(actor=admin, slug=slug, admin=admin, overlap=1).project
+    project = project_create(actor=admin, slug=slug, overlap=1).project
     _criterion(project, admin)
     _, token = token_create(actor=admin, name="bench")
     sessions = []

@@ -114,7 +114,7 @@ def _import_project(items: int) -> tuple[str, str, bytes]:
 
     slug = f"load-import-{int(time.time())}"
     admin = get_user_model().objects.create_user(f"{slug}-admin", password=None)
-    project_create(actor=admin, slug=slug, admin=admin)
+    project_create(actor=admin, slug=slug)
     _, token = token_create(actor=admin, name="load")
     # One JSONL body to the streamed endpoint: a JSON batch stops at 10 MB (about 30k items).
     body = "".join(json.dumps(record) + "\n" for record in item_records(items)).encode()

@@ -67,7 +67,7 @@ def demo_project(users: dict, *, slug: str, name: str) -> Project:
     """A demo project (created, or found again) administered by Alex, with every demo user
     in their roles."""
     admin = users["alex"]
-    project = project_create(actor=admin, slug=slug, name=name, admin=admin).project
+    project = project_create(actor=admin, slug=slug, name=name).project
     for spec in DEMO_USERS:
         for role in spec.roles:
             membership_add(actor=admin, project=project, user=users[spec.username], role=role)

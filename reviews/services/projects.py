@@ -37,13 +37,12 @@ def project_create(
     actor,
     slug: str,
     name: str | None = None,
-    admin=None,
     overlap: int | None = None,
     resolution_rule: str | None = None,
     instructions: str | None = None,
     import_questions: list[str] | None = None,
 ) -> ProjectResult:
-    """Create project `slug` with `admin` as its admin.
+    """Create project `slug` with `actor` (when there is one) as its first admin.
 
     A slug that exists is an error for anyone who is not already one of its admins, so nobody
     (staff included) joins or reconfigures a project by "creating" it again. For its admins the
@@ -74,8 +73,8 @@ def project_create(
             project.save()
     except IntegrityError:  # created by someone else a moment ago
         raise _slug_taken(slug) from None
-    if admin is not None:  # the first admin of a project just created: nobody to ask yet
-        Membership.objects.create(project=project, user=admin, role=Role.ADMIN)
+    if actor is not None:  # the first admin of a project just created: nobody to ask yet
+        Membership.objects.create(project=project, user=actor, role=Role.ADMIN)
     return ProjectResult(project=project, created=True)
 
 

@@ -104,7 +104,7 @@ def project_new(request):
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            result = project_create(actor=request.user, admin=request.user, **form.cleaned_data)
+            result = project_create(actor=request.user, **form.cleaned_data)
         except ValidationError as error:
             form.add_error(None, error)
         else:

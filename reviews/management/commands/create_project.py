@@ -20,6 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--resolution", choices=ResolutionRule.values)
         parser.add_argument(
             "--questions",
+            type=split_requests,
             metavar="criterion:NAME,...",
             help="questions every imported item gets (comma-separated; '' clears them)",
         )
@@ -31,10 +32,9 @@ class Command(BaseCommand):
                 actor=admin_user,
                 slug=slug,
                 name=name,
-                admin=admin_user,
                 overlap=overlap,
                 resolution_rule=resolution,
-                import_questions=None if questions is None else split_requests(questions),
+                import_questions=questions,
             )
         project = result.project
         settings = f"overlap {project.overlap}, {project.resolution_rule}"
