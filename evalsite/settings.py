@@ -123,6 +123,9 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# A rater's claim and autosave commit without waiting for PostgreSQL's disk flush (see
+# reviews/services/durability.py); true makes them wait like every other write.
+RATER_WRITES_WAIT_FOR_DISK = env_bool("RATER_WRITES_WAIT_FOR_DISK", False)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -26,6 +26,7 @@ from reviews.models import (
     decisions_for,
 )
 from reviews.services.assignment import lease_renew
+from reviews.services.durability import rater_write_commits_async
 from reviews.services.events import event_record
 from reviews.services.resolution import submitted_item_resolve
 
@@ -100,6 +101,7 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     now = timezone.now()
     try:
         with transaction.atomic():
+            rater_write_commits_async()
             assignment = (
                 Assignment.objects.select_for_update()
                 .filter(rater=actor, item_id=question.item_id)

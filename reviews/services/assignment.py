@@ -37,6 +37,7 @@ from reviews.models import (
     QuestionKind,
     Role,
 )
+from reviews.services.durability import rater_write_commits_async
 from reviews.services.events import event_record
 from reviews.services.gold_queue import gold_claim
 
@@ -130,6 +131,7 @@ def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | 
     for _ in range(_CANDIDATES_PER_CLAIM):
         try:
             with transaction.atomic():
+                rater_write_commits_async()
                 return _claim(
                     rater=rater, project=project, now=now, rng=rng or _RNG, passed_over=passed_over
                 )

@@ -1,0 +1,53 @@
+"""A rater's claim and autosave commit without waiting for PostgreSQL's disk flush; submits
+and everything else keep the server's setting (reviews/services/durability.py)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from reviews.models import Item, Role
+from tests.factories import ProjectFactory, member
+
+pytestmark = pytest.mark.django_db
+ASYNC = "SET LOCAL synchronous_commit TO OFF"
+
+
+def _rater_day(client, review_item):
+    """The statements of a claim, an autosave and a submit, by name."""
+    project = ProjectFactory(overlap=1)
+    review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    client.force_login(member(project, Role.RATER))
+    ran = {}
+    with CaptureQueriesContext(connection) as queries:
+        claimed = client.post(reverse("review_next", args=[project.slug]))
+    ran["claim"] = [q["sql"] for q in queries.captured_queries]
+    item = Item.objects.get(pk=claimed.url.rstrip("/").split("/")[-2])
+    question = item.questions.get()
+    save = reverse("answer_save", args=[project.slug, item.pk, question.pk])
+    with CaptureQueriesContext(connection) as queries:
+        saved = client.post(save, {"choice": f"claim:{question.candidates.first().pk}"})
+    assert saved.status_code == 200
+    ran["autosave"] = [q["sql"] for q in queries.captured_queries]
+    with CaptureQueriesContext(connection) as queries:
+        client.post(reverse("review_submit", args=[project.slug, item.pk]))
+    ran["submit"] = [q["sql"] for q in queries.captured_queries]
+    return ran
+
+
+def test_claims_and_autosaves_commit_async_on_postgresql_only(client, review_item):
+    ran = _rater_day(client, review_item)
+    postgres = connection.vendor == "postgresql"
+    assert (ASYNC in ran["claim"], ASYNC in ran["autosave"]) == (postgres, postgres)
+    # The submit's own transaction waits for the disk; only the claim of the next item after it
+    # (same request) does not.
+    submit = ran["submit"]
+    submitted = next(n for n, sql in enumerate(submit) if "'submitted'" in sql and "event" in sql)
+    assert ASYNC not in submit[:submitted]
+    assert submit.count(ASYNC) == (1 if postgres else 0)
+
+
+def test_the_setting_makes_rater_writes_wait_for_the_disk(client, review_item, settings):
+    settings.RATER_WRITES_WAIT_FOR_DISK = True
+    ran = _rater_day(client, review_item)
+    assert not any(ASYNC in sql for sqls in ran.values() for sql in sqls)
