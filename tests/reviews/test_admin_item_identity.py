@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from reviews.models import Item
 from tests.factories import ProjectFactory, UserFactory
-from tests.reviews.test_append_only import approved  # noqa: F401 (the shared fixture)
+from tests.reviews.test_append_only import _approved, approved  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from reviews.models import (
 from reviews.services.projects import membership_add, membership_remove
 from reviews.services.tokens import token_create, token_revoke, token_user
 from tests.factories import ProjectFactory, UserFactory, member
-from tests.reviews.test_append_only import approved  # noqa: F401 (the shared fixture)
+from tests.reviews.test_append_only import _approved, approved  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 
