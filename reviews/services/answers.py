@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from reviews.models import (
@@ -102,17 +102,20 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     try:
         with transaction.atomic():
             rater_write_commits_async()
+            # One row at most: a rater holds an item once (the partial unique constraint).
             assignment = (
                 Assignment.objects.select_for_update()
-                .filter(rater=actor, item_id=question.item_id)
                 .filter(
-                    Q(status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now)
-                    | Q(status=AssignmentStatus.SUBMITTED)
+                    rater=actor,
+                    item_id=question.item_id,
+                    status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED),
                 )
-                .order_by("status", "-submitted_at", "-id")  # "active" before "submitted"
                 .first()
             )
-            if assignment is None:
+            if assignment is None or (
+                assignment.status == AssignmentStatus.ACTIVE
+                and not (assignment.lease_expires_at and assignment.lease_expires_at >= now)
+            ):
                 raise NotAssigned()
             if assignment.status == AssignmentStatus.ACTIVE:
                 lease_renew(assignment, question.item.project, now)

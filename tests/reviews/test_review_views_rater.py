@@ -1,11 +1,15 @@
 """The rater's page after submitting (read-only, revisable while open), the stale card, and the
 project instructions (Markdown, sanitised)."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.forms import ProjectCreateForm
-from reviews.models import Answer, Role
+from reviews.models import Answer, AssignmentStatus, Role
+from reviews.services.assignment import assignment_claim_next
 from reviews.templatetags.markup import markdown_html
 from tests.factories import member
 
@@ -107,3 +111,24 @@ def test_outside_batches_progress_counts_the_queue_and_next_claims_from_it(
     html = client.get(reverse("review_item", args=[project.slug, item.pk])).content.decode()
     assert "Item 1 of 2</span>" in html
     assert f'action="{reverse("review_next", args=[project.slug])}"' in html  # Next › claims
+
+
+@pytest.mark.parametrize("lost", ["lapsed", "skipped"])
+def test_an_autosave_on_a_claim_no_longer_held_is_refused_and_writes_nothing(
+    client, project, review_item, lost
+):
+    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    rater = member(project, Role.RATER, username="r3")
+    claim = assignment_claim_next(rater=rater, project=project)
+    if lost == "lapsed":
+        claim.lease_expires_at = timezone.now() - timedelta(seconds=1)
+    else:
+        claim.status = AssignmentStatus.SKIPPED
+    claim.save()
+    question = item.questions.get()
+    client.force_login(rater)
+    url = reverse("answer_save", args=[project.slug, item.pk, question.pk])
+    response = client.post(url, {"choice": "omit", "expected_seq": "0"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    assert "This item is no longer assigned to you." in response.content.decode()
+    assert not Answer.objects.exists()
