@@ -20,7 +20,6 @@ so reviews never imports judging.
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -95,8 +94,9 @@ class Importer(Protocol):
     def validate(self, path: Path) -> None:
         """Parse and check the whole file; write nothing (runs outside the transaction)."""
 
-    def write(self, path: Path) -> None:
-        """Write the file's rows (runs inside the import's one transaction)."""
+    def write(self, path: Path | None) -> None:
+        """Write the file's rows (runs inside the import's one transaction); `path` is None
+        for a streamed import, whose importer keeps what `validate_stream` read."""
 
 
 # What the report's counts mean, in words (the result page shows these, not the keys).
@@ -254,18 +254,6 @@ def file_import(
     return _run(context, validate, path)
 
 
-class _Copying:
-    """A binary stream read line by line, each line also written to `copy`."""
-
-    def __init__(self, stream: BinaryIO, copy: BinaryIO):
-        self.stream, self.copy = stream, copy
-
-    def readline(self, size: int = -1) -> bytes:
-        line = self.stream.readline(size)
-        self.copy.write(line)
-        return line
-
-
 def stream_import(
     *,
     actor,
@@ -276,26 +264,24 @@ def stream_import(
 ) -> ImportReport:
     """Import a JSONL body as it arrives (the API's one-request import), in one transaction.
 
-    The validate step parses the stream line by line while copying it to a temporary file, so a
-    bad record is refused as soon as it arrives and memory stays flat whatever the body's size;
-    the write step then reads the copy. Evidence files cannot come this way (no folder)."""
+    The validate step parses and checks the stream line by line as it arrives, keeping the
+    checked records in a temporary file (a bad record is refused as soon as it arrives, and
+    memory stays flat whatever the body's size); the write step then writes them. Evidence
+    files cannot come this way (no folder)."""
     context = ImportContext(
         actor=actor, project=project, file=name, base_dir=None, options=options or {}
     )
-    with tempfile.TemporaryDirectory(prefix="evalsite-stream-") as folder:
-        path = Path(folder) / "body.jsonl"
 
-        def validate() -> tuple[str, Importer]:
-            importer = _IMPORTERS["jsonl"](context)
-            with path.open("wb") as copy:
-                importer.validate_stream(_Copying(stream, copy))
-            return "jsonl", importer
+    def validate() -> tuple[str, Importer]:
+        importer = _IMPORTERS["jsonl"](context)
+        importer.validate_stream(stream)
+        return "jsonl", importer
 
-        return _run(context, validate, path)
+    return _run(context, validate, None)
 
 
 def _run(
-    context: ImportContext, validate: Callable[[], tuple[str, Importer]], path: Path
+    context: ImportContext, validate: Callable[[], tuple[str, Importer]], path: Path | None
 ) -> ImportReport:
     """Steps 2-4 for one import: `validate()` (detecting the format) writes nothing; then the
     write in one transaction; any failure removes stored evidence and raises ImportFailed."""

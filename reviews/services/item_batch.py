@@ -7,7 +7,7 @@ read and stored here too.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -29,6 +29,33 @@ from reviews.services.events import event_record
 from reviews.services.imports import ImportContext
 
 BATCH = 1000
+
+
+class ItemRow(NamedTuple):
+    """An `item` record as the batch writes it (checked by the record's schema already)."""
+
+    item_id: str
+    input: Any
+    output: Any
+    reference: Any
+    slices: list[str]
+    evidence: list[str]
+    metadata: dict[str, Any]  # extra top-level keys of the record included
+
+    @classmethod
+    def of(cls, record: rec.Item) -> ItemRow:
+        extra = record.model_extra
+        return cls(
+            record.item_id,
+            record.input,
+            record.output,
+            record.reference,
+            record.slices,
+            record.evidence,
+            {**record.metadata, **extra} if extra else record.metadata,
+        )
+
+
 _ID_MAX = Item._meta.get_field("external_id").max_length
 _SLICE_NAME = Slice._meta.get_field("name")
 
@@ -45,14 +72,14 @@ class ItemBatch:
 
     def __init__(self, context: ImportContext):
         self.context = context
-        self.pending: list[tuple[rec.Item, str]] = []
+        self.pending: list[tuple[ItemRow, str]] = []
         self.slices: dict[str, Slice] = {
             s.name: s for s in Slice.objects.filter(project=context.project)
         }
         self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
 
-    def add(self, record: rec.Item, where: str) -> None:
+    def add(self, record: ItemRow, where: str) -> None:
         self._check(record, where)
         self.pending.append((record, where))
         if len(self.pending) >= BATCH:
@@ -67,7 +94,7 @@ class ItemBatch:
         if known := pks_by_key(Item, "external_id", ids, project=project.pk):  # a re-import
             found = Item.objects.filter(pk__in=known.values()).order_by()
             existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
-        new: list[tuple[rec.Item, str]] = []
+        new: list[tuple[ItemRow, str]] = []
         batch: dict[str, str] = {}
         for record, where in self.pending:
             if record.item_id in batch:
@@ -85,7 +112,7 @@ class ItemBatch:
             self._create(new)
         self.pending = []
 
-    def _check(self, record: rec.Item, where: str) -> None:
+    def _check(self, record: ItemRow, where: str) -> None:
         """What the database would refuse (or PostgreSQL only): an over-long id, a slice name
         the Slice model does not allow. Checked here so the error names the spot."""
         file = self.context.file
@@ -110,7 +137,7 @@ class ItemBatch:
                 ) from None
             self.valid_names.add(name)
 
-    def _twice(self, record: rec.Item, where: str, first: str) -> None:
+    def _twice(self, record: ItemRow, where: str, first: str) -> None:
         raise FormatError(
             f"item {record.item_id!r} appears twice (also on {first})",
             file=self.context.file,
@@ -118,11 +145,11 @@ class ItemBatch:
             path="$.item_id",
         )
 
-    def _create(self, new: list[tuple[rec.Item, str]]) -> None:
+    def _create(self, new: list[tuple[ItemRow, str]]) -> None:
         context, project = self.context, self.context.project
         now = timezone.now()
         ids = [record.item_id for record, _ in new]
-        columns = ("external_id", "title", "input", "output", "expected", "metadata")
+        columns = ("external_id", *_FIELDS)
         rows = (_item_values(record) for record, _ in new)
         if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
             rows = ((pk, *row) for pk, row in zip(drawn, rows, strict=True))
@@ -173,7 +200,7 @@ class ItemBatch:
                 self._attach_evidence(pks[record.item_id], record, where, have=set())
         context.counts["items_created"] += len(new)
 
-    def _update(self, item: Item, record: rec.Item, where: str) -> None:
+    def _update(self, item: Item, record: ItemRow, where: str) -> None:
         """Changed fields are saved (previous values kept in the event); new slices and new
         evidence paths are added. Nothing is taken away: a slice or evidence file the record no
         longer lists stays (removing them is not an import's call)."""
@@ -208,7 +235,7 @@ class ItemBatch:
             self.slices[name] = Slice.objects.create(project=self.context.project, name=name)
         return self.slices[name]
 
-    def _attach_evidence(self, item_pk: int, record: rec.Item, where: str, *, have: set) -> None:
+    def _attach_evidence(self, item_pk: int, record: ItemRow, where: str, *, have: set) -> None:
         base = self.context.base_dir
         for index, relative in enumerate(record.evidence):
             path = f"$.evidence[{index}]"
@@ -258,24 +285,20 @@ def _document(base: Path, relative: str, context: ImportContext, where: str, pat
     return document
 
 
-def _item_fields(record: rec.Item) -> dict[str, Any]:
-    return {
-        "title": record.item_id[:300],
-        "input": record.input,
-        "output": record.output,
-        "expected": record.reference,
-        "metadata": {**record.metadata, **(record.model_extra or {})},
-    }
+def _item_fields(record: ItemRow) -> dict[str, Any]:
+    return dict(zip(_FIELDS, _item_values(record)[1:], strict=True))
 
 
-def _item_values(record: rec.Item) -> tuple:
-    """A new item's row for `insert_rows` (same values as `_item_fields`)."""
-    metadata = {**record.metadata, **record.model_extra} if record.model_extra else record.metadata
+_FIELDS = ("title", "input", "output", "expected", "metadata")
+
+
+def _item_values(record: ItemRow) -> tuple:
+    """A new item's row for `insert_rows`: external_id, then the `_FIELDS`."""
     return (
         record.item_id,
         record.item_id[:300],
         record.input,
         record.output,
         record.reference,
-        metadata,
+        record.metadata,
     )
