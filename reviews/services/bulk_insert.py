@@ -14,6 +14,7 @@ import decimal
 import json
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.db import connections, router
@@ -65,26 +66,39 @@ def insert_rows(model, columns, rows, **constants) -> int:
     )
     quote = conn.ops.quote_name
     names = ", ".join(quote(f.column) for f in (*fields, *fixed))
-    preps = [_preparer(f, conn) for f in fields]
-    # A list before the statement starts: making the rows may query (e.g. create a slice),
+    table = quote(meta.db_table)
+    # wrap_database_errors: a refused row raises Django's IntegrityError, as an INSERT would.
+    # Only quoted table/column names from the model are interpolated; values are parameters.
+    with conn.wrap_database_errors:
+        if conn.vendor == "postgresql":
+            return _copy(
+                conn, table, names, [_copy_field(f, conn) for f in fields], fixed_values, rows
+            )
+        preps = [_preparer(f, conn) for f in fields]
+        params = [
+            (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
+            for row in rows
+        ]
+        if params:
+            marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
+            with conn.cursor() as cursor:
+                cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", params)  # noqa: S608
+        return len(params)
+
+
+def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) -> int:
+    """One COPY of `rows`, each line its values' text then the constants' (rendered once)."""
+    tail = "".join("\t" + _copy_text(value) for value in fixed_values) + "\n"
+    # All the text before the COPY starts: making the rows may query (e.g. create a slice),
     # which the connection cannot do in the middle of a COPY.
-    params = [
-        (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
+    lines = [
+        "\t".join([text(value) for text, value in zip(texts, row, strict=True)]) + tail
         for row in rows
     ]
-    if not params:
-        return 0
-    # Only quoted table/column names from the model are interpolated; values are parameters.
-    # wrap_database_errors: a refused row raises Django's IntegrityError, as an INSERT would.
-    with conn.wrap_database_errors, conn.cursor() as cursor:
-        if conn.vendor == "postgresql":
-            with cursor.copy(f"COPY {quote(meta.db_table)} ({names}) FROM STDIN") as copy:
-                copy.write("".join("\t".join(map(_copy_text, row)) + "\n" for row in params))
-        else:
-            marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-            sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"  # noqa: S608
-            cursor.executemany(sql, params)
-    return len(params)
+    if lines:
+        with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            copy.write("".join(lines))
+    return len(lines)
 
 
 def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
@@ -174,6 +188,27 @@ def _escape(text: str) -> str:
     """COPY's text format: backslash, tab, newline and carriage return inside a value escaped
     (four `replace`s run several times faster than one `translate` with a dict)."""
     return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _copy_field(field, conn) -> Callable[[Any], str]:
+    """How one column's values become COPY text, chosen once per column: JSON dumped as
+    Django's JSONField has psycopg dump it (`json.dumps`, the field's encoder), ids and text
+    as given; anything else through the field's own preparation and `_copy_text`."""
+    if field.get_internal_type() == "JSONField":
+        dumps = json.dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
+        # JSON text escapes tab, newline and carriage return itself: only backslashes remain.
+        return lambda value: "\\N" if value is None else dumps(value).replace("\\", "\\\\")
+    prepare = field.get_db_prep_save
+
+    def text(value: Any) -> str:
+        kind = type(value)
+        if kind is str:
+            return _escape(value)
+        if kind is int:
+            return str(value)
+        return _copy_text(None if value is None else prepare(value, conn))
+
+    return text
 
 
 def _preparer(field, conn) -> Callable[[Any], Any]:
