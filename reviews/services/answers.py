@@ -216,25 +216,46 @@ def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
     """Complete the rater's item; when every rater is in, settle what can be settled."""
     with transaction.atomic():
         # Locks the assignment and its item (what the resolution needs), not the project.
-        assignment = (
-            Assignment.objects.select_for_update(of=("self", "item"))
-            .select_related("item__project")
-            .get(pk=assignment.pk)
-        )
+        assignment = _with_item_locked(Assignment.objects).get(pk=assignment.pk)
         if assignment.rater_id != actor.pk or assignment.status != AssignmentStatus.ACTIVE:
             raise AnswerError("This item is no longer assigned to you.")
-        questions, missing = _questions_to_answer(assignment)
-        if missing:
-            keys = ", ".join(q.key for q in missing[:5])
-            raise AnswerError(f"Answer every question before submitting (missing: {keys}).")
-        assignment.status = AssignmentStatus.SUBMITTED
-        assignment.submitted_at = timezone.now()
-        assignment.save(update_fields=["status", "submitted_at"])
-        if assignment.gold:  # scored against the known answer, never resolved
-            event_record(
-                item=assignment.item, actor=actor, kind=EventKind.SUBMITTED, data={"gold": True}
-            )
-        else:
-            event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
-            submitted_item_resolve(item=assignment.item, open_questions=questions)
+        return _submit_locked(actor, assignment)
+
+
+def item_submit_by_rater(*, actor, project, item_pk: int) -> Assignment:
+    """The submit button: `assignment_submit` on the rater's live claim of item `item_pk` of
+    `project`, found and locked in one statement; NotAssigned if they hold none."""
+    with transaction.atomic():
+        claim = _with_item_locked(Assignment.objects).filter(
+            rater=actor,
+            item_id=item_pk,
+            item__project=project,
+            status=AssignmentStatus.ACTIVE,
+            lease_expires_at__gte=timezone.now(),
+        )
+        assignment = claim.order_by().first()
+        if assignment is None:
+            raise NotAssigned()
+        return _submit_locked(actor, assignment)
+
+
+def _with_item_locked(assignments):
+    return assignments.select_for_update(of=("self", "item")).select_related("item__project")
+
+
+def _submit_locked(actor, assignment: Assignment) -> Assignment:
+    questions, missing = _questions_to_answer(assignment)
+    if missing:
+        keys = ", ".join(q.key for q in missing[:5])
+        raise AnswerError(f"Answer every question before submitting (missing: {keys}).")
+    assignment.status = AssignmentStatus.SUBMITTED
+    assignment.submitted_at = timezone.now()
+    assignment.save(update_fields=["status", "submitted_at"])
+    if assignment.gold:  # scored against the known answer, never resolved
+        event_record(
+            item=assignment.item, actor=actor, kind=EventKind.SUBMITTED, data={"gold": True}
+        )
+    else:
+        event_record(item=assignment.item, actor=actor, kind=EventKind.SUBMITTED)
+        submitted_item_resolve(item=assignment.item, open_questions=questions)
     return assignment

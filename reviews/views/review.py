@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import reswap, retarget
 
-from reviews.access import item_for_user, question_for_user
+from reviews.access import item_for_user, project_for_user, question_for_user
 from reviews.forms import AnswerChoiceForm
 from reviews.models import AssignmentStatus, ItemStatus, Role
 from reviews.selectors import rater_workspace
@@ -21,7 +21,7 @@ from reviews.services.answers import (
     NotAssigned,
     StaleAnswer,
     answer_autosave,
-    assignment_submit,
+    item_submit_by_rater,
 )
 from reviews.services.assignment import (
     QueueError,
@@ -148,34 +148,34 @@ def _stale(request, context, question, assignment):
 
 @require_POST
 def item_submit(request, slug, item_pk):
-    def submit(assignment):
-        assignment_submit(actor=request.user, assignment=assignment)
-
-    return _leave(request, slug, item_pk, submit, AnswerError, (messages.SUCCESS, "Submitted"))
+    access = project_for_user(request.user, slug, roles=[Role.RATER])
+    try:
+        assignment = item_submit_by_rater(
+            actor=request.user, project=access.project, item_pk=item_pk
+        )
+    except NotAssigned:
+        item_for_user(request.user, slug, item_pk, roles=[Role.RATER])  # 404: not this project's
+        return _no_claim(request, slug)
+    except AnswerError as error:
+        messages.error(request, str(error))
+        return redirect("review_item", slug, item_pk)
+    messages.success(request, f"Submitted {assignment.item}.")
+    return _next(request, access.project)
 
 
 @require_POST
 def item_skip(request, slug, item_pk):
-    def skip(assignment):
-        reason = request.POST.get("reason", "")
-        assignment_skip(rater=request.user, assignment=assignment, reason=reason)
-
-    return _leave(request, slug, item_pk, skip, QueueError, (messages.INFO, "Skipped"))
-
-
-def _leave(request, slug, item_pk, act, refusal, done: tuple[int, str]) -> HttpResponse:
-    """Submit or skip the rater's claim on the item, then open their next one."""
     access, item = item_for_user(request.user, slug, item_pk, roles=[Role.RATER])
     assignment = active_assignment(rater=request.user, item=item)
     if assignment is None:
         return _no_claim(request, slug)
     try:
-        act(assignment)
-    except refusal as error:
+        reason = request.POST.get("reason", "")
+        assignment_skip(rater=request.user, assignment=assignment, reason=reason)
+    except QueueError as error:
         messages.error(request, str(error))
         return redirect("review_item", slug, item.pk)
-    level, verb = done
-    messages.add_message(request, level, f"{verb} {item}.")
+    messages.info(request, f"Skipped {item}.")
     return _next(request, access.project)
 
 
