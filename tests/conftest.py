@@ -80,10 +80,16 @@ def _per_test_settings(settings, tmp_path_factory):
 
 
 class ModuleData:
-    """Rows built once for a test module: see the `module_db` fixture."""
+    """Rows built once for a test module, in a transaction open until `close`: see `module_db`."""
+
+    open: list["ModuleData"] = []
 
     def __init__(self, folder: Path, blocker):
         self.folder, self._blocker = folder, blocker
+        with blocker.unblock():
+            self._atomic = transaction.atomic()
+            self._atomic.__enter__()
+        ModuleData.open.append(self)
 
     def build(self, build, *args, **kwargs):
         """`build(*args, **kwargs)`, its files under the module's own folder."""
@@ -93,6 +99,7 @@ class ModuleData:
     def fresh(self, built, settings):
         """A deep copy of `built` for one test, and the module's files in the test's folders:
         what a test changes in memory or on disk stays with it (its rows roll back anyway)."""
+        assert self in ModuleData.open, "module_db rows are gone (a transactional test?)"
         if (self.folder / "media").is_dir():
             shutil.copytree(self.folder / "media", settings.MEDIA_ROOT, dirs_exist_ok=True)
         if (self.folder / "signing-key.pem").is_file():
@@ -100,22 +107,39 @@ class ModuleData:
             shutil.copy2(self.folder / "signing-key.pem", settings.SIGNING_KEY_PATH)
         return copy.deepcopy(built)
 
+    def close(self):
+        """Roll the module's rows back (once)."""
+        if self in ModuleData.open:
+            ModuleData.open.remove(self)
+            with self._blocker.unblock():
+                transaction.set_rollback(True)
+                self._atomic.__exit__(None, None, None)
+
 
 @pytest.fixture(scope="module")
 def module_db(django_db_setup, django_db_blocker, tmp_path_factory):
     """setUpTestData for a test module: rows built with `module_db.build(fn)` are made once, in
     a transaction left open until the module's last test and then rolled back. Each test still
     runs in its own savepoint inside it (pytest-django), so what one test writes is gone before
-    the next. Not for modules with transactional tests (their flush would run inside it)."""
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
-    try:
-        yield ModuleData(tmp_path_factory.mktemp("module-data"), django_db_blocker)
-    finally:
-        with django_db_blocker.unblock():
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
+    the next. pytest-django runs transactional tests after all others; before the first one,
+    `pytest_runtest_setup` rolls back any module's rows still open, so its flush is real."""
+    data = ModuleData(tmp_path_factory.mktemp("module-data"), django_db_blocker)
+    yield data
+    data.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before a transactional test, roll back module_db rows still open (see module_db)."""
+    marker = item.get_closest_marker("django_db")
+    asked = marker and (
+        marker.args[:1] == (True,)
+        or any(marker.kwargs.get(name) for name in ("transaction", "reset_sequences"))
+    )
+    transactional = asked or bool({"transactional_db", "live_server"} & set(item.fixturenames))
+    if transactional:
+        for data in list(ModuleData.open):
+            data.close()
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,8 @@ from reviews.models import (
     TrustedKey,
 )
 from reviews.services.approval import approval_record
-from tests.factories import PASSWORD, member
+from tests import builders
+from tests.factories import PASSWORD, ProjectFactory, member
 
 HISTORY = [
     Answer,
@@ -52,12 +53,12 @@ HISTORY = [
 ]
 
 
-@pytest.fixture
-def history(project, review_item, rate):
+def _history():
     """One row (at least) in every history table."""
-    item = review_item(project)
+    project = ProjectFactory()
+    item = builders.review_item_builder()(project)
     for n in (1, 2):
-        rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
+        builders.rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
     approval_record(
         actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
     )
@@ -76,6 +77,23 @@ def history(project, review_item, rate):
     KeyRevocation.objects.create(key=key, reason="leaked", revoked_by=admin)
     GoldMark.objects.create(item=item, gold=True, answers={})
     return item
+
+
+@pytest.fixture(scope="module")
+def _shared_history(module_db):
+    return module_db.build(_history)
+
+
+@pytest.fixture
+def history(module_db, _shared_history, settings):
+    """One row (at least) in every history table, built once for the module."""
+    return module_db.fresh(_shared_history, settings)
+
+
+@pytest.fixture
+def own_history(transactional_db):
+    """The same rows, built by the test itself (a transactional test commits them)."""
+    return _history()
 
 
 def _refused(sql, params=()):
@@ -164,7 +182,7 @@ def test_sqlite_table_rebuild_gets_its_triggers_back(history):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_transactional_tests_still_start_empty_and_end_clean(history):
+def test_transactional_tests_still_start_empty_and_end_clean(own_history):
     """Reaching here twice (see the next test) proves the flush between them wiped history."""
     assert Event.objects.exists()
 
