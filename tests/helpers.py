@@ -1,9 +1,11 @@
-"""Helpers shared by the whole suite: database and storage snapshots, API credentials."""
+"""Helpers shared by the whole suite: database and storage snapshots, API credentials, module data."""
 
+import inspect
 import json
 import os
 from pathlib import Path
 
+import pytest
 from django.apps import apps
 from django.conf import settings
 
@@ -54,3 +56,19 @@ def write_item_lines(path: Path, n: int) -> Path:
         for i in range(n):
             handle.write(json.dumps({"type": "item", "item_id": f"i{i:05}", "output": "a"}) + "\n")
     return path
+
+
+def per_test_copy(module_fixture: str):
+    """A fixture giving each test its own copy of a module-scoped fixture built with
+    `module_db.build` (tests/conftest.py): `world = per_test_copy("_world")`."""
+
+    def fixture(db, module_db, settings, **built):
+        (value,) = built.values()
+        return module_db.fresh(value, settings)
+
+    # Asked for by name, so pytest sets the module's rows up before the test's own savepoint.
+    names = ("db", "module_db", "settings", module_fixture)
+    fixture.__signature__ = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names]
+    )
+    return pytest.fixture(fixture)

@@ -26,6 +26,7 @@ from judging.services.splits import split_draw
 from reviews.models import Item, Question, Role, Slice
 from reviews.services.imports import file_import
 from tests.factories import ItemFactory, ProjectFactory, member
+from tests.helpers import per_test_copy
 from tests.judging.helpers import (
     criterion_record,
     human_record,
@@ -121,10 +122,8 @@ def _world(module_db, tmp_path_factory):
     return module_db.build(_build_world, tmp_path_factory.mktemp("small-project"))
 
 
-@pytest.fixture
-def world(module_db, _world, settings):
-    """The small project, imported once for the module (each test's writes roll back)."""
-    return module_db.fresh(_world, settings)
+# The small project, imported once for the module (each test's writes roll back).
+world = per_test_copy("_world")
 
 
 def _get_urls(world) -> dict[str, str]:

@@ -21,6 +21,7 @@ from reviews.models import (
 from reviews.services.approval import approval_record
 from tests import builders
 from tests.factories import PASSWORD, ProjectFactory, UserFactory, member
+from tests.helpers import per_test_copy
 
 pytestmark = pytest.mark.django_db
 
@@ -44,11 +45,8 @@ def _approved(module_db):
     return module_db.build(_approve)
 
 
-@pytest.fixture
-def approved(module_db, _approved, settings):
-    """One item taken through the whole workflow: every history table has rows (built once for
-    the module; each test's writes roll back)."""
-    return module_db.fresh(_approved, settings)
+# One item taken through the whole workflow, so every history table has rows: built once.
+approved = per_test_copy("_approved")
 
 
 def _row(model):

@@ -33,6 +33,7 @@ from reviews.models import (
 from reviews.services.approval import approval_record
 from tests import builders
 from tests.factories import PASSWORD, ProjectFactory, member
+from tests.helpers import per_test_copy
 
 HISTORY = [
     Answer,
@@ -84,10 +85,8 @@ def _shared_history(module_db):
     return module_db.build(_history)
 
 
-@pytest.fixture
-def history(module_db, _shared_history, settings):
-    """One row (at least) in every history table, built once for the module."""
-    return module_db.fresh(_shared_history, settings)
+# One row (at least) in every history table, built once for the module.
+history = per_test_copy("_shared_history")
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from reviews.demo import documents as demo_evidence
 from reviews.services.imports import ImportFailed, file_import
 from tests import bad_evidence
 from tests.factories import ProjectFactory
-from tests.helpers import media_files, row_counts
+from tests.helpers import media_files, per_test_copy, row_counts
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXAMPLES = DATA / "examples"
@@ -72,11 +72,9 @@ def _baseline(module_db, tmp_path_factory):
     return module_db.build(_import_baseline, tmp_path_factory.mktemp("baseline"))
 
 
-@pytest.fixture
-def baseline(db, module_db, _baseline, settings):
-    """The project already holds the example statement (its PDF stored under MEDIA_ROOT),
-    imported once for the module: each test gets the rows and a copy of the files."""
-    return module_db.fresh(_baseline, settings)
+# The project already holds the example statement (its PDF stored under MEDIA_ROOT), imported
+# once for the module: each test gets the rows and a copy of the files.
+baseline = per_test_copy("_baseline")
 
 
 # ---------------------------------------------------------------------------------------------

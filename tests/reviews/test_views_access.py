@@ -22,6 +22,7 @@ from reviews.models import (
 )
 from tests import builders
 from tests.factories import ProjectFactory, member
+from tests.helpers import per_test_copy
 
 pytestmark = pytest.mark.django_db
 
@@ -96,10 +97,8 @@ def _world(module_db):
     return module_db.build(_build_world)
 
 
-@pytest.fixture
-def world(module_db, _world, settings):
-    """The same world for every test of the module, built once (each test's writes roll back)."""
-    return module_db.fresh(_world, settings)
+# The same world for every test of the module, built once (each test's writes roll back).
+world = per_test_copy("_world")
 
 
 # (url name, method, a permitted role, what it answers, a member role it must refuse with 403)
