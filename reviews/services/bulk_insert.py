@@ -47,6 +47,14 @@ class PkSet:
         return True
 
 
+class JsonText(str):
+    """A JSON column's value already dumped (as `json.dumps` would): `insert_rows` writes the
+    text as it is. For a value repeated on many rows, or built from a template, whose dump
+    would otherwise be most of the cost of its row."""
+
+    __slots__ = ()
+
+
 def insert_rows(model, columns, rows, **constants) -> int:
     """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table; returns
     how many rows.
@@ -89,16 +97,25 @@ def insert_rows(model, columns, rows, **constants) -> int:
 def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) -> int:
     """One COPY of `rows`, each line its values' text then the constants' (rendered once)."""
     tail = "".join("\t" + _copy_text(value) for value in fixed_values) + "\n"
-    # All the text before the COPY starts: making the rows may query (e.g. create a slice),
+    # Every value before the COPY starts: making the rows may query (e.g. create a slice),
     # which the connection cannot do in the middle of a COPY.
-    lines = [
-        "\t".join([text(value) for text, value in zip(texts, row, strict=True)]) + tail
-        for row in rows
-    ]
-    if lines:
+    rows = list(rows)
+    if rows:
         with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-            copy.write("".join(lines))
-    return len(lines)
+            # Sent in pieces: the server stores each piece while this process writes the next
+            # (two processes, so two cores), instead of waiting for the whole batch's text.
+            for start in range(0, len(rows), _PIECE):
+                copy.write(
+                    "".join(
+                        "\t".join([text(value) for text, value in zip(texts, row, strict=True)])
+                        + tail
+                        for row in rows[start : start + _PIECE]
+                    )
+                )
+    return len(rows)
+
+
+_PIECE = 100  # rows per piece of a COPY (about 30 KB of items)
 
 
 def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
@@ -197,7 +214,11 @@ def _copy_field(field, conn) -> Callable[[Any], str]:
     if field.get_internal_type() == "JSONField":
         dumps = json.dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
         # JSON text escapes tab, newline and carriage return itself: only backslashes remain.
-        return lambda value: "\\N" if value is None else dumps(value).replace("\\", "\\\\")
+        return lambda value: (
+            "\\N"
+            if value is None
+            else (value if type(value) is JsonText else dumps(value)).replace("\\", "\\\\")
+        )
     prepare = field.get_db_prep_save
 
     def text(value: Any) -> str:
@@ -218,7 +239,13 @@ def _preparer(field, conn) -> Callable[[Any], Any]:
     prepare = field.get_db_prep_save
     if field.get_internal_type() == "JSONField":
         adapt, encoder = conn.ops.adapt_json_value, field.encoder
-        return lambda value: None if value is None else adapt(value, encoder)
+        return lambda value: (
+            None
+            if value is None
+            else str(value)
+            if type(value) is JsonText
+            else adapt(value, encoder)
+        )
     return lambda value: (
         value if value is None or type(value) in (int, str) else prepare(value, conn)
     )

@@ -8,6 +8,7 @@ does not know what a criterion is: the app that does registers a `QuestionSource
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Item, ItemStatus, Project, Question
-from reviews.services.bulk_insert import PkSet, insert_rows, model_constants
+from reviews.services.bulk_insert import JsonText, PkSet, insert_rows, model_constants
 from reviews.services.events import events_record
 
 CHUNK = 1000
@@ -104,6 +105,8 @@ def questions_add_to_items(
         reopened: set[int] = set()
         for spec in specs:
             new = [pk for pk in chunk if (pk, spec.kind, spec.key) not in asked]
+            # The same data on every event: dumped once.
+            data = JsonText(json.dumps({"question": spec.key, "kind": spec.kind, "file": file}))
             # One COPY (PostgreSQL) or executemany (SQLite) per chunk, not a model per row.
             insert_rows(
                 Question,
@@ -116,7 +119,7 @@ def questions_add_to_items(
             events_record(
                 kind=EventKind.QUESTION_ADDED,
                 actor=actor,
-                lines=((pk, {"question": spec.key, "kind": spec.kind, "file": file}) for pk in new),
+                lines=((pk, data) for pk in new),
             )
             created += len(new)
             reopened.update(new)

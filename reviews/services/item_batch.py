@@ -6,6 +6,7 @@ read and stored here too.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring_ascii as _quoted  # json.dumps's own, for a str
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ from reviews.models import (
     ItemStatus,
     Slice,
 )
-from reviews.services.bulk_insert import PkSet, insert_rows, next_pks, pks_by_key
+from reviews.services.bulk_insert import JsonText, PkSet, insert_rows, next_pks, pks_by_key
 from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.events import event_record
 from reviews.services.imports import ImportContext
@@ -187,10 +188,7 @@ class ItemBatch:
         insert_rows(
             Event,
             ("item_id", "data"),
-            (
-                (pks[record.item_id], {"file": context.file, "record": where})
-                for record, where in new
-            ),
+            ((pks[record.item_id], _imported(context.file, where)) for record, where in new),
             actor_id=context.actor.pk if context.actor else None,
             kind=EventKind.IMPORTED,
             created_at=now,
@@ -257,6 +255,12 @@ class ItemBatch:
                 position=index,
             )
             have.add(relative)
+
+
+def _imported(file: str, where: str) -> JsonText:
+    """An `imported` event's data, `{"file": file, "record": where}`, dumped as json.dumps
+    would (a dump per event was a tenth of a 100k-item import's client time)."""
+    return JsonText(f'{{"file": {_quoted(file)}, "record": {_quoted(where)}}}')
 
 
 def _first_mention(item: Item, file: str) -> str:

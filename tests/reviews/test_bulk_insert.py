@@ -1,11 +1,13 @@
 """`insert_rows` stores what the ORM stores, on SQLite (executemany) and on PostgreSQL (COPY
 text written by hand): escapes, JSON, NULL, datetimes and choices come back unchanged."""
 
+import json
+
 import pytest
 from django.utils import timezone
 
 from reviews.models import Event, EventKind, Item, ItemStatus
-from reviews.services.bulk_insert import insert_rows
+from reviews.services.bulk_insert import JsonText, insert_rows
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -57,3 +59,9 @@ def test_values_come_back_as_written():
     )
     event = Event.objects.get(item=a)
     assert (event.kind, event.data) == (EventKind.IMPORTED, {"file": AWKWARD})
+
+    # Already-dumped JSON is written as it is, and reads back as the value it dumps.
+    data = {"file": AWKWARD, "record": "line 2"}
+    rows = [(b.pk, JsonText(json.dumps(data)))]
+    insert_rows(Event, ("item_id", "data"), rows, kind=EventKind.IMPORTED, created_at=now)
+    assert Event.objects.get(item=b).data == data
