@@ -219,8 +219,8 @@ def _may_break_limits(text: str | bytes) -> bool:
     bound = limits.current()
     if len(text) > bound.string_chars:
         return True
-    opening = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
-    return sum(text.count(c) for c in opening) > bound.depth
+    square, curly = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
+    return text.count(square) + text.count(curly) > bound.depth
 
 
 def _decode(text: str, *, file: str | None, record: str | None) -> Any:

@@ -85,6 +85,12 @@ def parse_record(
 ) -> Record:
     """Validate one record; the kind comes from ``obj["type"]`` or ``kind``."""
     given = obj.get("type", kind)
+    model = schemas.get(given) if isinstance(given, str) else None
+    if model is not None and (kind is None or given == kind):  # the usual case, first
+        try:
+            return model.model_validate(obj)
+        except ValidationError as exc:
+            raise error_from_validation(exc, file=file, record=record) from None
     kinds = ", ".join(schemas)
     if kind is not None and given != kind:
         raise FormatError(
@@ -94,15 +100,9 @@ def parse_record(
         raise FormatError(
             f"missing type (one of: {kinds})", file=file, record=record, path="$.type"
         )
-    model = schemas.get(given) if isinstance(given, str) else None
-    if model is None:
-        raise FormatError(
-            f"unknown type {given!r} (valid: {kinds})", file=file, record=record, path="$.type"
-        )
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        raise error_from_validation(exc, file=file, record=record) from None
+    raise FormatError(
+        f"unknown type {given!r} (valid: {kinds})", file=file, record=record, path="$.type"
+    )
 
 
 def iter_records_jsonl(stream: IO[bytes], *, file: str, schemas: Schemas) -> Iterator[Record]:
