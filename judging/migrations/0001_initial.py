@@ -33,6 +33,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', 'name', 'created_at'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'name', 'version'), name='criterion_unique_version'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -58,6 +61,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', 'position', 'name'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'name'), name='failurebucket_unique'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -86,6 +92,11 @@ class Migration(migrations.Migration):
                 ('max_ci_width', models.FloatField(default=0.3, help_text='Wider: warn that n is too small.')),
                 ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='gate_settings', to='reviews.project')),
             ],
+            options={
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'criterion'), name='gatesetting_unique'),
+                ],
+            },
         ),
         migrations.CreateModel(
             name='HeldOutAccess',
@@ -115,6 +126,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'criterion', 'rater'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('item', 'criterion', 'rater'), name='humanlabel_unique_rater'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -130,6 +144,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', 'provider', 'model'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'configuration'), name='judge_unique_configuration'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -144,6 +161,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', '-created_at'],
+                'constraints': [
+                    models.CheckConstraint(condition=models.Q(('held_out_fraction__gt', 0), ('held_out_fraction__lt', 1)), name='splitdraw_fraction_in_0_1'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -155,6 +175,14 @@ class Migration(migrations.Migration):
                 ('item', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='split', to='reviews.item')),
                 ('draw', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='judging.splitdraw')),
             ],
+            options={
+                'indexes': [
+                    models.Index(fields=['split'], name='judging_ite_split_200092_idx'),
+                ],
+                'constraints': [
+                    models.CheckConstraint(condition=models.Q(('split__in', ['calibration', 'held_out'])), name='itemsplit_valid'),
+                ],
+            },
         ),
         migrations.CreateModel(
             name='Verdict',
@@ -175,54 +203,14 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'criterion', 'judge', 'sample'],
+                'indexes': [
+                    models.Index(fields=['criterion', 'judge'], name='judging_ver_criteri_5777e1_idx'),
+                ],
+                'constraints': [
+                    models.UniqueConstraint(fields=('item', 'criterion', 'judge', 'sample', 'display_order'), name='verdict_unique_sample'),
+                    models.CheckConstraint(condition=models.Q(('confidence__isnull', True), models.Q(('confidence__gte', 0), ('confidence__lte', 1)), _connector='OR'), name='verdict_confidence_in_0_1'),
+                    models.CheckConstraint(condition=models.Q(('display_order__in', ['', 'AB', 'BA'])), name='verdict_display_order_valid'),
+                ],
             },
-        ),
-        migrations.AddConstraint(
-            model_name='criterion',
-            constraint=models.UniqueConstraint(fields=('project', 'name', 'version'), name='criterion_unique_version'),
-        ),
-        migrations.AddConstraint(
-            model_name='failurebucket',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='failurebucket_unique'),
-        ),
-        migrations.AddConstraint(
-            model_name='gatesetting',
-            constraint=models.UniqueConstraint(fields=('project', 'criterion'), name='gatesetting_unique'),
-        ),
-        migrations.AddConstraint(
-            model_name='humanlabel',
-            constraint=models.UniqueConstraint(fields=('item', 'criterion', 'rater'), name='humanlabel_unique_rater'),
-        ),
-        migrations.AddConstraint(
-            model_name='judge',
-            constraint=models.UniqueConstraint(fields=('project', 'configuration'), name='judge_unique_configuration'),
-        ),
-        migrations.AddConstraint(
-            model_name='splitdraw',
-            constraint=models.CheckConstraint(condition=models.Q(('held_out_fraction__gt', 0), ('held_out_fraction__lt', 1)), name='splitdraw_fraction_in_0_1'),
-        ),
-        migrations.AddIndex(
-            model_name='itemsplit',
-            index=models.Index(fields=['split'], name='judging_ite_split_200092_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='itemsplit',
-            constraint=models.CheckConstraint(condition=models.Q(('split__in', ['calibration', 'held_out'])), name='itemsplit_valid'),
-        ),
-        migrations.AddIndex(
-            model_name='verdict',
-            index=models.Index(fields=['criterion', 'judge'], name='judging_ver_criteri_5777e1_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.UniqueConstraint(fields=('item', 'criterion', 'judge', 'sample', 'display_order'), name='verdict_unique_sample'),
-        ),
-        migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.CheckConstraint(condition=models.Q(('confidence__isnull', True), models.Q(('confidence__gte', 0), ('confidence__lte', 1)), _connector='OR'), name='verdict_confidence_in_0_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.CheckConstraint(condition=models.Q(('display_order__in', ['', 'AB', 'BA'])), name='verdict_display_order_valid'),
         ),
     ]

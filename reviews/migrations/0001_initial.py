@@ -78,6 +78,15 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['-claimed_at'],
+                'indexes': [
+                    models.Index(fields=['rater', 'status'], name='reviews_ass_rater_i_2984cd_idx'),
+                    models.Index(fields=['item', 'status'], name='reviews_ass_item_id_7b1da7_idx'),
+                    models.Index(fields=['status', 'lease_expires_at'], name='reviews_ass_status_0c5fdd_idx'),
+                ],
+                'constraints': [
+                    models.UniqueConstraint(condition=models.Q(('status__in', ('assigned', 'active', 'submitted'))), fields=('item', 'rater'), name='assignment_one_holding_per_rater'),
+                    models.CheckConstraint(condition=models.Q(('status__in', ['assigned', 'active', 'submitted', 'skipped', 'expired'])), name='assignment_status_valid'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -97,7 +106,10 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('page_count__gte', 1)), name='document_has_pages'), models.CheckConstraint(condition=models.Q(('kind__in', ['pdf', 'image'])), name='document_kind_valid')],
+                'constraints': [
+                    models.CheckConstraint(condition=models.Q(('page_count__gte', 1)), name='document_has_pages'),
+                    models.CheckConstraint(condition=models.Q(('kind__in', ['pdf', 'image'])), name='document_kind_valid'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -129,6 +141,10 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'position'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('item', 'artifact_id'), name='itemsource_unique'),
+                    models.CheckConstraint(condition=models.Q(('page__isnull', True), ('page__gte', 1), _connector='OR'), name='itemsource_page_gte_1'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -149,6 +165,11 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['name'],
+                'constraints': [
+                    models.CheckConstraint(condition=models.Q(('overlap__gte', 1)), name='project_overlap_gte_1'),
+                    models.CheckConstraint(condition=models.Q(('lease_minutes__gte', 1)), name='project_lease_minutes_gte_1'),
+                    models.CheckConstraint(condition=models.Q(('resolution_rule__in', ['unanimous', 'majority'])), name='project_resolution_rule_valid'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -162,6 +183,13 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', 'user', 'role'],
+                'indexes': [
+                    models.Index(fields=['user', 'project'], name='reviews_mem_user_id_e9c64d_idx'),
+                ],
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'user', 'role'), name='membership_unique'),
+                    models.CheckConstraint(condition=models.Q(('role__in', ['rater', 'adjudicator', 'approver', 'admin'])), name='membership_role_valid'),
+                ],
             },
         ),
         migrations.AddField(
@@ -213,6 +241,14 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'position', 'id'],
+                'indexes': [
+                    models.Index(fields=['item', 'status'], name='reviews_que_item_id_e786e7_idx'),
+                ],
+                'constraints': [
+                    models.UniqueConstraint(fields=('item', 'kind', 'key'), name='question_unique_key'),
+                    models.CheckConstraint(condition=models.Q(('kind__in', ['field', 'criterion', 'pairwise'])), name='question_kind_valid'),
+                    models.CheckConstraint(condition=models.Q(('status__in', ['open', 'adjudication', 'resolved'])), name='question_status_valid'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -234,6 +270,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'question', 'position'],
+                'constraints': [
+                    models.CheckConstraint(condition=models.Q(('confidence__isnull', True), models.Q(('confidence__gte', 0), ('confidence__lte', 1)), _connector='OR'), name='claim_confidence_in_0_1'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -253,6 +292,10 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['question', 'rater', 'seq'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('question', 'rater', 'seq'), name='answer_unique_seq'),
+                    models.CheckConstraint(condition=models.Q(('decision__in', ['set', 'omit', 'label', 'A', 'B', 'tie', 'unclear'])), name='answer_decision_valid'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -295,6 +338,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['item', 'sequence'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('item', 'sequence'), name='approval_unique_sequence'),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -321,6 +367,11 @@ class Migration(migrations.Migration):
                 ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviews.answer')),
                 ('resolution', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviews.resolution')),
             ],
+            options={
+                'constraints': [
+                    models.UniqueConstraint(fields=('resolution', 'answer'), name='resolutionsource_unique'),
+                ],
+            },
         ),
         migrations.AddField(
             model_name='resolution',
@@ -337,92 +388,15 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['project', 'name'],
+                'constraints': [
+                    models.UniqueConstraint(fields=('project', 'name'), name='slice_unique'),
+                ],
             },
         ),
         migrations.AddField(
             model_name='item',
             name='slices',
             field=models.ManyToManyField(blank=True, related_name='items', to='reviews.slice'),
-        ),
-        migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['rater', 'status'], name='reviews_ass_rater_i_2984cd_idx'),
-        ),
-        migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['item', 'status'], name='reviews_ass_item_id_7b1da7_idx'),
-        ),
-        migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['status', 'lease_expires_at'], name='reviews_ass_status_0c5fdd_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ('assigned', 'active', 'submitted'))), fields=('item', 'rater'), name='assignment_one_holding_per_rater'),
-        ),
-        migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['assigned', 'active', 'submitted', 'skipped', 'expired'])), name='assignment_status_valid'),
-        ),
-        migrations.AddConstraint(
-            model_name='itemsource',
-            constraint=models.UniqueConstraint(fields=('item', 'artifact_id'), name='itemsource_unique'),
-        ),
-        migrations.AddConstraint(
-            model_name='itemsource',
-            constraint=models.CheckConstraint(condition=models.Q(('page__isnull', True), ('page__gte', 1), _connector='OR'), name='itemsource_page_gte_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='project',
-            constraint=models.CheckConstraint(condition=models.Q(('overlap__gte', 1)), name='project_overlap_gte_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='project',
-            constraint=models.CheckConstraint(condition=models.Q(('lease_minutes__gte', 1)), name='project_lease_minutes_gte_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='project',
-            constraint=models.CheckConstraint(condition=models.Q(('resolution_rule__in', ['unanimous', 'majority'])), name='project_resolution_rule_valid'),
-        ),
-        migrations.AddIndex(
-            model_name='membership',
-            index=models.Index(fields=['user', 'project'], name='reviews_mem_user_id_e9c64d_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('project', 'user', 'role'), name='membership_unique'),
-        ),
-        migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.CheckConstraint(condition=models.Q(('role__in', ['rater', 'adjudicator', 'approver', 'admin'])), name='membership_role_valid'),
-        ),
-        migrations.AddIndex(
-            model_name='question',
-            index=models.Index(fields=['item', 'status'], name='reviews_que_item_id_e786e7_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='question',
-            constraint=models.UniqueConstraint(fields=('item', 'kind', 'key'), name='question_unique_key'),
-        ),
-        migrations.AddConstraint(
-            model_name='question',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['field', 'criterion', 'pairwise'])), name='question_kind_valid'),
-        ),
-        migrations.AddConstraint(
-            model_name='question',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['open', 'adjudication', 'resolved'])), name='question_status_valid'),
-        ),
-        migrations.AddConstraint(
-            model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(('confidence__isnull', True), models.Q(('confidence__gte', 0), ('confidence__lte', 1)), _connector='OR'), name='claim_confidence_in_0_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='answer',
-            constraint=models.UniqueConstraint(fields=('question', 'rater', 'seq'), name='answer_unique_seq'),
-        ),
-        migrations.AddConstraint(
-            model_name='answer',
-            constraint=models.CheckConstraint(condition=models.Q(('decision__in', ['set', 'omit', 'label', 'A', 'B', 'tie', 'unclear'])), name='answer_decision_valid'),
         ),
         migrations.AddConstraint(
             model_name='reference',
@@ -435,18 +409,6 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name='reference',
             constraint=models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='reference_version_gte_1'),
-        ),
-        migrations.AddConstraint(
-            model_name='approval',
-            constraint=models.UniqueConstraint(fields=('item', 'sequence'), name='approval_unique_sequence'),
-        ),
-        migrations.AddConstraint(
-            model_name='resolutionsource',
-            constraint=models.UniqueConstraint(fields=('resolution', 'answer'), name='resolutionsource_unique'),
-        ),
-        migrations.AddConstraint(
-            model_name='slice',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='slice_unique'),
         ),
         migrations.AddIndex(
             model_name='item',
