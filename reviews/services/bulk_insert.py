@@ -124,9 +124,10 @@ def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
     statement with ONE parameter for all the keys (an array on PostgreSQL, a JSON list on
     SQLite) instead of the ORM's `IN` of a thousand the client binds one by one.
 
-    On PostgreSQL each key is looked up on its own (LATERAL, so always through the unique
-    index): without fresh statistics (a bulk load) the planner chose to read every row of the
-    `equal` value and filter them, per batch of an import."""
+    On PostgreSQL each key is looked up on its own through the unique index (a LATERAL
+    subquery with LIMIT 1, which the planner cannot turn into a join): without statistics (a
+    bulk load into a new table) it chose to read every row of the `equal` value, or of the
+    table, per batch of an import."""
     if not keys:
         return {}
     meta = model._meta
@@ -138,7 +139,7 @@ def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
     if conn.vendor == "postgresql":
         sql = (
             f"SELECT k.key, t.pk FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL "  # noqa: S608
-            f"(SELECT {pk} AS pk FROM {quote(table)} WHERE {key} = k.key{where}) AS t"
+            f"(SELECT {pk} AS pk FROM {quote(table)} WHERE {key} = k.key{where} LIMIT 1) AS t"
         )
         params = [list(keys), *equal.values()]
     else:
