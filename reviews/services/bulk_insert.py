@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import itertools
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -82,16 +83,22 @@ def insert_rows(model, columns, rows, **constants) -> int:
             return _copy(
                 conn, table, names, [_copy_field(f, conn) for f in fields], fixed_values, rows
             )
-        preps = [_preparer(f, conn) for f in fields]
-        params = [
-            (*(prep(value) for prep, value in zip(preps, row, strict=True)), *fixed_values)
-            for row in rows
+        rows = list(rows)
+        if not rows:
+            return 0
+        # Column by column (a whole column checked or converted in one go), then back to rows.
+        columns = [
+            _prepared(field, conn, values)
+            for field, values in zip(fields, zip(*rows, strict=True), strict=True)
         ]
-        if params:
-            marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-            with conn.cursor() as cursor:
-                cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", params)  # noqa: S608
-        return len(params)
+        constant = (itertools.repeat(value, len(rows)) for value in fixed_values)
+        marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608
+                list(zip(*columns, *constant, strict=True)),
+            )
+        return len(rows)
 
 
 def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) -> int:
@@ -233,20 +240,20 @@ def _copy_field(field, conn) -> Callable[[Any], str]:
     return text
 
 
-def _preparer(field, conn) -> Callable[[Any], Any]:
-    """What `field.get_db_prep_save(value, conn)` does, short-cut for the plain values an
-    import holds: JSON straight to the backend's adapter (None is SQL NULL, as in the ORM),
-    ids and text as given; anything else takes the field's own path."""
-    prepare = field.get_db_prep_save
+_PLAIN = {int, str, type(None)}
+
+
+def _prepared(field, conn, values: tuple) -> Sequence:
+    """One column's values as `field.get_db_prep_save` gives them to the driver, short-cut for
+    what an import holds: JSON dumped by the backend's adapter (None is SQL NULL, as in the
+    ORM; JsonText as it is), ids and text as given; anything else by the field's own path."""
     if field.get_internal_type() == "JSONField":
         adapt, encoder = conn.ops.adapt_json_value, field.encoder
-        return lambda value: (
-            None
-            if value is None
-            else str(value)
-            if type(value) is JsonText
-            else adapt(value, encoder)
-        )
-    return lambda value: (
-        value if value is None or type(value) in (int, str) else prepare(value, conn)
-    )
+        return [
+            None if v is None else str(v) if type(v) is JsonText else adapt(v, encoder)
+            for v in values
+        ]
+    if set(map(type, values)) <= _PLAIN:
+        return values
+    prepare = field.get_db_prep_save
+    return [v if type(v) in _PLAIN else prepare(v, conn) for v in values]
