@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -385,74 +384,4 @@ def submitted_assignment(*, rater, item) -> Assignment | None:
         .select_related("batch")
         .order_by("-submitted_at", "-id")
         .first()
-    )
-
-
-@dataclass(frozen=True)
-class Trail:
-    """Where an item sits among the rater's items: "item 3 of 9", and its neighbours."""
-
-    position: int
-    total: int  # in the batch; outside batches: the rater's items so far and those waiting
-    total_more: bool  # outside batches, more are waiting than are counted (POOL_COUNT_LIMIT)
-    batch_name: str
-    previous_item_id: int | None
-    next_item_id: int | None
-
-
-def item_trail(assignment: Assignment) -> Trail:
-    """The rater's items in the same batch (outside batches: the items they claimed, then the
-    ones still waiting for them), in the order they were given. Previous and next are the
-    neighbours the rater can open again: submitted items (read-only, or revised until settled)
-    and the one in progress; items not opened yet come through "Submit & next". One query at
-    any size (subqueries), and outside batches one bounded count of the waiting items."""
-    mine = (
-        Assignment.objects.filter(
-            rater_id=assignment.rater_id,
-            item__project_id=assignment.item.project_id,
-            batch_id=assignment.batch_id,
-        )
-        .exclude(pk=assignment.pk)
-        .exclude(status__in=(AssignmentStatus.EXPIRED, AssignmentStatus.SKIPPED))
-        .order_by()
-    )
-    before = Q(claimed_at__lt=assignment.claimed_at) | Q(
-        claimed_at=assignment.claimed_at, id__lt=assignment.id
-    )
-    openable = mine.filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED))
-
-    def count(rows):
-        return Subquery(
-            rows.values("rater_id").annotate(n=Count("id")).values("n")[:1],
-            output_field=IntegerField(),
-        )
-
-    row = (
-        Assignment.objects.filter(pk=assignment.pk)
-        .annotate(
-            others=Coalesce(count(mine), 0),
-            earlier=Coalesce(count(mine.filter(before)), 0),
-            previous_item=Subquery(
-                openable.filter(before).order_by("-claimed_at", "-id").values("item_id")[:1]
-            ),
-            next_item=Subquery(
-                openable.exclude(before).order_by("claimed_at", "id").values("item_id")[:1]
-            ),
-        )
-        .values("others", "earlier", "previous_item", "next_item")
-        .get()
-    )
-    batch = assignment.batch if assignment.batch_id else None
-    waiting = 0
-    if batch is None:  # the pull queue: what is still waiting for this rater counts too
-        project = assignment.item.project
-        pool = available_items(rater=assignment.rater_id, project=project).order_by()
-        waiting = pool[: POOL_COUNT_LIMIT + 1].count()
-    return Trail(
-        position=row["earlier"] + 1,
-        total=row["others"] + 1 + min(waiting, POOL_COUNT_LIMIT),
-        total_more=waiting > POOL_COUNT_LIMIT,
-        batch_name=batch.name if batch else "",
-        previous_item_id=row["previous_item"],
-        next_item_id=row["next_item"],
     )

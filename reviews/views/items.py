@@ -15,10 +15,9 @@ from reviews.reauth import password_checker
 from reviews.selectors import (
     adjudication_panels,
     first_question_to_decide,
-    items_page,
     next_item_to_adjudicate,
-    waiting_items_page,
 )
+from reviews.selectors_pages import items_page, waiting_items_page
 from reviews.services.approval import (
     STATEMENT,
     ApprovalRefused,

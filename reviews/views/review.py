@@ -28,10 +28,10 @@ from reviews.services.assignment import (
     active_assignment,
     assignment_claim_next,
     assignment_skip,
-    item_trail,
     pairwise_orders,
     submitted_assignment,
 )
+from reviews.services.assignment_trail import item_trail
 from reviews.views.viewer_context import viewer_context
 
 

@@ -23,10 +23,10 @@ from reviews.services.assignment import (
     assignment_claim_next,
     assignment_skip,
     available_items,
-    item_trail,
     leases_expire,
     queue_summary,
 )
+from reviews.services.assignment_trail import item_trail
 from reviews.services.batches import batch_create, rater_progress
 from tests.factories import ItemFactory, member
 
