@@ -36,6 +36,7 @@ from reviews.models import (
     QuestionKind,
     Role,
 )
+from reviews.services.assignment_open import assignment_open
 from reviews.services.durability import rater_write_commits_async
 from reviews.services.events import event_record
 from reviews.services.gold_queue import gold_claim
@@ -203,15 +204,9 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
         Assignment.objects.filter(
             item_id=item_pk, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
         ).update(status=AssignmentStatus.EXPIRED)
-    assignment = Assignment.objects.create(
-        item_id=item_pk,
-        rater=rater,
-        status=AssignmentStatus.ACTIVE,
-        opened_at=now,
-        lease_expires_at=_lease_until(project, now),
+    return assignment_open(
+        item=item_pk, rater=rater, now=now, lease_until=_lease_until(project, now)
     )
-    event_record(item=item_pk, actor=rater, kind=EventKind.ASSIGNED, data={"how": "claimed"})
-    return assignment
 
 
 # The claim's candidate, written by hand: the hottest query of the app, and building it through

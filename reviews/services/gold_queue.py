@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from reviews.models import Assignment, AssignmentStatus, EventKind, Item, ItemStatus, Project
-from reviews.services.events import event_record
+from reviews.models import Assignment, AssignmentStatus, Item, ItemStatus, Project
+from reviews.services.assignment_open import assignment_open
 from reviews.services.rater_quality import gold_items
 
 
@@ -37,15 +37,8 @@ def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment 
     item = Item.objects.get(pk=rng.choice(candidates))
     try:
         with transaction.atomic():  # the same rater claiming twice at once: one claim wins
-            assignment = Assignment.objects.create(
-                item=item,
-                rater=rater,
-                gold=True,
-                status=AssignmentStatus.ACTIVE,
-                opened_at=now,
-                lease_expires_at=lease_until,
+            return assignment_open(
+                item=item, rater=rater, now=now, lease_until=lease_until, gold=True
             )
     except IntegrityError:
         return None
-    event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": "gold"})
-    return assignment
