@@ -51,19 +51,34 @@ dashboard_patterns = [
     ),
 ]
 
-# Under p/<slug>/: judges and their runs, ground-truth generation, scores.
+# Under p/<slug>/judges/: the judges, one judge's page, and starting a run of it.
+judge_patterns = [
+    path("", judges.judge_list, name="judge_list"),
+    path("save/", judges.judge_save, name="judge_save"),
+    path("<slug:name>/", judges.judge_page, name="judge_page"),
+    path("<slug:name>/run/", judges.run_start, name="run_start"),
+]
+
+# Under p/<slug>/runs/<pk>/: one run's progress, and stopping or resuming it.
+run_patterns = [
+    path("", judges.run_status, name="run_status"),
+    path("cancel/", judges.run_stop, name="run_stop"),
+    path("resume/", judges.run_continue, name="run_continue"),
+]
+
+# Under p/<slug>/scores/: scored prediction files.
+score_patterns = [
+    path("", scores.score_list, name="score_list"),
+    path("upload/", scores.score_upload, name="score_upload"),
+    path("<int:pk>/", scores.score_run, name="score_run"),
+]
+
+# Under p/<slug>/: judges and their runs, ground-truth generation, scores, the dashboard.
 project_patterns = [
-    path("judges/", judges.judge_list, name="judge_list"),
-    path("judges/save/", judges.judge_save, name="judge_save"),
-    path("judges/<slug:name>/", judges.judge_page, name="judge_page"),
-    path("judges/<slug:name>/run/", judges.run_start, name="run_start"),
-    path("runs/<int:pk>/", judges.run_status, name="run_status"),
-    path("runs/<int:pk>/cancel/", judges.run_stop, name="run_stop"),
-    path("runs/<int:pk>/resume/", judges.run_continue, name="run_continue"),
+    path("judges/", include(judge_patterns)),
+    path("runs/<int:pk>/", include(run_patterns)),
     path("generate/", generate.generate, name="generate"),
-    path("scores/", scores.score_list, name="score_list"),
-    path("scores/upload/", scores.score_upload, name="score_upload"),
-    path("scores/<int:pk>/", scores.score_run, name="score_run"),
+    path("scores/", include(score_patterns)),
     path("baselines/run/", scores.baseline_start, name="baseline_start"),
     path("dashboard/", include(dashboard_patterns)),
 ]
