@@ -2,9 +2,11 @@
 
 A missing project or user and a refused service call end the command with one line naming
 what was wrong (a `CommandError`, exit status 1), never a traceback. A command about one
-project is a `ProjectCommand`: it takes `--project SLUG` and works on the row.
+project is a `ProjectCommand`: it takes `--project SLUG` and works on the row; one that prints a
+report is a `ReportCommand` (`--format markdown|json`, `--seed`).
 """
 
+import json
 from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
@@ -64,3 +66,21 @@ class ProjectCommand(BaseCommand):
 
     def handle_project(self, project, **options):
         raise NotImplementedError
+
+
+class ReportCommand(ProjectCommand):
+    """A project command that prints a report with bootstrap intervals: Markdown (default) or
+    JSON with `--format`, the resampling seeded with `--seed` (default 0)."""
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        return parser
+
+    def write_report(self, report: dict, *, format: str, markdown) -> None:
+        """Print `report` as JSON, or as the Markdown `markdown(report)` renders."""
+        if format == "json":
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(markdown(report))

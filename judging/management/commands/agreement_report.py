@@ -1,13 +1,11 @@
-import json
-
 from judging.services.agreement import AgreementReportError, agreement_report
 from judging.services.agreement_cuts import CollapseError
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ProjectCommand, user_or_error
+from reviews.management.lookups import ReportCommand, user_or_error
 
 
-class Command(ProjectCommand):
+class Command(ReportCommand):
     help = "Judge–human and human–human agreement per criterion (held-out items by default)."
     refused = (SplitError, AgreementReportError, CollapseError)
 
@@ -18,8 +16,6 @@ class Command(ProjectCommand):
             choices=SPLIT_CHOICES,
             help="default: held_out (all, with a note, while no split is drawn)",
         )
-        parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
-        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
         parser.add_argument("--user", metavar="USERNAME", help="who reads the figures (logged)")
         parser.add_argument(
             "--collapse-at",
@@ -37,7 +33,4 @@ class Command(ProjectCommand):
             seed=seed,
             collapse_at=collapse_at,
         )
-        if format == "json":
-            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
-        else:
-            self.stdout.write(render_markdown(report))
+        self.write_report(report, format=format, markdown=render_markdown)

@@ -1,4 +1,3 @@
-import json
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -6,10 +5,10 @@ from django.core.management.base import CommandError
 from judging.services.scoring import predictions_score
 from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
-from reviews.management.lookups import ProjectCommand
+from reviews.management.lookups import ReportCommand
 
 
-class Command(ProjectCommand):
+class Command(ReportCommand):
     help = (
         "Score a predictions JSONL file against the project's approved ground truth "
         "(docs/scoring.md); the report is kept as a score run."
@@ -18,14 +17,12 @@ class Command(ProjectCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, metavar="PATH")
-        parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
         parser.add_argument(
             "--allow-generated",
             action="store_true",
             help="score cases without ground truth against the generated reference, reported "
             "apart as agreement with a provisional AI reference",
         )
-        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
     def handle_project(self, project, *, path, format, allow_generated, seed, **_):
         try:
@@ -40,8 +37,5 @@ class Command(ProjectCommand):
                 )
         except OSError as error:
             raise CommandError(f"{path}: {error.strerror}") from None
-        if format == "json":
-            self.stdout.write(json.dumps(run.report, indent=2, ensure_ascii=False))
-        else:
-            self.stdout.write(render_markdown(run.report))
+        self.write_report(run.report, format=format, markdown=render_markdown)
         self.stderr.write(f"stored as score run {run.pk}")
