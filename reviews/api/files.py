@@ -20,7 +20,7 @@ from reviews.api.schemas import ImportReportOut
 from reviews.formats import limits
 from reviews.formats.errors import FormatError
 from reviews.models import Role
-from reviews.services.imports import file_import, import_formats
+from reviews.services.imports import file_import, import_formats, import_options
 
 router = Router(tags=["items"])
 _ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
@@ -59,6 +59,6 @@ def file_upload_import(
             path=path,
             name=name,
             format=format or None,
-            options={"questions": questions} if questions else {},
+            options=import_options(questions=questions),
         )
     return Status(201, {**report.as_dict(), "summary": report.summary()})

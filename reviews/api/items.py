@@ -22,7 +22,7 @@ from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError, join_path
 from reviews.models import Role
 from reviews.selectors_status import item_status
-from reviews.services.imports import ImportFailed, file_import, stream_import
+from reviews.services.imports import ImportFailed, file_import, import_options, stream_import
 
 router = Router(tags=["items"])
 
@@ -59,10 +59,9 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
                 path=batch,
                 name=SOURCE_NAME,
                 format=payload.format,
-                options={
-                    **({"as_generated": True} if payload.as_generated else {}),
-                    **({"questions": payload.questions} if payload.questions else {}),
-                },
+                options=import_options(
+                    as_generated=payload.as_generated, questions=payload.questions
+                ),
             )
         except ImportFailed as failed:
             raise _for_api(failed.error, payload) from None
@@ -93,7 +92,7 @@ def items_import_jsonl(request: HttpRequest, slug: str, questions: Query[list[st
         # Read as a stream: request.body (and its memory limit) is never used.
         stream=io.BufferedReader(_Body(request), _BLOCK),
         name=SOURCE_NAME,
-        options={"questions": questions} if questions else {},
+        options=import_options(questions=questions),
     )
     return Status(201, {**report.as_dict(), "summary": report.summary()})
 

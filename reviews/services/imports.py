@@ -224,6 +224,12 @@ def _questions_on_import(context: ImportContext) -> None:
         context.counts["questions"] += added
 
 
+def import_options(**given: Any) -> dict[str, Any]:
+    """An import's options as a caller collected them (command line, form, API) without the
+    ones left empty: the importers read a missing option as its default."""
+    return {name: value for name, value in given.items() if value}
+
+
 def file_import(
     *,
     actor,

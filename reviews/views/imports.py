@@ -10,7 +10,7 @@ from reviews.formats import limits
 from reviews.models import ImportJob, Item, Role
 from reviews.services.import_jobs import RetryRefused, import_job_retry, import_job_start
 from reviews.services.import_questions import split_requests
-from reviews.services.imports import count_rows, import_formats
+from reviews.services.imports import count_rows, import_formats, import_options
 from reviews.services.job_progress import job_stalled, records_done
 from reviews.tasks import run_import_job
 
@@ -21,11 +21,12 @@ def import_upload(request, slug):
     if request.method == "POST":
         upload = request.FILES.get("file")
         fmt = request.POST.get("format", "")
-        options = {k: v for k in ("kind", "judge") if (v := request.POST.get(k, "").strip())}
-        if request.POST.get("as_generated"):
-            options["as_generated"] = True
-        if questions := split_requests(request.POST.get("questions", "")):
-            options["questions"] = questions
+        options = import_options(
+            kind=request.POST.get("kind", "").strip(),
+            judge=request.POST.get("judge", "").strip(),
+            as_generated=bool(request.POST.get("as_generated")),
+            questions=split_requests(request.POST.get("questions", "")),
+        )
         if upload is None:
             messages.error(request, "Choose a file to import.")
         elif fmt and fmt not in import_formats():

@@ -4,7 +4,7 @@ from django.core.management.base import CommandError
 
 from reviews.management.lookups import ProjectCommand
 from reviews.services.import_questions import split_requests
-from reviews.services.imports import ImportFailed, file_import, import_formats
+from reviews.services.imports import ImportFailed, file_import, import_formats, import_options
 
 
 class Command(ProjectCommand):
@@ -75,7 +75,7 @@ class Command(ProjectCommand):
                 path=path,
                 name=path.name,
                 format=format,
-                options={k: v for k, v in opts.items() if v},
+                options=import_options(**opts),
             )
         except ImportFailed as failure:
             self.stderr.write(f"imported 0 items, 0 questions, 1 error\n{failure}")
