@@ -33,6 +33,16 @@ class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
     pass
 
 
+class ActorForm:
+    """The admin's form knows who is saving (`form.actor`): its checks are the service's, which
+    depend on that user's roles."""
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.actor = request.user
+        return form
+
+
 class MembershipInline(ReadOnly, admin.TabularInline):
     """Shown, not edited: roles change on the Memberships page, through the service."""
 
@@ -73,7 +83,7 @@ class MembershipForm(forms.ModelForm):
 
 
 @admin.register(m.Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(ActorForm, admin.ModelAdmin):
     """Add or remove through the membership service: staff who are not superusers manage only
     the projects they are admins of, and a project never loses its last admin. A membership is
     never edited in place (that would move a role to another project or person)."""
@@ -94,11 +104,6 @@ class MembershipAdmin(admin.ModelAdmin):
         if db_field.name == "project" and not request.user.is_superuser:
             kwargs["queryset"] = _administered(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        form.actor = request.user
-        return form
 
     def has_change_permission(self, request, obj=None):
         return False
@@ -331,7 +336,7 @@ class TrustedKeyForm(forms.ModelForm):
 
 
 @admin.register(m.TrustedKey)
-class TrustedKeyAdmin(ReadOnlyAdmin):
+class TrustedKeyAdmin(ActorForm, ReadOnlyAdmin):
     """Registered keys stay on record (append-only): add here, never edit or delete."""
 
     form = TrustedKeyForm
@@ -339,11 +344,6 @@ class TrustedKeyAdmin(ReadOnlyAdmin):
 
     def has_add_permission(self, request, obj=None):
         return request.user.is_staff
-
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        form.actor = request.user
-        return form
 
     def save_model(self, request, obj, form, change):
         from reviews.services.approved_imports import trusted_key_register
