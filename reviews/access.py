@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from reviews import raw_rows
 from reviews.models import (
     HOLDING_STATUSES,
     Assignment,
@@ -61,16 +62,18 @@ def roles_of(user, project: Project) -> frozenset[str]:
 
 def project_for_user(user, slug: str, *, roles: Iterable[str] | None = None) -> ProjectAccess:
     """The project `slug` as seen by `user`: 404 unless a member, 403 without one of `roles`."""
-    memberships = list(
-        # order_by(): the model's ordering would sort the rows by project name, for one project.
-        Membership.objects.filter(project__slug=slug, user_id=user.pk)
-        .select_related("project")
-        .order_by()
+    # Every page asks this first: written by hand (raw_rows), one row per role held.
+    memberships = user.is_authenticated and raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Project, 'p')}, m.role FROM reviews_membership m"  # noqa: S608
+        " JOIN reviews_project p ON p.id = m.project_id WHERE p.slug = %s AND m.user_id = %s",
+        [slug, user.pk],
+        Project,
+        extra=1,
     )
-    if not user.is_authenticated or not memberships:
+    if not memberships:
         raise Http404("No such project.")
     access = ProjectAccess(
-        project=memberships[0].project, roles=frozenset(m.role for m in memberships)
+        project=memberships[0][0], roles=frozenset(role for _, role in memberships)
     )
     require_role(access, roles)
     return access
@@ -94,10 +97,16 @@ def item_for_user(
 ) -> tuple[ProjectAccess, Item]:
     """An item of project `slug`, with the same 404/403 rules as the project itself."""
     access = project_for_user(user, slug, roles=roles)
-    try:
-        item = Item.objects.select_related("project").get(pk=item_pk, project=access.project)
-    except Item.DoesNotExist:
-        raise Http404("No such item.") from None
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Item, 'i')} FROM reviews_item i"  # noqa: S608
+        " WHERE i.id = %s AND i.project_id = %s",
+        [item_pk, access.project.pk],
+        Item,
+    )
+    if not found:
+        raise Http404("No such item.")
+    (item,) = found[0]
+    item.project = access.project
     return access, item
 
 
@@ -124,15 +133,18 @@ def question_for_user(
     """A question of an item of project `slug`, its item read in the same query (the save path
     of every autosave); the same 404/403 rules as the project itself."""
     access = project_for_user(user, slug, roles=roles)
-    question = (
-        Question.objects.select_related("item")
-        .filter(pk=question_pk, item_id=item_pk, item__project=access.project)
-        .order_by()  # the model's ordering joins the project to sort one row
-        .first()
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Question, 'q')}, {raw_rows.columns(Item, 'i')}"  # noqa: S608
+        " FROM reviews_question q JOIN reviews_item i ON i.id = q.item_id"
+        " WHERE q.id = %s AND q.item_id = %s AND i.project_id = %s",
+        [question_pk, item_pk, access.project.pk],
+        Question,
+        Item,
     )
-    if question is None:
+    if not found:
         raise Http404("No such question.")
-    question.item.project = access.project
+    question, item = found[0]
+    question.item, item.project = item, access.project
     return access, question
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from reviews import raw_rows
 from reviews.models import (
     Answer,
     Assignment,
@@ -62,7 +63,14 @@ def _chosen_claim(question: Question, given: AnswerInput) -> Claim | None:
 
 
 def latest_answer(*, question: Question, rater) -> Answer | None:
-    return Answer.objects.filter(question=question, rater=rater).order_by("-seq").first()
+    """The rater's last answer to `question` (every autosave reads it: written by hand)."""
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Answer, 'a')} FROM reviews_answer a"  # noqa: S608
+        " WHERE a.question_id = %s AND a.rater_id = %s ORDER BY a.seq DESC LIMIT 1",
+        [question.pk, rater.pk],
+        Answer,
+    )
+    return found[0][0] if found else None
 
 
 def _validated(question: Question, given: AnswerInput) -> AnswerInput:
@@ -102,16 +110,7 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     try:
         with transaction.atomic():
             rater_write_commits_async()
-            # One row at most: a rater holds an item once (the partial unique constraint).
-            assignment = (
-                Assignment.objects.select_for_update()
-                .filter(
-                    rater=actor,
-                    item_id=question.item_id,
-                    status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED),
-                )
-                .first()
-            )
+            assignment = _claim_locked(rater=actor, item_pk=question.item_id)
             if assignment is None or (
                 assignment.status == AssignmentStatus.ACTIVE
                 and not (assignment.lease_expires_at and assignment.lease_expires_at >= now)
@@ -122,6 +121,21 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
             return _answer_append(actor, assignment, question, given, expected_seq)
     except IntegrityError:  # a concurrent save took this seq first
         raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
+
+
+def _claim_locked(*, rater, item_pk: int) -> Assignment | None:
+    """The rater's live or submitted claim on the item, locked; one row at most (a rater holds
+    an item once: the partial unique constraint). Written by hand: every autosave runs it."""
+    lock = (
+        f" {connection.ops.for_update_sql()}" if connection.features.has_select_for_update else ""
+    )
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Assignment, 'a')} FROM reviews_assignment a"  # noqa: S608
+        f" WHERE a.rater_id = %s AND a.item_id = %s AND a.status IN (%s, %s){lock}",
+        [rater.pk, item_pk, AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED],
+        Assignment,
+    )
+    return found[0][0] if found else None
 
 
 def answer_record(

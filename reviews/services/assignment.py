@@ -20,7 +20,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -37,6 +37,7 @@ from reviews.models import (
     Role,
 )
 from reviews.services.assignment_open import assignment_open
+from reviews.services.claim_queries import candidate_locked, current_claim
 from reviews.services.durability import rater_write_commits_async
 from reviews.services.events import event_record
 from reviews.services.gold_queue import gold_claim
@@ -148,16 +149,7 @@ def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | 
 
 
 def _claim(*, rater, project: Project, now, rng, passed_over: list[int]) -> Assignment | None:
-    current = (
-        Assignment.objects.filter(rater=rater, item__project=project)
-        .filter(
-            Q(status=AssignmentStatus.ASSIGNED)
-            | Q(status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now)
-        )
-        .filter(Q(item__status=ItemStatus.OPEN) | Q(gold=True))
-        .order_by("status", "claimed_at")  # ascending: "active" sorts before "assigned"
-        .first()
-    )
+    current = current_claim(rater=rater, project=project, now=now)
     if current is not None:
         current.status = AssignmentStatus.ACTIVE
         current.opened_at = current.opened_at or now
@@ -186,7 +178,7 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
     waits for the first one rather than answer "nothing waiting"; it holds no other item lock
     while it waits (a full candidate's try was rolled back), so the wait cannot close a cycle.
     """
-    candidate = _candidate_locked(rater=rater, project=project, now=now, passed_over=passed_over)
+    candidate = candidate_locked(rater=rater, project=project, now=now, passed_over=passed_over)
     if candidate is None:
         return None
     item_pk, overlap = candidate
@@ -207,71 +199,6 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
     return assignment_open(
         item=item_pk, rater=rater, now=now, lease_until=_lease_until(project, now)
     )
-
-
-# The claim's candidate, written by hand: the hottest query of the app, and building it through
-# the ORM (two subqueries, an alias, a coalesce) cost about 2 ms of CPU per claim, a fifth of
-# the request. It selects what `available_items` selects, first by id (the test
-# tests/reviews/test_claim_candidates.py holds the two to each other).
-_CANDIDATE_SQL = """
-SELECT item.id, item.overlap FROM reviews_item item
-WHERE item.project_id = %(project)s AND item.status = %(open)s
-  AND item.id NOT IN (
-    SELECT mine.item_id FROM reviews_assignment mine
-    WHERE mine.rater_id = %(rater)s AND mine.status <> %(expired)s
-      AND NOT (mine.status = %(active)s AND mine.lease_expires_at IS NOT NULL
-               AND mine.lease_expires_at < %(now)s))
-  AND (
-    SELECT COUNT(*) FROM reviews_assignment held
-    WHERE held.item_id = item.id
-      AND (held.status IN (%(assigned)s, %(submitted)s)
-           OR (held.status = %(active)s AND held.lease_expires_at >= %(now)s))
-  ) < COALESCE(item.overlap, %(overlap)s)
-  {passed_over}
-ORDER BY item.id
-LIMIT 1
-"""
-
-
-def _candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
-    """(id, overlap) of the first free item for `rater`, locked; or None.
-
-    PostgreSQL: `SKIP LOCKED` first; if every candidate is locked, wait for the first one.
-    SQLite: the IMMEDIATE transaction serialises claims, so no lock clause."""
-    params = {
-        "project": project.pk,
-        "rater": rater.pk,
-        "now": connection.ops.adapt_datetimefield_value(now),
-        "overlap": project.overlap,
-        "open": ItemStatus.OPEN,
-        "expired": AssignmentStatus.EXPIRED,
-        "active": AssignmentStatus.ACTIVE,
-        "assigned": AssignmentStatus.ASSIGNED,
-        "submitted": AssignmentStatus.SUBMITTED,
-    }
-    params.update({f"over{n}": pk for n, pk in enumerate(passed_over)})
-    names = ", ".join(f"%(over{n})s" for n in range(len(passed_over)))
-    sql = _CANDIDATE_SQL.format(passed_over=f"AND item.id NOT IN ({names})" if names else "")
-    features, ops = connection.features, connection.ops
-    if not features.has_select_for_update:
-        tries = [sql]
-    else:
-        of = ("item",) if features.has_select_for_update_of else ()
-        no_key = features.has_select_for_no_key_update
-        lock = ops.for_update_sql(of=of, no_key=no_key)
-        skip = ops.for_update_sql(of=of, no_key=no_key, skip_locked=True)
-        tries = (
-            [f"{sql} {skip}", f"{sql} {lock}"]
-            if features.has_select_for_update_skip_locked
-            else [f"{sql} {lock}"]
-        )
-    with connection.cursor() as cursor:
-        for query in tries:
-            cursor.execute(query, params)
-            row = cursor.fetchone()
-            if row is not None:
-                return row
-    return None
 
 
 @transaction.atomic

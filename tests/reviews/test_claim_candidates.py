@@ -1,7 +1,7 @@
 """The claim's hand-written candidate query picks what `available_items` would pick.
 
 `available_items` (the ORM) counts the queue and gates gold claims; the claim itself runs
-`_candidate_locked` (SQL by hand, for speed). Over seeded random projects (items open or not,
+`candidate_locked` (SQL by hand, for speed). Over seeded random projects (items open or not,
 with or without their own overlap; every kind of assignment, live and lapsed leases) the two
 must name the same first item for every rater, with and without items passed over.
 """
@@ -14,7 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, ItemStatus, Role
-from reviews.services.assignment import _candidate_locked, available_items
+from reviews.services.assignment import available_items
+from reviews.services.claim_queries import candidate_locked
 from tests.factories import ItemFactory, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +69,7 @@ def test_the_hand_written_candidate_is_the_orms_first_available_item(seed):
                 .first()
             )
             with transaction.atomic():
-                found = _candidate_locked(
+                found = candidate_locked(
                     rater=rater, project=project, now=now, passed_over=passed_over
                 )
             assert (found[0] if found else None) == expected, (seed, rater.pk, passed_over)

@@ -1,0 +1,67 @@
+"""Model instances from hand-written SQL, for the few statements every rater request runs.
+
+Building a statement through the ORM (query, joins, compiler) cost about 0.5 ms of CPU each
+on the bench machine, two to four times the database's own work on an indexed look-up, and a
+save runs eight of them (bench/README.md, "Hot paths"). The statements on that path are
+written by hand; their rows become instances through the same converters and `from_db` the
+ORM uses, so a caller gets exactly what the ORM would give it. Everything else stays ORM.
+
+Only names from the models are interpolated into SQL (`columns`); values are parameters.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+
+
+def columns(model, alias: str) -> str:
+    """`alias."col", …` for every concrete field of `model`, in `from_row`'s order."""
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+
+
+def fetch(sql: str, params, *models, extra: int = 0) -> list[tuple]:
+    """Run `sql`; each row becomes one instance per model (its `columns` in turn), then the
+    `extra` trailing values as they came."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    result = []
+    for row in rows:
+        start, out = 0, []
+        for model in models:
+            width = len(model._meta.concrete_fields)
+            out.append(from_row(model, row[start : start + width]))
+            start += width
+        out.extend(row[start : start + extra])
+        result.append(tuple(out))
+    return result
+
+
+def from_row(model, values):
+    """An instance of `model` from its concrete fields' raw values, converted as the ORM does."""
+    # The thread's own connection, not the proxy: converters are bound to its operations.
+    names, converters = _conversions(model, connections[DEFAULT_DB_ALIAS])
+    values = list(values)
+    for index, column, steps in converters:
+        value = values[index]
+        for step in steps:
+            value = step(value, column, connection)
+        values[index] = value
+    return model.from_db(connection.alias, names, values)
+
+
+@lru_cache(maxsize=32)
+def _conversions(model, conn):
+    """Per model and connection: field names, and the converters of the columns that have any
+    (the backend's, then the field's: `SQLCompiler.get_converters`' order)."""
+    fields = model._meta.concrete_fields
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(model._meta.db_table)
+        steps = conn.ops.get_db_converters(column) + field.get_db_converters(conn)
+        if steps:
+            converters.append((index, column, tuple(steps)))
+    return [f.attname for f in fields], tuple(converters)

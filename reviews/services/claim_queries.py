@@ -1,0 +1,100 @@
+"""The two statements of a claim written by hand: the rater's current claim and the next
+candidate. They run on every "next"; built through the ORM they cost more CPU than the rest
+of the claim (`reviews/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
+rules; these hold to them (tests/reviews/test_claim_candidates.py)."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from reviews import raw_rows
+from reviews.models import Assignment, AssignmentStatus, ItemStatus, Project
+
+
+def current_claim(*, rater, project: Project, now) -> Assignment | None:
+    """The rater's live claim, else the first item assigned to them (an open item, or a gold
+    one); "active" sorts before "assigned". Written by hand (`raw_rows`): every next runs it."""
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Assignment, 'a')} FROM reviews_assignment a"  # noqa: S608
+        " JOIN reviews_item i ON i.id = a.item_id"
+        " WHERE a.rater_id = %s AND i.project_id = %s"
+        " AND (a.status = %s OR (a.status = %s AND a.lease_expires_at >= %s))"
+        " AND (i.status = %s OR a.gold = %s)"
+        " ORDER BY a.status, a.claimed_at LIMIT 1",
+        [
+            rater.pk,
+            project.pk,
+            AssignmentStatus.ASSIGNED,
+            AssignmentStatus.ACTIVE,
+            connection.ops.adapt_datetimefield_value(now),
+            ItemStatus.OPEN,
+            True,
+        ],
+        Assignment,
+    )
+    return found[0][0] if found else None
+
+
+# The claim's candidate, written by hand: the hottest query of the app, and building it through
+# the ORM (two subqueries, an alias, a coalesce) cost about 2 ms of CPU per claim, a fifth of
+# the request. It selects what `available_items` selects, first by id (the test
+# tests/reviews/test_claim_candidates.py holds the two to each other).
+_CANDIDATE_SQL = """
+SELECT item.id, item.overlap FROM reviews_item item
+WHERE item.project_id = %(project)s AND item.status = %(open)s
+  AND item.id NOT IN (
+    SELECT mine.item_id FROM reviews_assignment mine
+    WHERE mine.rater_id = %(rater)s AND mine.status <> %(expired)s
+      AND NOT (mine.status = %(active)s AND mine.lease_expires_at IS NOT NULL
+               AND mine.lease_expires_at < %(now)s))
+  AND (
+    SELECT COUNT(*) FROM reviews_assignment held
+    WHERE held.item_id = item.id
+      AND (held.status IN (%(assigned)s, %(submitted)s)
+           OR (held.status = %(active)s AND held.lease_expires_at >= %(now)s))
+  ) < COALESCE(item.overlap, %(overlap)s)
+  {passed_over}
+ORDER BY item.id
+LIMIT 1
+"""
+
+
+def candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
+    """(id, overlap) of the first free item for `rater`, locked; or None.
+
+    PostgreSQL: `SKIP LOCKED` first; if every candidate is locked, wait for the first one.
+    SQLite: the IMMEDIATE transaction serialises claims, so no lock clause."""
+    params = {
+        "project": project.pk,
+        "rater": rater.pk,
+        "now": connection.ops.adapt_datetimefield_value(now),
+        "overlap": project.overlap,
+        "open": ItemStatus.OPEN,
+        "expired": AssignmentStatus.EXPIRED,
+        "active": AssignmentStatus.ACTIVE,
+        "assigned": AssignmentStatus.ASSIGNED,
+        "submitted": AssignmentStatus.SUBMITTED,
+    }
+    params.update({f"over{n}": pk for n, pk in enumerate(passed_over)})
+    names = ", ".join(f"%(over{n})s" for n in range(len(passed_over)))
+    sql = _CANDIDATE_SQL.format(passed_over=f"AND item.id NOT IN ({names})" if names else "")
+    features, ops = connection.features, connection.ops
+    if not features.has_select_for_update:
+        tries = [sql]
+    else:
+        of = ("item",) if features.has_select_for_update_of else ()
+        no_key = features.has_select_for_no_key_update
+        lock = ops.for_update_sql(of=of, no_key=no_key)
+        skip = ops.for_update_sql(of=of, no_key=no_key, skip_locked=True)
+        tries = (
+            [f"{sql} {skip}", f"{sql} {lock}"]
+            if features.has_select_for_update_skip_locked
+            else [f"{sql} {lock}"]
+        )
+    with connection.cursor() as cursor:
+        for query in tries:
+            cursor.execute(query, params)
+            row = cursor.fetchone()
+            if row is not None:
+                return row
+    return None
