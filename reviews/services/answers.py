@@ -179,16 +179,18 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
         raise StaleAnswer(latest)
     if latest is not None and _same(latest, given):
         return latest  # a repeated save (blur after typing, a retry) is not a change
-    answer = Answer.objects.create(
-        question=question,
-        rater=actor,
-        assignment=assignment,
-        seq=current + 1,
-        decision=given.decision,
-        value=given.value,
-        chosen_claim_id=given.chosen_claim_id,
-        flagged=given.flagged,
-        note=given.note,
+    answer = raw_rows.insert(
+        Answer(
+            question=question,
+            rater=actor,
+            assignment=assignment,
+            seq=current + 1,
+            decision=given.decision,
+            value=given.value,
+            chosen_claim_id=given.chosen_claim_id,
+            flagged=given.flagged,
+            note=given.note,
+        )
     )
     event_record(
         item=question.item_id,

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from reviews import raw_rows
 from reviews.models import Event, EventKind, Item
 from reviews.services.bulk_insert import insert_rows
 
@@ -23,9 +24,10 @@ def _item_id(item: Item | int) -> int:
 def event_record(
     *, item: Item | int, kind: EventKind, actor=None, data: dict[str, Any] | None = None
 ) -> Event:
-    """Append one line to `item`'s timeline. `kind` must be an EventKind (ValueError if not)."""
-    return Event.objects.create(
-        item_id=_item_id(item), kind=EventKind(kind), actor=_actor(actor), data=data or {}
+    """Append one line to `item`'s timeline. `kind` must be an EventKind (ValueError if not).
+    Most rater requests append one: written by hand (`raw_rows.insert`)."""
+    return raw_rows.insert(
+        Event(item_id=_item_id(item), kind=EventKind(kind), actor=_actor(actor), data=data or {})
     )
 
 

@@ -55,3 +55,16 @@ def test_rows_become_the_instances_the_orm_reads(project, rater):
 def test_no_row_is_an_empty_list(project):
     sql = f"SELECT {raw_rows.columns(Item, 'i')} FROM reviews_item i WHERE i.id = %s"  # noqa: S608
     assert raw_rows.fetch(sql, [0], Item) == []
+
+
+def test_insert_writes_what_save_writes(project, rater):
+    from reviews.models import Event, EventKind
+
+    item = Item.objects.create(project=project, external_id="raw-2")
+    event = raw_rows.insert(
+        Event(item_id=item.pk, kind=EventKind.ANSWERED, actor=rater, data={"seq": 1, "é": [1]})
+    )
+    assert event.pk and not event._state.adding
+    stored = Event.objects.get(pk=event.pk)
+    assert _fields(stored) == _fields(event)  # created_at filled in by its pre_save, as save() does
+    assert stored.data == {"seq": 1, "é": [1]} and stored.created_at is not None
