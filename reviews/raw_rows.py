@@ -53,6 +53,22 @@ def from_row(model, values):
     return model.from_db(connection.alias, names, values)
 
 
+def converter(model, name: str):
+    """`value -> value` as the ORM converts `model`'s field `name` when it reads it (a
+    datetime from SQLite's text, JSON from its dump…), for a column selected on its own."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    field = model._meta.get_field(name)
+    column = field.get_col(model._meta.db_table)
+    steps = conn.ops.get_db_converters(column) + field.get_db_converters(conn)
+
+    def convert(value):
+        for step in steps:
+            value = step(value, column, conn)
+        return value
+
+    return convert
+
+
 @lru_cache(maxsize=32)
 def _conversions(model, conn):
     """Per model and connection: field names, and the converters of the columns that have any

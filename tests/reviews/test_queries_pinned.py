@@ -25,15 +25,15 @@ pytestmark = pytest.mark.django_db
 #   questions, candidates with sources and documents, the rater's own answers, the evidence
 #   documents, item N of M, and outside batches the bounded count of items still waiting for
 #   the rater (9) = 12; the design allows 12;
-# - item_list (first or a later page): a bounded total, one page of items, the question counts
-#   of that page's items (3) = 6;
+# - item_list (first or a later page): a bounded total, and one page of items with their
+#   question counts (2) = 5;
 # - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
 # - project_home: a bounded count per item status (4) and the rater's assignment counts = 8;
 # - my_queue: per project the rater's assignment counts and the bounded pool count (2) = 5.
 PINNED = {
     "review_item": 12,
-    "item_list": 6,
-    "item_list_next": 6,
+    "item_list": 5,
+    "item_list_next": 5,
     "adjudication_queue": 5,
     "approval_queue": 5,
     "project_home": 8,
