@@ -142,7 +142,15 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     """Tokens are created by their owner, who is shown the secret once. Here they can only be
     revoked: editing would let a revoked token work again, or hand it to another user."""
 
-    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_display = [
+        "user",
+        "name",
+        "prefix",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    ]
     actions = ["revoke"]
 
     @admin.action(description="Revoke the selected tokens", permissions=["revoke"])

@@ -6,6 +6,7 @@ from reviews.models import Decision, Project, Question, ResolutionRule, decision
 from reviews.services.answers import AnswerInput
 from reviews.services.batches import SELECTIONS as BATCH_SELECTIONS
 from reviews.services.projects import SETTINGS_FIELDS
+from reviews.services.tokens import DEFAULT_LIFETIME, LIFETIMES
 
 
 def _instructions_field(rows: int = 6) -> forms.CharField:
@@ -186,4 +187,17 @@ class RaterQualitySettingForm(forms.Form):
     alert_below = forms.FloatField(min_value=0, max_value=1, label="Warn below accuracy on gold")
     min_answers = forms.IntegerField(
         min_value=1, max_value=10_000, label="Once a rater has this many gold answers"
+    )
+
+
+class TokenForm(forms.Form):
+    """A new API token: a name to recognise it by, and how long it works."""
+
+    name = forms.CharField(max_length=100, required=False, strip=True)
+    lifetime = forms.TypedChoiceField(
+        choices=[("" if days is None else str(days), label) for days, label in LIFETIMES.items()],
+        coerce=int,
+        empty_value=None,
+        initial=str(DEFAULT_LIFETIME),
+        required=False,
     )

@@ -21,7 +21,7 @@ class TokenAuth(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
         user = token_user(token.strip())
         if user is None:
-            raise AuthenticationError(message="Invalid or revoked API token.")
+            raise AuthenticationError(message="Invalid, revoked or expired API token.")
         return user
 
 

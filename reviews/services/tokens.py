@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from reviews.models import ApiToken
@@ -17,11 +19,21 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+# What the tokens page offers, in days; None: never expires (the owner chooses it).
+LIFETIMES = {30: "30 days", 90: "90 days", 365: "1 year", None: "never"}
+DEFAULT_LIFETIME = 90
+
+
 @transaction.atomic
-def token_create(*, actor, name: str) -> tuple[ApiToken, str]:
+def token_create(*, actor, name: str, days: int | None = DEFAULT_LIFETIME) -> tuple[ApiToken, str]:
+    """A new token for `actor` that stops working after `days` (None: never)."""
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        user=actor, name=name.strip() or "API token", prefix=secret[:10], key_sha256=_digest(secret)
+        user=actor,
+        name=name.strip() or "API token",
+        prefix=secret[:10],
+        key_sha256=_digest(secret),
+        expires_at=timezone.now() + timedelta(days=days) if days else None,
     )
     return token, secret
 
@@ -36,15 +48,17 @@ def token_revoke(*, actor, token_pk: int) -> bool:
 
 
 def token_user(secret: str):
-    """The active user a live token belongs to, or None."""
+    """The active user a live token belongs to (not revoked, not expired), or None."""
     if not secret.startswith(TOKEN_PREFIX):
         return None
+    now = timezone.now()
     token = (
         ApiToken.objects.select_related("user")
         .filter(key_sha256=_digest(secret), revoked_at__isnull=True, user__is_active=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         .first()
     )
     if token is None:
         return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user

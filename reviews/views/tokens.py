@@ -1,9 +1,11 @@
-"""The user's own API tokens: create (secret shown once), list, revoke."""
+"""The user's own API tokens: create (secret shown once, with a lifetime), list, revoke."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
+from reviews.forms import TokenForm
 from reviews.models import ApiToken
 from reviews.services.tokens import token_create, token_revoke
 
@@ -11,10 +13,20 @@ from reviews.services.tokens import token_create, token_revoke
 @require_http_methods(["GET", "POST"])
 def api_tokens(request):
     new_secret = None
-    if request.method == "POST":
-        _, new_secret = token_create(actor=request.user, name=request.POST.get("name", ""))
+    form = TokenForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        _, new_secret = token_create(
+            actor=request.user,
+            name=form.cleaned_data["name"],
+            days=form.cleaned_data["lifetime"],
+        )
+        form = TokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
-    return render(request, "reviews/api_tokens.html", {"tokens": tokens, "new_secret": new_secret})
+    return render(
+        request,
+        "reviews/api_tokens.html",
+        {"tokens": tokens, "new_secret": new_secret, "form": form, "now": timezone.now()},
+    )
 
 
 @require_POST

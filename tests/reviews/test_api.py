@@ -77,7 +77,7 @@ def test_revoked_token_is_401_even_beside_a_session(client, project, rater):
     client.force_login(rater)  # a wrong explicit credential never falls back to the session
     response = client.get(item_url(project, "q-1"), headers={"Authorization": f"Bearer {secret}"})
     assert response.status_code == 401
-    assert response.json()["error"]["reason"] == "Invalid or revoked API token."
+    assert response.json()["error"]["reason"] == "Invalid, revoked or expired API token."
     assert 'error="invalid_token"' in response["WWW-Authenticate"]
 
 
