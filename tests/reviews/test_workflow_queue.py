@@ -365,6 +365,19 @@ def test_the_trail_places_an_item_in_the_raters_batch(project, items, raters, ra
     assert (trail.position, trail.total, trail.previous_item_id) == (2, 1 + waiting, pulled.item_id)
 
 
+def test_the_trail_counts_what_waits_up_to_its_bound(project, items, raters, monkeypatch):
+    project.overlap = 1
+    project.save()
+    pulled = assignment_claim_next(rater=raters[0], project=project)
+    waiting = available_items(rater=raters[0], project=project).count()
+    assert waiting >= 2
+    monkeypatch.setattr("reviews.services.assignment_trail.TRAIL_COUNT_LIMIT", waiting - 1)
+    trail = item_trail(pulled)
+    assert (trail.total, trail.total_more) == (1 + waiting - 1, True)  # "Item 1 of N+"
+    monkeypatch.setattr("reviews.services.assignment_trail.TRAIL_COUNT_LIMIT", waiting)
+    assert (item_trail(pulled).total, item_trail(pulled).total_more) == (1 + waiting, False)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
