@@ -95,7 +95,8 @@ def questions_add_to_items(
 
     `fresh`: items the same import just created, open and without a question yet, so their
     chunk needs no look-up and no status update (on a 100k-item import these were most of the
-    database's time: bench/README.md)."""
+    database's time: bench/README.md), and no `question_added` line: their `imported` line
+    names the questions asked on import (`item_batch._imported`)."""
     pks = sorted(set(item_pks))
     created = 0
     for start in range(0, len(pks), CHUNK):
@@ -119,7 +120,7 @@ def questions_add_to_items(
             events_record(
                 kind=EventKind.QUESTION_ADDED,
                 actor=actor,
-                lines=((pk, data) for pk in new),
+                lines=((pk, data) for pk in new if fresh is None or not fresh.has(pk)),
             )
             created += len(new)
             reopened.update(new)

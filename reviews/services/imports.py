@@ -67,6 +67,7 @@ class ImportContext:
     items: set[int] = field(default_factory=set)  # items the file named (see items_named)
     every_item: bool = False  # keep every pk (questions to add), else the first few (memory)
     created: PkSet = field(default_factory=PkSet)  # items this import created (no questions yet)
+    asked: list[str] = field(default_factory=list)  # questions for every item, "kind:name"
 
     def items_named(self, pks: Iterable[int]) -> None:
         """Note the items the file named: all of them when questions are to be added to them,
@@ -216,10 +217,10 @@ def _question_requests(context: ImportContext) -> list[str]:
 
 
 def _questions_on_import(context: ImportContext) -> None:
-    """The questions the project and the caller ask for, on every item the file named."""
-    requests = _question_requests(context)
-    if requests and context.items:
-        specs = resolve(context.project, requests, file=context.file)
+    """The questions the project and the caller ask for, on every item the file named (resolved
+    after the rows: the file may define the criterion it asks about)."""
+    if context.asked and context.items:
+        specs = resolve(context.project, context.asked, file=context.file)
         added = questions_add_to_items(
             context.items, specs, actor=context.actor, file=context.file, fresh=context.created
         )
@@ -293,7 +294,8 @@ def _run(
 ) -> ImportReport:
     """Steps 2-4 for one import: `validate()` (detecting the format) writes nothing; then the
     write in one transaction; any failure removes stored evidence and raises ImportFailed."""
-    context.every_item = bool(_question_requests(context))
+    context.asked = _question_requests(context)
+    context.every_item = bool(context.asked)
     name = context.file
     try:
         with _old_objects_frozen():

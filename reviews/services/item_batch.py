@@ -185,10 +185,11 @@ class ItemBatch:
                 for name in dict.fromkeys(record.slices)
             ),
         )
+        asked = ", ".join(context.asked)
         insert_rows(
             Event,
             ("item_id", "data"),
-            ((pks[record.item_id], _imported(context.file, where)) for record, where in new),
+            ((pks[record.item_id], _imported(context.file, where, asked)) for record, where in new),
             actor_id=context.actor.pk if context.actor else None,
             kind=EventKind.IMPORTED,
             created_at=now,
@@ -257,10 +258,13 @@ class ItemBatch:
             have.add(relative)
 
 
-def _imported(file: str, where: str) -> JsonText:
-    """An `imported` event's data, `{"file": file, "record": where}`, dumped as json.dumps
-    would (a dump per event was a tenth of a 100k-item import's client time)."""
-    return JsonText(f'{{"file": {_quoted(file)}, "record": {_quoted(where)}}}')
+def _imported(file: str, where: str, asked: str) -> JsonText:
+    """An `imported` event's data, `{"file": file, "record": where}` and the questions asked on
+    import (`"questions": "criterion:a, criterion:b"`: a new item gets them all, and this line
+    says so instead of a `question_added` line each), dumped as json.dumps would (a dump per
+    event was a tenth of a 100k-item import's client time)."""
+    questions = f', "questions": {_quoted(asked)}' if asked else ""
+    return JsonText(f'{{"file": {_quoted(file)}, "record": {_quoted(where)}{questions}}}')
 
 
 def _first_mention(item: Item, file: str) -> str:

@@ -50,7 +50,10 @@ def test_csv_items_with_questions_are_ready_to_rate(project, tmp_path, rater, ra
         (QuestionKind.CRITERION, "helpful", ("yes", "no"), "Helpful?")
     }
     assert set(Item.objects.values_list("status", flat=True)) == {ItemStatus.OPEN}
-    assert Event.objects.filter(kind="question_added").count() == 3
+    # One timeline line per new item says what it was asked, not a `question_added` line more.
+    imported = Event.objects.filter(kind="imported")
+    assert [e.data["questions"] for e in imported] == ["criterion:helpful"] * 3
+    assert not Event.objects.filter(kind="question_added").exists()
     assignment = assignment_claim_next(rater=rater, project=project)
     rate(
         rater,
@@ -110,4 +113,26 @@ def test_command_and_upload_form_take_questions(
             {"file": upload, "kind": "item", "questions": "criterion:helpful"},
         )
     assert response.status_code == 302
+    assert Question.objects.filter(key="helpful").count() == 3
+
+
+def test_items_already_there_get_a_question_added_line_new_ones_say_it_on_import(project, tmp_path):
+    file_import(actor=None, project=project, path=_jsonl(tmp_path / "c.jsonl", CRITERION))
+    file_import(
+        actor=None,
+        project=project,
+        path=_items_csv(tmp_path / "a.csv", 2),
+        options={"kind": "item"},
+    )
+    file_import(
+        actor=None,
+        project=project,
+        path=_items_csv(tmp_path / "b.csv", 3),  # q0, q1 are there already; q2 is new
+        options={"kind": "item", "questions": ["criterion:helpful"]},
+    )
+    added = Event.objects.filter(kind="question_added")
+    assert sorted(e.item.external_id for e in added) == ["q0", "q1"]
+    assert {e.data["question"] for e in added} == {"helpful"}
+    new = Event.objects.get(kind="imported", item__external_id="q2")
+    assert new.data == {"file": "b.csv", "record": "row 3", "questions": "criterion:helpful"}
     assert Question.objects.filter(key="helpful").count() == 3

@@ -91,8 +91,8 @@ def test_a_row_the_database_refuses_mid_import_writes_nothing(
 ):
     real = item_batch._imported
 
-    def broken(file: str, where: str) -> JsonText:  # line 8's event (third batch): not JSON
-        return JsonText("{not json") if where == "line 8" else real(file, where)
+    def broken(file: str, where: str, asked: str) -> JsonText:  # line 8 (third batch): not JSON
+        return JsonText("{not json") if where == "line 8" else real(file, where, asked)
 
     monkeypatch.setattr(item_batch, "_imported", broken)
     rows = row_counts()
