@@ -201,7 +201,11 @@ class Question(models.Model):
     the criterion (labels, text, version) so the review workflow never depends on judging.
     """
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="questions")
+    # No index of its own: (item, kind, key) and (item, status) below both start with it, and an
+    # import wrote a third index entry per question for nothing.
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="questions", db_index=False
+    )
     kind = models.CharField(max_length=16, choices=QuestionKind.choices)
     key = models.CharField(max_length=300)
     reason = models.CharField(
