@@ -88,7 +88,9 @@ MIDDLEWARE = [
 # REMOTE_ADDR: behind a proxy, have it pass the client's address there.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # ModelBackend with the request's user read by hand (evalsite/auth.py says why). A session
+    # signed in through django.contrib.auth.backends.ModelBackend (before this) signs in again.
+    "evalsite.auth.UserBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))

@@ -158,7 +158,7 @@ def _client(base_url: str, user) -> httpx.Client:
     """An HTTP client logged in as ``user`` (a database session: valid on every server)."""
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]  # what a login stores
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     client = httpx.Client(base_url=base_url, timeout=120, follow_redirects=False)
