@@ -43,23 +43,22 @@ def fetch(sql: str, params, *models, extra: int = 0) -> list[tuple]:
 def from_row(model, values):
     """An instance of `model` from its concrete fields' raw values, converted as the ORM does."""
     # The thread's own connection, not the proxy: converters are bound to its operations.
-    names, converters = _conversions(model, connections[DEFAULT_DB_ALIAS])
+    conn = connections[DEFAULT_DB_ALIAS]
+    names, converters = _conversions(model, conn)
     values = list(values)
     for index, column, steps in converters:
         value = values[index]
         for step in steps:
-            value = step(value, column, connection)
+            value = step(value, column, conn)
         values[index] = value
-    return model.from_db(connection.alias, names, values)
+    return model.from_db(conn.alias, names, values)
 
 
 def converter(model, name: str):
     """`value -> value` as the ORM converts `model`'s field `name` when it reads it (a
     datetime from SQLite's text, JSON from its dump…), for a column selected on its own."""
     conn = connections[DEFAULT_DB_ALIAS]
-    field = model._meta.get_field(name)
-    column = field.get_col(model._meta.db_table)
-    steps = conn.ops.get_db_converters(column) + field.get_db_converters(conn)
+    column, steps = _column_steps(model, model._meta.get_field(name), conn)
 
     def convert(value):
         for step in steps:
@@ -71,16 +70,21 @@ def converter(model, name: str):
 
 @lru_cache(maxsize=32)
 def _conversions(model, conn):
-    """Per model and connection: field names, and the converters of the columns that have any
-    (the backend's, then the field's: `SQLCompiler.get_converters`' order)."""
+    """Per model and connection: field names, and the converters of the columns that have any."""
     fields = model._meta.concrete_fields
     converters = []
     for index, field in enumerate(fields):
-        column = field.get_col(model._meta.db_table)
-        steps = conn.ops.get_db_converters(column) + field.get_db_converters(conn)
+        column, steps = _column_steps(model, field, conn)
         if steps:
-            converters.append((index, column, tuple(steps)))
+            converters.append((index, column, steps))
     return [f.attname for f in fields], tuple(converters)
+
+
+def _column_steps(model, field, conn) -> tuple:
+    """`field`'s column and its converters: the backend's, then the field's (the order of
+    `SQLCompiler.get_converters`)."""
+    column = field.get_col(model._meta.db_table)
+    return column, tuple(conn.ops.get_db_converters(column) + field.get_db_converters(conn))
 
 
 def insert(instance):
