@@ -121,20 +121,14 @@ def approval_sign(*, actor, item: Item, rows, reason: str) -> Approval:
         approved_at=now,
     )
     signature = signing.sign(payload_bytes(bound, rows))
-    approval = Approval.objects.create(
-        item=item,
-        sequence=_next_sequence(item),
-        reference=reference,
+    approval = _approval_create(
+        reference,
+        signature,
+        signed=bound,
         approver=actor,
-        approver_name=approver_name,
         approved_at=now,
-        sha256=reference.sha256,
-        signature=signature.signature,
-        algorithm=signature.algorithm,
-        key_id=signature.key_id,
         statement=STATEMENT,
         correction_reason=reason,
-        signed=bound,
     )
     _mark_approved(item, actor, reference, kind=EventKind.APPROVED, correction=bool(reason))
     return approval
@@ -148,23 +142,35 @@ def approval_import(
     reference = _ground_truth(
         item, rows, actor=actor, reason="imported approved file", source_name=source_name
     )
-    approval = Approval.objects.create(
-        item=item,
-        sequence=_next_sequence(item),
-        reference=reference,
-        approver=None,
-        approver_name=block["approved_by"],
+    approval = _approval_create(
+        reference,
+        signing.Signature(block["signature"], block["key_id"], block["algorithm"]),
+        signed={name: block[name] for name in BOUND_FIELDS},
         imported_from=source_name,
         approved_at=block["approved_at"],
-        sha256=reference.sha256,
-        signature=block["signature"],
-        algorithm=block["algorithm"],
-        key_id=block["key_id"],
         statement=IMPORTED_STATEMENT,
-        signed={name: block[name] for name in BOUND_FIELDS},
     )
     _mark_approved(item, actor, reference, kind=EventKind.APPROVAL_IMPORTED, signer=signer)
     return approval
+
+
+def _approval_create(
+    reference: Reference, signature: signing.Signature, *, signed: dict, **fields
+) -> Approval:
+    """The item's next approval of `reference`: `signature` over the `signed` fields, whose
+    approver it names; `fields` are what differs between signing here and importing."""
+    return Approval.objects.create(
+        item=reference.item,
+        sequence=_next_sequence(reference.item),
+        reference=reference,
+        approver_name=signed["approved_by"],
+        sha256=reference.sha256,
+        signature=signature.signature,
+        algorithm=signature.algorithm,
+        key_id=signature.key_id,
+        signed=signed,
+        **fields,
+    )
 
 
 def _mark_approved(item: Item, actor, reference: Reference, *, kind: EventKind, **data) -> None:
