@@ -54,26 +54,19 @@ class Command(ProjectCommand):
     ):
         if not path.is_file():
             raise CommandError(f"{path}: no such file.")
-        label_map = {}
-        for pair in map:
-            source, sep, dest = pair.partition("=")
-            if not sep or not source:
-                raise CommandError(f"--map {pair!r}: write it as FROM=TO.")
-            label_map[source] = dest
         opts = {
             "kind": kind,
             "judge": judge,
-            "label_map": label_map,
+            "label_map": _label_map(map),
             "clip": clip,
             "as_generated": as_generated,
             "questions": split_requests(questions),
         }
-        try:
+        try:  # the report names the file by path.name, file_import's default
             report = file_import(
                 actor=None,
                 project=project,
                 path=path,
-                name=path.name,
                 format=format,
                 options=import_options(**opts),
             )
@@ -83,3 +76,14 @@ class Command(ProjectCommand):
         for note in report.notes:
             self.stdout.write(f"note: {note}")
         self.stdout.write(report.summary())
+
+
+def _label_map(pairs: list[str]) -> dict[str, str]:
+    """`--map FROM=TO` options as {FROM: TO}."""
+    label_map = {}
+    for pair in pairs:
+        source, sep, dest = pair.partition("=")
+        if not sep or not source:
+            raise CommandError(f"--map {pair!r}: write it as FROM=TO.")
+        label_map[source] = dest
+    return label_map
