@@ -45,30 +45,20 @@ def generated_add(
     reference = _reference_add(
         item,
         rows,
-        Authority.GENERATED,
+        authority=Authority.GENERATED,
         supersedes=previous,
-        actor=actor,
+        created_by=actor,
         reason=reason,
         source_name=source_name,
     )
     return reference, True
 
 
-def _reference_add(
-    item, rows, authority: Authority, *, supersedes, actor, reason, source_name, derived_from=None
-) -> Reference:
-    """The item's next reference version: canonical `rows` under `authority`."""
+def _reference_add(item, rows, **fields) -> Reference:
+    """The item's next reference version of canonical `rows`; `fields` say which authority,
+    what it supersedes (the newest of that authority), who added it and why."""
     return Reference.objects.create(
-        item=item,
-        authority=authority,
-        version=next_version(item),
-        supersedes=supersedes,
-        derived_from=derived_from,
-        rows=rows,
-        sha256=rows_sha256(rows),
-        reason=reason,
-        source_name=source_name,
-        created_by=actor,
+        item=item, version=next_version(item), rows=rows, sha256=rows_sha256(rows), **fields
     )
 
 
@@ -86,10 +76,10 @@ def _ground_truth(item, rows, *, actor, reason, source_name="") -> Reference:
     return _reference_add(
         item,
         rows,
-        Authority.GROUND_TRUTH,
+        authority=Authority.GROUND_TRUTH,
         supersedes=current_ground_truth(item),
         derived_from=latest_reference(item, Authority.GENERATED),
-        actor=actor,
+        created_by=actor,
         reason=reason,
         source_name=source_name,
     )
