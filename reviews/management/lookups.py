@@ -1,9 +1,10 @@
 """What every management command does with its options: find the named rows, report errors.
 
-A missing project or user and a refused service call end the command with one line naming
-what was wrong (a `CommandError`, exit status 1), never a traceback. A command about one
-project is a `ProjectCommand`: it takes `--project SLUG` and works on the row; one that prints a
-report is a `ReportCommand` (`--format markdown|json`, `--seed`).
+A missing project, user or named row (a judge, a panel) and a refused service call end the
+command with one line naming what was wrong (a `CommandError`, exit status 1), never a
+traceback. A command about one project is a `ProjectCommand`: it takes `--project SLUG` and
+works on the row; one that prints a report is a `ReportCommand` (`--format markdown|json`,
+`--seed`).
 """
 
 import json
@@ -21,6 +22,14 @@ def project_or_error(slug: str, hint: str = "") -> Project:
     if project is None:
         raise CommandError(f"No project {slug!r}{hint}.")
     return project
+
+
+def named_or_error(model, project: Project, name: str, noun: str):
+    """The `model` row `project` calls `name` (a judge, a panel: unique by project and name)."""
+    found = model.objects.filter(project=project, name=name).first()
+    if found is None:
+        raise CommandError(f"No {noun} {name!r} in project {project.slug!r}.")
+    return found
 
 
 def user_or_error(username: str | None):

@@ -1,10 +1,8 @@
-from django.core.management.base import CommandError
-
 from judging.models import Panel
 from judging.services.panels import PanelError, panel_decide
 from judging.services.send_to_humans import SendError
 from judging.services.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ProjectCommand
+from reviews.management.lookups import ProjectCommand, named_or_error
 
 
 class Command(ProjectCommand):
@@ -19,9 +17,7 @@ class Command(ProjectCommand):
         parser.add_argument("--split", choices=SPLIT_CHOICES, default="all")
 
     def handle_project(self, project, *, panel, split, **_):
-        found = Panel.objects.filter(project=project, name=panel).first()
-        if found is None:
-            raise CommandError(f"No panel {panel!r} in project {project.slug!r}.")
+        found = named_or_error(Panel, project, panel, "panel")
         result = panel_decide(panel=found, split=split)
         self.stdout.write(
             f"{found.name} ({found.rule}): {len(result.decided)} decided, "

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 from judging.models import JudgeConfig
 from judging.services.runner import run_execute
 from judging.services.runs import RunError, run_create, run_progress
-from reviews.management.lookups import ProjectCommand, refusals
+from reviews.management.lookups import ProjectCommand, named_or_error, refusals
 
 
 class Command(ProjectCommand):
@@ -29,9 +29,7 @@ class Command(ProjectCommand):
         parser.add_argument("--concurrency", type=int, default=4, metavar="K")
 
     def handle_project(self, project, *, judge, version, split, limit, concurrency, **_):
-        config = JudgeConfig.objects.filter(project=project, name=judge).first()
-        if config is None:
-            raise CommandError(f"No judge {judge!r} in project {project.slug!r}.")
+        config = named_or_error(JudgeConfig, project, judge, "judge")
         with refusals(RunError):
             run = run_create(
                 config=config,
