@@ -71,7 +71,7 @@ def run_import_job(job_pk: int) -> str:
         job.error = f"The import stopped on an internal error ({type(error).__name__}); nothing was written."
     else:
         job.status = ImportJob.Status.SUCCEEDED
-        job.report = {**job.report, **report.as_dict(), "summary": report.summary()}
+        job.report = {**job.report, **report.as_dict()}
         done = job.records_total or done
     finally:
         heartbeat.stop()

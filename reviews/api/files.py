@@ -61,4 +61,4 @@ def file_upload_import(
             format=format or None,
             options=import_options(questions=questions),
         )
-    return Status(201, {**report.as_dict(), "summary": report.summary()})
+    return Status(201, report.as_dict())

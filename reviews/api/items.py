@@ -65,7 +65,7 @@ def items_import(request: HttpRequest, slug: str, payload: ItemsBatchIn):
             )
         except ImportFailed as failed:
             raise _for_api(failed.error, payload) from None
-    return Status(201, {**report.as_dict(), "summary": report.summary()})
+    return Status(201, report.as_dict())
 
 
 @router.post(
@@ -94,7 +94,7 @@ def items_import_jsonl(request: HttpRequest, slug: str, questions: Query[list[st
         name=SOURCE_NAME,
         options=import_options(questions=questions),
     )
-    return Status(201, {**report.as_dict(), "summary": report.summary()})
+    return Status(201, report.as_dict())
 
 
 _BLOCK = 1 << 16

@@ -159,12 +159,14 @@ class ImportReport:
         return f"{line}{', ' + extra if extra else ''}, 0 errors"
 
     def as_dict(self) -> dict[str, Any]:
+        """What an import job keeps and the API answers, its one-line summary included."""
         return {
             "file": self.file,
             "format": self.format,
             "counts": self.counts,
             "notes": self.notes,
             "items": self.items,
+            "summary": self.summary(),
         }
 
 
