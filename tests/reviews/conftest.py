@@ -1,4 +1,5 @@
-"""Fixtures the queue and batch tests share (test_workflow_queue.py, test_workflow_batches.py).
+"""What tests/reviews modules share: the queue and batch tests' items and raters
+(test_workflow_queue.py, test_workflow_batches.py), and assert rewriting for bad_imports.py.
 
 A module that needs another set of raters defines its own `raters`, which takes precedence.
 """
@@ -7,6 +8,9 @@ import pytest
 
 from reviews.models import Role
 from tests.factories import ItemFactory, member
+
+# Its asserts are the bad-import tests' own: pytest explains them as it does a test's.
+pytest.register_assert_rewrite("tests.reviews.bad_imports")
 
 
 @pytest.fixture
