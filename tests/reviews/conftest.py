@@ -1,11 +1,13 @@
 """What tests/reviews modules share: the queue and batch tests' items and raters
-(test_workflow_queue.py, test_workflow_batches.py), and assert rewriting for bad_imports.py.
+(test_workflow_queue.py, test_workflow_batches.py), the demo evidence files as bytes (the
+evidence tests), and assert rewriting for bad_imports.py.
 
 A module that needs another set of raters defines its own `raters`, which takes precedence.
 """
 
 import pytest
 
+from reviews.demo import documents as demo_evidence
 from reviews.models import Role
 from tests.factories import ItemFactory, member
 
@@ -22,3 +24,15 @@ def items(project):
 @pytest.fixture
 def raters(project):
     return [member(project, Role.RATER, username=f"rater-{n}") for n in range(4)]
+
+
+@pytest.fixture(scope="module")
+def statement() -> bytes:
+    """The demo bank statement: a three-page PDF."""
+    return demo_evidence.statement_pdf()
+
+
+@pytest.fixture(scope="module")
+def receipt() -> bytes:
+    """The demo receipt: a PNG."""
+    return demo_evidence.receipt_png()

@@ -14,11 +14,6 @@ from reviews.evidence import encode, pdf
 from tests import bad_evidence
 
 
-@pytest.fixture(scope="module")
-def statement() -> bytes:
-    return demo_evidence.statement_pdf()
-
-
 def test_pdf_info(statement, tmp_path):
     info = pdf.pdf_info(statement)
     assert info == pdf.PdfInfo(3, False, False, False, ((612.0, 792.0),) * 3)
