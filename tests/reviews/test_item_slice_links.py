@@ -1,0 +1,89 @@
+"""Item.slices' links keep the promise foreign keys made, checked by triggers once a statement
+(migration 0018): no link to a missing item or slice, no deleting or renumbering what a link
+names, whichever way the rows are written: the ORM, raw SQL, or the import's COPY."""
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from reviews.models import Item, ItemSlice, Slice
+from reviews.services.bulk_insert import insert_rows
+from tests.factories import ItemFactory, ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+MISSING = 10**12  # no row has this id
+
+
+@pytest.fixture
+def linked():
+    """An item in two slices, and a third slice nobody is in."""
+    project = ProjectFactory()
+    item = ItemFactory(project=project)
+    a, b, spare = (Slice.objects.create(project=project, name=n) for n in ("a", "b", "spare"))
+    item.slices.add(a, b)
+    return item, a, spare
+
+
+def _refused(sql: str, params: list) -> None:
+    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def test_the_orm_links_and_unlinks_as_before(linked):
+    item, a, spare = linked
+    item.slices.add(spare)
+    item.slices.remove(a)
+    assert sorted(item.slices.values_list("name", flat=True)) == ["b", "spare"]
+    assert list(spare.items.all()) == [item]
+
+
+@pytest.mark.parametrize("column", ["item_id", "slice_id"])
+def test_a_link_to_a_missing_row_is_refused(linked, column):
+    item, a, _ = linked
+    values = {"item_id": item.pk, "slice_id": a.pk, column: MISSING}
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ItemSlice.objects.create(**values)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ItemSlice.objects.bulk_create([ItemSlice(**values)])
+    assert ItemSlice.objects.count() == 2
+
+
+def test_the_import_path_refuses_a_link_to_a_missing_item_among_good_ones(linked):
+    item, _, spare = linked
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_rows(ItemSlice, ("item_id", "slice_id"), [(item.pk, spare.pk), (MISSING, spare.pk)])
+    assert not spare.items.exists()
+
+
+@pytest.mark.parametrize("column", ["item_id", "slice_id"])
+def test_a_link_cannot_be_pointed_at_a_missing_row(linked, column):
+    _refused(f"UPDATE reviews_item_slices SET {column} = %s", [MISSING])  # noqa: S608
+
+
+def test_an_item_or_slice_that_links_name_cannot_be_deleted_behind_the_orm(linked):
+    item, a, spare = linked
+    _refused("DELETE FROM reviews_item WHERE id = %s", [item.pk])
+    _refused("DELETE FROM reviews_slice WHERE id = %s", [a.pk])
+    with transaction.atomic(), connection.cursor() as cursor:  # nobody links to it: fine
+        cursor.execute("DELETE FROM reviews_slice WHERE id = %s", [spare.pk])
+    assert Item.objects.filter(pk=item.pk).exists()
+    assert item.slices.count() == 2
+
+
+def test_an_id_that_links_name_does_not_change(linked):
+    item, a, _ = linked
+    _refused("UPDATE reviews_item SET id = %s WHERE id = %s", [MISSING, item.pk])
+    _refused("UPDATE reviews_slice SET id = %s WHERE id = %s", [MISSING, a.pk])
+
+
+def test_deleting_through_the_orm_takes_the_links_with_it(linked):
+    item, a, _ = linked
+    a.delete()
+    assert list(item.slices.values_list("name", flat=True)) == ["b"]
+    item.delete()
+    assert not ItemSlice.objects.exists()
+    project = ProjectFactory()
+    other = ItemFactory(project=project)
+    other.slices.add(Slice.objects.create(project=project, name="c"))
+    project.delete()
+    assert not ItemSlice.objects.exists()
