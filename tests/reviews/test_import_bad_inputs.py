@@ -58,7 +58,7 @@ def test_the_snapshot_covers_the_models_the_issue_names(db):
         "Answer",
     ):
         assert f"reviews.{name}" in labels
-    assert "reviews.Item_slices" in labels  # the item <-> slice links
+    assert "reviews.ItemSlice" in labels  # the item <-> slice links
 
 
 @pytest.fixture(scope="module")
