@@ -3,12 +3,14 @@ from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
-def _ensure_history_triggers(sender, using, **kwargs):
+def _ensure_triggers(sender, using, **kwargs):
+    """SQLite drops a table's triggers when a migration rebuilds it: put them back."""
     from django.db import connections
 
-    from reviews.history_triggers import ensure_triggers
+    from reviews import history_triggers, link_triggers
 
-    ensure_triggers(connections[using])
+    history_triggers.ensure_triggers(connections[using])
+    link_triggers.ensure_triggers(connections[using])
 
 
 class ReviewsConfig(AppConfig):
@@ -23,7 +25,7 @@ class ReviewsConfig(AppConfig):
 
         connection_created.connect(register_sqlite_function, dispatch_uid="evalsite-history")
         post_migrate.connect(
-            _ensure_history_triggers, sender=self, dispatch_uid="evalsite-history-triggers"
+            _ensure_triggers, sender=self, dispatch_uid="evalsite-history-triggers"
         )
         # The readers in reviews.formats know no Django: hand them the configured limits.
         limits.configure(

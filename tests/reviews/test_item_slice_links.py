@@ -5,6 +5,7 @@ names, whichever way the rows are written: the ORM, raw SQL, or the import's COP
 import pytest
 from django.db import IntegrityError, connection, transaction
 
+from reviews import link_triggers
 from reviews.models import Item, ItemSlice, Slice
 from reviews.services.bulk_insert import insert_rows
 from tests.factories import ItemFactory, ProjectFactory
@@ -87,3 +88,21 @@ def test_deleting_through_the_orm_takes_the_links_with_it(linked):
     other.slices.add(Slice.objects.create(project=project, name="c"))
     project.delete()
     assert not ItemSlice.objects.exists()
+
+
+def test_a_sqlite_table_rebuild_gets_the_triggers_back(linked):
+    """SQLite drops triggers with the table a migration rebuilds; post-migrate restores them."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite rebuilds tables; PostgreSQL keeps triggers through ALTER TABLE")
+    item, _, _ = linked
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER reviews_item_links_delete")
+    link_triggers.ensure_triggers(connection)
+    _refused("DELETE FROM reviews_item WHERE id = %s", [item.pk])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_test_suites_wipe_passes_the_triggers():
+    """Linked rows left for the wipe between transactional tests (a failed wipe errors here)."""
+    item = ItemFactory()
+    item.slices.add(Slice.objects.create(project=item.project, name="left"))

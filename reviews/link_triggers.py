@@ -1,0 +1,159 @@
+"""`Item.slices`' links (`ItemSlice`) checked by triggers once a statement, not by foreign keys
+once a row.
+
+A 100k-item import writes ~230k links; PostgreSQL checked each foreign key of each in its own
+query at the COMMIT: 40% of the import's server time (bench/README.md). These triggers refuse
+what the foreign keys refused, whoever writes (ORM, raw SQL, the import's COPY):
+
+* a link naming an item or slice that does not exist (PostgreSQL: one query a statement over
+  its new rows, which locks the rows it names FOR KEY SHARE as a foreign key does, so a
+  concurrent delete waits for this transaction, then fails);
+* deleting an item or slice that links still name (the ORM deletes the links first, as
+  `on_delete=CASCADE` says), and changing an item's or slice's id.
+
+All raise an `IntegrityError`. SQLite has no statement triggers: row triggers, which cost
+little there, and which the test suite's wipe passes (`history_triggers.history_unlocked`, as
+for history). A rebuild of a table by a SQLite migration drops its triggers: `ensure_triggers`
+puts them back after every `migrate`, as for history. Only a TRUNCATE of the item or slice
+table alone escapes them (nothing in Evalsite truncates; the test suite's PostgreSQL wipe
+truncates every table at once).
+"""
+
+from __future__ import annotations
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+from reviews.history_triggers import SQLITE_FUNCTION
+
+# The transition tables have no statistics: without these settings the planner hashed the
+# whole item table for every COPY of links. An index look-up per distinct id is the right plan.
+_PLAN = "SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan = off"
+
+
+def _pg_refs_exist() -> str:
+    checks = "".join(
+        f"""
+  IF (SELECT count(DISTINCT {column}) FROM new_links)
+     <> (SELECT count(*) FROM (SELECT t.id FROM {table} AS t
+         WHERE t.id IN (SELECT {column} FROM new_links) FOR KEY SHARE OF t) AS locked) THEN
+    RAISE foreign_key_violation USING MESSAGE =
+      'insert or update on table "reviews_item_slices" names a missing row of "{table}"';
+  END IF;"""
+        for column, table in (("item_id", "reviews_item"), ("slice_id", "reviews_slice"))
+    )
+    return f"""CREATE OR REPLACE FUNCTION reviews_item_slices_refs_exist() RETURNS trigger
+LANGUAGE plpgsql {_PLAN} AS $$
+BEGIN{checks}
+  RETURN NULL;
+END $$"""
+
+
+def _pg_unlinked(table: str, column: str) -> str:
+    return f"""CREATE OR REPLACE FUNCTION {table}_unlinked() RETURNS trigger
+LANGUAGE plpgsql {_PLAN} AS $$
+BEGIN
+  IF EXISTS (SELECT FROM gone JOIN reviews_item_slices AS l ON l.{column} = gone.id) THEN
+    RAISE foreign_key_violation USING MESSAGE =
+      'delete on table "{table}" leaves links in "reviews_item_slices"';
+  END IF;
+  RETURN NULL;
+END $$"""
+
+
+_PG_ID_UNCHANGED = """CREATE OR REPLACE FUNCTION reviews_id_unchanged() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE foreign_key_violation USING MESSAGE =
+    format('the id of a row of "%s" does not change (item slice links name it)', TG_TABLE_NAME);
+END $$"""
+
+_REFERENCED = (("reviews_item", "item_id"), ("reviews_slice", "slice_id"))
+
+
+def _postgresql() -> list[str]:
+    statements = [_pg_refs_exist(), _PG_ID_UNCHANGED]
+    for op in ("insert", "update"):
+        statements.append(
+            f"CREATE TRIGGER reviews_item_slices_{op} AFTER {op.upper()} ON reviews_item_slices "
+            "REFERENCING NEW TABLE AS new_links "
+            "FOR EACH STATEMENT EXECUTE FUNCTION reviews_item_slices_refs_exist()"
+        )
+    for table, column in _REFERENCED:
+        statements += [
+            _pg_unlinked(table, column),
+            f"CREATE TRIGGER {table}_links_delete AFTER DELETE ON {table} "
+            f"REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION {table}_unlinked()",
+            f"CREATE TRIGGER {table}_id_unchanged BEFORE UPDATE OF id ON {table} FOR EACH ROW "
+            "WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION reviews_id_unchanged()",
+        ]
+    return statements
+
+
+def _sqlite() -> list[str]:
+    missing = (
+        "NOT EXISTS (SELECT 1 FROM reviews_item WHERE id = NEW.item_id) "
+        "OR NOT EXISTS (SELECT 1 FROM reviews_slice WHERE id = NEW.slice_id)"
+    )
+    statements = [
+        f"CREATE TRIGGER IF NOT EXISTS reviews_item_slices_{op.lower()} BEFORE {op} "
+        f"ON reviews_item_slices WHEN {missing} BEGIN SELECT RAISE(ABORT, "
+        "'FOREIGN KEY constraint failed: reviews_item_slices names a missing row'); END"
+        for op in ("INSERT", "UPDATE")
+    ]
+    for table, column in _REFERENCED:
+        statements += [
+            f"CREATE TRIGGER IF NOT EXISTS {table}_links_delete BEFORE DELETE ON {table} "
+            f"WHEN NOT {SQLITE_FUNCTION}() "
+            f"AND EXISTS (SELECT 1 FROM reviews_item_slices WHERE {column} = OLD.id) "
+            f"BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: "
+            f"reviews_item_slices links name this row of {table}'); END",
+            f"CREATE TRIGGER IF NOT EXISTS {table}_id_unchanged BEFORE UPDATE OF id ON {table} "
+            f"WHEN OLD.id IS NOT NEW.id BEGIN SELECT RAISE(ABORT, "
+            f"'FOREIGN KEY constraint failed: the id of a row of {table} changed'); END",
+        ]
+    return statements
+
+
+def _drop(vendor: str) -> list[str]:
+    triggers = [
+        ("reviews_item_slices", "reviews_item_slices_insert"),
+        ("reviews_item_slices", "reviews_item_slices_update"),
+        *((t, f"{t}_{kind}") for t, _ in _REFERENCED for kind in ("links_delete", "id_unchanged")),
+    ]
+    if vendor == "sqlite":
+        return [f"DROP TRIGGER IF EXISTS {name}" for _, name in triggers]
+    functions = ["reviews_item_slices_refs_exist", "reviews_id_unchanged"]
+    functions += [f"{table}_unlinked" for table, _ in _REFERENCED]
+    return [f"DROP TRIGGER IF EXISTS {name} ON {table}" for table, name in triggers] + [
+        f"DROP FUNCTION IF EXISTS {name}()" for name in functions
+    ]
+
+
+_CREATE = {"postgresql": _postgresql, "sqlite": _sqlite}
+
+
+def migration_operation():
+    """The RunPython that creates the triggers (and drops them going back)."""
+    from django.db import migrations
+
+    def forward(apps, schema_editor):
+        build = _CREATE.get(schema_editor.connection.vendor)
+        for sql in build() if build else []:
+            schema_editor.execute(sql, params=None)  # the bodies hold a literal %
+
+    def backward(apps, schema_editor):
+        for sql in _drop(schema_editor.connection.vendor):
+            schema_editor.execute(sql, params=None)
+
+    return migrations.RunPython(forward, backward)
+
+
+def ensure_triggers(connection: BaseDatabaseWrapper) -> None:
+    """Re-create missing SQLite triggers (a table rebuild drops them); no-op elsewhere."""
+    if connection.vendor != "sqlite":
+        return
+    if "reviews_item_slices" not in connection.introspection.table_names():
+        return  # migrated to before 0018
+    with connection.cursor() as cursor:
+        for sql in _sqlite():
+            cursor.execute(sql)
