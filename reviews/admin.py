@@ -209,6 +209,13 @@ class ItemAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        # The admin hides a many-to-many with its own `through` model; ItemSlice is only the
+        # link table (no columns of its own), so slices stay editable here as before.
+        if db_field.name == "slices":
+            return db_field.formfield(**kwargs)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
     def get_form(self, request, obj=None, **kwargs):
         form = super().get_form(request, obj, **kwargs)
         if obj is not None and "slices" in form.base_fields:

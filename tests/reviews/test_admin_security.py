@@ -82,6 +82,9 @@ def test_item_admin_offers_only_its_own_projects_slices(client, approved):  # no
     response = client.post(url, {"title": approved.title, "slices": [theirs.pk]})
     assert response.status_code == 200  # the form again, with its error
     assert not approved.slices.exists()
+    ours = Slice.objects.create(project=approved.project, name="ours")
+    assert client.post(url, {"title": approved.title, "slices": [ours.pk]}).status_code == 302
+    assert list(approved.slices.all()) == [ours]
 
 
 @pytest.fixture
