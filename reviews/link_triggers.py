@@ -31,6 +31,7 @@ _PLAN = "SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan
 
 
 def _pg_refs_exist() -> str:
+    # Only this module's constant table and column names are interpolated, here and below.
     checks = "".join(
         f"""
   IF (SELECT count(DISTINCT {column}) FROM new_links)
@@ -38,7 +39,7 @@ def _pg_refs_exist() -> str:
          WHERE t.id IN (SELECT {column} FROM new_links) FOR KEY SHARE OF t) AS locked) THEN
     RAISE foreign_key_violation USING MESSAGE =
       'insert or update on table "reviews_item_slices" names a missing row of "{table}"';
-  END IF;"""
+  END IF;"""  # noqa: S608
         for column, table in (("item_id", "reviews_item"), ("slice_id", "reviews_slice"))
     )
     return f"""CREATE OR REPLACE FUNCTION reviews_item_slices_refs_exist() RETURNS trigger
@@ -102,7 +103,7 @@ def _sqlite() -> list[str]:
     ]
     for table, column in _REFERENCED:
         statements += [
-            f"CREATE TRIGGER IF NOT EXISTS {table}_links_delete BEFORE DELETE ON {table} "
+            f"CREATE TRIGGER IF NOT EXISTS {table}_links_delete BEFORE DELETE ON {table} "  # noqa: S608
             f"WHEN NOT {SQLITE_FUNCTION}() "
             f"AND EXISTS (SELECT 1 FROM reviews_item_slices WHERE {column} = OLD.id) "
             f"BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: "

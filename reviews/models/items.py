@@ -114,6 +114,9 @@ class ItemSlice(models.Model):
         db_table = "reviews_item_slices"
         unique_together = [("item", "slice")]  # also the index by item
 
+    def __str__(self):
+        return f"{self.item_id} in {self.slice_id}"
+
 
 class ItemSource(models.Model):
     """One cited artifact of an item: a document, optionally narrowed to a page."""
