@@ -82,7 +82,7 @@ class EvalsiteTarget:
         work = self.work / f"{self.database}-{size}"
         (work / "static").mkdir(parents=True, exist_ok=True)
         env = _environment(self._url(size), work)
-        self.slug = f"bench-{size}"
+        self.slug, self.size = f"bench-{size}", size
         setup = subprocess.run(
             [sys.executable, "-m", "bench._evalsite_setup", "--slug", self.slug,
              "--raters", str(raters)],
@@ -111,10 +111,14 @@ class EvalsiteTarget:
         self.held: dict[int, int] = {}  # rater index -> the item it claimed
         return result
 
-    def close(self) -> None:
+    def close(self, *, discard: bool = False) -> None:
+        """Stop the server; `discard` also deletes a SQLite file (the next `open` of this size
+        starts afresh; a PostgreSQL database is dropped by the set-up anyway)."""
         for client in (self.admin, *self.raters):
             client.close()
         self.server.stop()
+        if discard and self.database == "sqlite":
+            Path(self._url(self.size).removeprefix("sqlite:///")).unlink()
 
     def _import(self, base: str, token: str, size: int, body: bytes) -> dict:
         """The JSONL body in one streamed request, every item asked `QUESTIONS` on arrival."""

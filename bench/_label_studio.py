@@ -121,8 +121,11 @@ class LabelStudio:
             raise RuntimeError(f"Label Studio imported {imported.json()} of {size} tasks")
         return {"import": size / (took / 1000)}
 
-    def close(self) -> None:
-        """The project stays; the server stops with the context manager."""
+    def close(self, *, discard: bool = False) -> None:
+        """The project stays (the server stops with the context manager) unless `discard`:
+        then it is deleted, so Label Studio's next import finds a database of the same size."""
+        if discard:
+            checked(self.api.delete(f"/api/projects/{self.pk}/", timeout=600), 204)
 
     def list(self) -> float:
         start = time.perf_counter()

@@ -29,6 +29,7 @@ def test_every_figure_is_measured_on_evalsite(capsys):
         assert got[key] > 0, (key, got)
     out = capsys.readouterr().out
     assert "| 12 | submit & next, ms |" in out
+    assert "Evalsite SQLite import 3 of 12:" in out  # the median of three, a fresh file each
     assert "Label Studio was unavailable (not asked for): no ratios claimed." in out
 
 
