@@ -171,9 +171,7 @@ def _imports(targets, size: int, repeats: int, imports: int, opened: list, loads
     return {name: statistics.median(r) for name, r in rates.items()}
 
 
-def _measure(
-    targets, sizes: list[int], repeats: int, imports: int = 3
-) -> tuple[dict, list[str]]:
+def _measure(targets, sizes: list[int], repeats: int, imports: int = 3) -> tuple[dict, list[str]]:
     results = {t.name: {} for t in targets}
     loads = []
     for size in sizes:
