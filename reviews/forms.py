@@ -2,9 +2,12 @@ from django import forms
 from django.utils.text import slugify
 
 from reviews import evidence
+from reviews.formats import limits
 from reviews.models import Decision, Project, Question, ResolutionRule, decisions_for
 from reviews.services.answers import AnswerInput
 from reviews.services.batches import SELECTIONS as BATCH_SELECTIONS
+from reviews.services.import_questions import split_requests
+from reviews.services.imports import import_formats, import_options
 from reviews.services.projects import SETTINGS_FIELDS
 from reviews.services.tokens import DEFAULT_LIFETIME, LIFETIMES
 
@@ -201,3 +204,38 @@ class TokenForm(forms.Form):
         initial=str(DEFAULT_LIFETIME),
         required=False,
     )
+
+
+class ImportUploadForm(forms.Form):
+    """The upload page: a file, its format (detected from the file when blank) and the options
+    an import takes (record kind, judge, as generated, questions asked of every item)."""
+
+    file = forms.FileField(error_messages={"required": "Choose a file to import."})
+    format = forms.CharField(required=False)
+    kind = forms.CharField(required=False)
+    judge = forms.CharField(required=False)
+    as_generated = forms.BooleanField(required=False)
+    questions = forms.CharField(required=False)
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > limits.current().file_bytes:  # refused before a byte is stored
+            raise forms.ValidationError(
+                f"{upload.name}: {limits.message('file_bytes', 'its size', upload.size)}."
+            )
+        return upload
+
+    def clean_format(self) -> str:
+        chosen = self.cleaned_data["format"]
+        if chosen and chosen not in import_formats():
+            raise forms.ValidationError(f"Unknown format {chosen!r}.")
+        return chosen
+
+    def options(self) -> dict:
+        data = self.cleaned_data
+        return import_options(
+            kind=data["kind"],
+            judge=data["judge"],
+            as_generated=data["as_generated"],
+            questions=split_requests(data["questions"]),
+        )

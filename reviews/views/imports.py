@@ -6,11 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import project_for_user
-from reviews.formats import limits
+from reviews.forms import ImportUploadForm
 from reviews.models import ImportJob, Item, Role
 from reviews.services.import_jobs import RetryRefused, import_job_retry, import_job_start
-from reviews.services.import_questions import split_requests
-from reviews.services.imports import count_rows, import_formats, import_options
+from reviews.services.imports import count_rows, import_formats
 from reviews.services.job_progress import job_stalled, records_done
 from reviews.tasks import run_import_job
 
@@ -19,32 +18,19 @@ from reviews.tasks import run_import_job
 def import_upload(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     if request.method == "POST":
-        upload = request.FILES.get("file")
-        fmt = request.POST.get("format", "")
-        options = import_options(
-            kind=request.POST.get("kind", "").strip(),
-            judge=request.POST.get("judge", "").strip(),
-            as_generated=bool(request.POST.get("as_generated")),
-            questions=split_requests(request.POST.get("questions", "")),
-        )
-        if upload is None:
-            messages.error(request, "Choose a file to import.")
-        elif fmt and fmt not in import_formats():
-            messages.error(request, f"Unknown format {fmt!r}.")
-        elif upload.size > limits.current().file_bytes:
-            messages.error(
-                request, f"{upload.name}: {limits.message('file_bytes', 'its size', upload.size)}."
-            )
-        else:
+        form = ImportUploadForm(request.POST, request.FILES)
+        if form.is_valid():
             job = import_job_start(
                 actor=request.user,
                 project=access.project,
-                upload=upload,
-                format=fmt,
-                options=options,
+                upload=form.cleaned_data["file"],
+                format=form.cleaned_data["format"],
+                options=form.options(),
             )
             transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
             return redirect("import_job", slug, job.pk)
+        for errors in form.errors.values():
+            messages.error(request, " ".join(errors))
     jobs = ImportJob.objects.filter(project=access.project).select_related("created_by")[:20]
     return render(
         request,

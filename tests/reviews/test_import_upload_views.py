@@ -1,5 +1,6 @@
 """Uploading a file: a background job (run inline in tests) with progress and a final report."""
 
+import html
 import json
 
 import pytest
@@ -150,3 +151,26 @@ def test_a_job_whose_worker_died_is_failed_and_retried(
     # A job that is still running, or succeeded, is not retried.
     again = client.post(reverse("import_job_retry", args=[project.slug, retry.pk]))
     assert again.status_code == 302 and ImportJob.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("post", "says"),
+    [
+        ({}, "Choose a file to import."),
+        ({"content": b"{}", "format": "junk"}, "Unknown format 'junk'."),
+        ({"content": b"x" * 2_000}, "big.jsonl: its size"),
+    ],
+)
+def test_an_upload_refused_by_the_form_starts_no_job(client, project, post, says):
+    from reviews.formats import limits
+
+    client.force_login(member(project, Role.ADMIN))
+    url = reverse("import_upload", args=[project.slug])
+    data = {k: v for k, v in post.items() if k != "content"}
+    if "content" in post:
+        data["file"] = SimpleUploadedFile("big.jsonl", post["content"])
+    with limits.overridden(file_bytes=1_000):
+        response = client.post(url, data, follow=True)
+    assert response.status_code == 200
+    assert says in html.unescape(response.content.decode())
+    assert not ImportJob.objects.exists()
