@@ -24,9 +24,7 @@ class ReviewsConfig(AppConfig):
         from reviews.history_triggers import register_sqlite_function
 
         connection_created.connect(register_sqlite_function, dispatch_uid="evalsite-history")
-        post_migrate.connect(
-            _ensure_triggers, sender=self, dispatch_uid="evalsite-history-triggers"
-        )
+        post_migrate.connect(_ensure_triggers, sender=self, dispatch_uid="evalsite-triggers")
         # The readers in reviews.formats know no Django: hand them the configured limits.
         limits.configure(
             limits.Limits(**{f: getattr(settings, name) for f, name in limits.SETTINGS.items()})

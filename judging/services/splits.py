@@ -29,7 +29,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from judging.models import HeldOutAccess, HumanLabel, ItemSplit, Split, SplitDraw
-from reviews.models import Answer, Item, Project, QuestionKind, Resolution
+from reviews.models import Answer, Item, ItemSlice, Project, QuestionKind, Resolution
 from reviews.signals import project_data_changed
 
 SPLIT_CHOICES = ("held_out", "calibration", "all")
@@ -60,7 +60,7 @@ def draw_rank(seed: int, external_id: str) -> str:
 def strata_of(items: QuerySet) -> dict[tuple[str, ...], list[tuple[str, int]]]:
     """Stratum (sorted slice names) -> [(external id, pk)] of `items`."""
     names: dict[int, list[str]] = {}
-    links = Item.slices.through.objects.filter(item__in=items).values_list("item_id", "slice__name")
+    links = ItemSlice.objects.filter(item__in=items).values_list("item_id", "slice__name")
     for item_id, name in links:
         names.setdefault(item_id, []).append(name)
     strata: dict[tuple[str, ...], list[tuple[str, int]]] = {}

@@ -20,6 +20,7 @@ from reviews.models import (
     Event,
     EventKind,
     Item,
+    ItemSlice,
     ItemSource,
     ItemStatus,
     Slice,
@@ -177,7 +178,7 @@ class ItemBatch:
             context.created.add(pk)
         context.items_named(pks.values())
         insert_rows(
-            Item.slices.through,
+            ItemSlice,
             ("item_id", "slice_id"),
             (
                 (pks[record.item_id], self._slice(name).pk)
