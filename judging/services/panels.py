@@ -76,16 +76,3 @@ def panel_decide(*, panel: Panel, split: str = "all", actor=None) -> PanelResult
         )
         result.sent = sent.questions_created
     return result
-
-
-def inconsistent_pairs(*, criterion) -> list[int]:
-    """Items where some judge's verdict on a pair changed with the display order (AB vs BA,
-    mapped back to the original answers): position bias, worth a human look."""
-    seen: dict[tuple[int, int, int], set[str]] = defaultdict(set)
-    rows = Verdict.objects.filter(criterion=criterion).exclude(display_order="")
-    for item_id, judge_id, sample, label in rows.values_list(
-        "item_id", "judge_id", "sample", "label"
-    ):
-        if label != UNPARSED:
-            seen[(item_id, judge_id, sample)].add(label)
-    return sorted({key[0] for key, labels in seen.items() if len(labels) > 1})

@@ -6,7 +6,8 @@ Selections:
 - `calibration_sample`: n items of the calibration split, stratified by slice (proportional
   allocation, largest remainders; inside a stratum, the same seeded hash order as the split);
 - `held_out`: every held-out item;
-- `chosen`: the items a caller names (a panel's ties and dissent, inconsistent pairs).
+- `inconsistent_pairs`: pairwise items where some judge's verdict changed with the display order;
+- `chosen`: the items a caller names (a panel's ties and dissent).
 
 Idempotent: an item that already has the question is left as it is. Items that get a new question
 are re-opened (status `open`) so raters are offered them. Raters stay blind: the question is a
@@ -17,11 +18,13 @@ question's `reason` stays empty, since "the judge was unsure" would be a hint to
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Count
 
+from judging.formats.replies import UNPARSED
 from judging.models import Criterion, Split, Verdict
 from judging.services.criteria import question_snapshot
 from judging.services.splits import (
@@ -35,7 +38,7 @@ from judging.services.splits import (
 from reviews.models import Item, Project, QuestionKind
 from reviews.services.items import QuestionSpec, questions_add
 
-SELECTIONS = ("split_votes", "calibration_sample", "held_out")
+SELECTIONS = ("split_votes", "calibration_sample", "held_out", "inconsistent_pairs")
 CHOSEN = "chosen"
 CHUNK = 1000
 
@@ -64,6 +67,19 @@ def split_vote_items(*, criterion: Criterion) -> list[int]:
         .values_list("item_id", flat=True)
     )
     return sorted(set(rows))
+
+
+def inconsistent_pair_items(*, criterion: Criterion) -> list[int]:
+    """Items where some judge's verdict on a pair changed with the display order (AB vs BA,
+    mapped back to the original answers): position bias, worth a human look."""
+    seen: dict[tuple[int, int, int], set[str]] = defaultdict(set)
+    rows = Verdict.objects.filter(criterion=criterion).exclude(display_order="")
+    for item_id, judge_id, sample, label in rows.values_list(
+        "item_id", "judge_id", "sample", "label"
+    ):
+        if label != UNPARSED:
+            seen[(item_id, judge_id, sample)].add(label)
+    return sorted({key[0] for key, labels in seen.items() if len(labels) > 1})
 
 
 def allocate(sizes: dict, n: int) -> dict:
@@ -108,6 +124,8 @@ def _select(project, criterion, selection, n, seed, item_ids=None) -> list[int]:
         return sorted(ids)
     if selection == "split_votes":
         return split_vote_items(criterion=criterion)
+    if selection == "inconsistent_pairs":
+        return inconsistent_pair_items(criterion=criterion)
     if current_draw(project) is None:
         raise SplitError(f"no split has been drawn for {project.slug!r}: draw it first")
     split_extend(project=project)

@@ -1,7 +1,7 @@
 """What every management command does with its options: find the named rows, report errors.
 
-A missing project, user or named row (a judge, a panel) and a refused service call end the
-command with one line naming what was wrong (a `CommandError`, exit status 1), never a
+A missing project, user or named row (a judge, a panel), options a page's form refuses and a
+refused service call end the command with one line naming what was wrong (a `CommandError`, exit status 1), never a
 traceback. A command about one project is a `ProjectCommand`: it takes `--project SLUG` and
 works on the row; one that prints a report is a `ReportCommand` (`--format markdown|json`,
 `--seed`).
@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from reviews.forms import errors_text
 from reviews.models import Project
 
 
@@ -40,6 +41,14 @@ def user_or_error(username: str | None):
     if user is None:
         raise CommandError(f"No user named {username!r}.")
     return user
+
+
+def form_or_error(form) -> dict:
+    """The cleaned data of a bound form (the same one the page posts), or the command's error
+    naming each refused field: a command's options pass the page's rules, no looser."""
+    if not form.is_valid():
+        raise CommandError(errors_text(form))
+    return form.cleaned_data
 
 
 @contextmanager

@@ -77,7 +77,7 @@ def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, 
     from django.core.management import call_command
 
     from judging.models import Criterion, Verdict
-    from judging.services.panels import inconsistent_pairs
+    from judging.services.send_to_humans import inconsistent_pair_items
     from tests.judging.run_helpers import judge
 
     labelled_project(project, tmp_path, n=2)
@@ -96,7 +96,7 @@ def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, 
     orders = set(Verdict.objects.values_list("display_order", "label"))
     assert orders == {("AB", "A"), ("BA", "B")}
     criterion = Verdict.objects.first().criterion
-    assert len(inconsistent_pairs(criterion=criterion)) == 2
+    assert len(inconsistent_pair_items(criterion=criterion)) == 2
     out = StringIO()
     call_command("send_to_humans", "--project", project.slug, "--criterion", "preference",
                  "--inconsistent-pairs", stdout=out)  # fmt: skip

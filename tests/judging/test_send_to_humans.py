@@ -135,3 +135,25 @@ def test_command(project, correctness, capsys):
             "--calibration-sample",
             "3",
         )
+
+
+@pytest.mark.parametrize(
+    "options, error",
+    [
+        (
+            ["--criterion", "nope", "--split-votes"],
+            "criterion: this project has no criterion 'nope'",
+        ),
+        (
+            ["--criterion", "correctness", "--calibration-sample", "0", "--seed", "1"],
+            "how many: Ensure this value is greater than or equal to 1",
+        ),
+    ],
+)
+def test_command_options_pass_the_dashboard_form(project, correctness, options, error):
+    """The command's options go through the page's form: the same refusals, nothing written."""
+    split_draw(actor=None, project=project, seed=1)
+    questions = Question.objects.count()
+    with pytest.raises(CommandError, match=error):
+        call_command("send_to_humans", "--project", project.slug, *options)
+    assert Question.objects.count() == questions
