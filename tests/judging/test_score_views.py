@@ -9,6 +9,7 @@ from django.urls import reverse
 from judging.models import ScoreRun
 from reviews.models import Role
 from tests.factories import member
+from tests.helpers import bearer
 from tests.judging.helpers import referenced_item
 from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
 
@@ -78,25 +79,20 @@ def test_roles(client, project, outsider):
     assert ScoreRun.objects.count() == 1
 
 
-def bearer(user):
-    from reviews.services.tokens import token_create
-
-    _, secret = token_create(actor=user, name="test")
-    return {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
-
-
 def test_api_scores_and_reads_back(client, project):
     referenced_item(project, "inv-1", INVOICE_ROWS)
     admin = member(project, Role.ADMIN)
     url = f"/api/projects/{project.slug}/score-runs"
     body = {"records": invoice_predictions()}
-    response = client.post(url, json.dumps(body), content_type="application/json", **bearer(admin))
+    response = client.post(
+        url, json.dumps(body), content_type="application/json", headers=bearer(admin)
+    )
     assert response.status_code == 201, response.content
     created = response.json()
     stages = {c["stage_id"]: c for c in created["report"]["sections"][0]["cases"]}
     assert stages["total"]["failure_context"] == "upstream_or_combined"
     assert stages["total"]["record"] == "record 2"
-    read = client.get(f"{url}/{created['id']}", **bearer(admin))
+    read = client.get(f"{url}/{created['id']}", headers=bearer(admin))
     assert read.status_code == 200 and read.json()["report"] == created["report"]
 
 
@@ -111,7 +107,7 @@ def test_api_provisional_figures_are_labelled_apart(client, project):
         f"/api/projects/{project.slug}/score-runs",
         json.dumps(body),
         content_type="application/json",
-        **bearer(member(project, Role.ADMIN)),
+        headers=bearer(member(project, Role.ADMIN)),
     )
     assert response.status_code == 201, response.content
     truth, provisional = response.json()["report"]["sections"]
@@ -132,7 +128,7 @@ def test_api_bad_record_is_named_and_nothing_is_stored(client, project):
         f"/api/projects/{project.slug}/score-runs",
         json.dumps(body),
         content_type="application/json",
-        **bearer(admin),
+        headers=bearer(admin),
     )
     assert response.status_code == 422
     assert response.json()["error"] == {
@@ -149,10 +145,13 @@ def test_api_roles(client, project, outsider):
     body = json.dumps({"records": []})
     rater = member(project, Role.RATER)
     assert (
-        client.post(url, body, content_type="application/json", **bearer(rater)).status_code == 403
+        client.post(url, body, content_type="application/json", headers=bearer(rater)).status_code
+        == 403
     )
     assert (
-        client.post(url, body, content_type="application/json", **bearer(outsider)).status_code
+        client.post(
+            url, body, content_type="application/json", headers=bearer(outsider)
+        ).status_code
         == 404
     )
 

@@ -40,8 +40,9 @@ print("RETRY", client.post(f"/p/kill/imports/{job.pk}/retry/").status_code)
 KEPT_OUT = ("reviews_importjob", "django_tasks_database", "django_session", "axes_", "sqlite_")
 
 
-def row_counts(db) -> dict[str, int]:
-    """Rows in every table the import could write (not the job and task bookkeeping)."""
+def file_row_counts(db) -> dict[str, int]:
+    """Rows in every table of the SQLite file `db` the import could write (not the job and task
+    bookkeeping): read with sqlite3, since the site runs in other processes."""
     tables = [t for (t,) in query(db, "select name from sqlite_master where type = 'table'")]
     return {
         t: query(db, f'select count(*) from "{t}"')[0][0]
@@ -72,7 +73,7 @@ def test_killed_worker_leaves_nothing_and_retry_imports(tmp_path):
     manage(env, "shell", "-c", "from django.contrib.auth import get_user_model; "
            "get_user_model().objects.create_user('ada', password='x')")  # fmt: skip
     manage(env, "add_member", "--project", "kill", "ada", "--role", "admin")
-    before = row_counts(db)
+    before = file_row_counts(db)
     manage(env, "shell", "-c", START.format(path=str(items)))
 
     first = worker(env)
@@ -88,7 +89,7 @@ def test_killed_worker_leaves_nothing_and_retry_imports(tmp_path):
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
     assert query(db, "select status from reviews_importjob") == [("running",)]
-    assert row_counts(db) == before, "the killed import left rows behind"
+    assert file_row_counts(db) == before, "the killed import left rows behind"
 
     time.sleep(1.5)  # the dead worker's heartbeat goes stale (IMPORT_STALE_SECONDS=1)
     page = manage(env, "shell", "-c", BROWSE).stdout
