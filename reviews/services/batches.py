@@ -2,7 +2,8 @@
 
 The pull queue (raters claim the next item) is the default; a batch pins chosen items to chosen
 raters, e.g. a seeded random sample with overlap 3 for calibration. Pre-assigned places count
-against the item's overlap like claims do, so the two never over-assign an item.
+against the item's overlap like claims do, so the two never over-assign an item. With a gold
+share, each rater's batch gets that share of gold items mixed in, blind (`gold_queue`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from reviews.models import (
 )
 from reviews.services.assignment import holding_count
 from reviews.services.events import events_record
+from reviews.services.gold_queue import gold_mixed_into_batch
 
 SELECTIONS = ("slice", "count", "sample")
 
@@ -89,6 +91,7 @@ def batch_create(
     count: int = 0,
     seed: int | None = None,
     overlap: int | None = None,
+    rng: random.Random | None = None,
 ) -> AssignmentBatch:
     """Assign the chosen open items to `raters`, each item to `overlap` of them, round robin.
 
@@ -96,22 +99,10 @@ def batch_create(
     items nobody was assigned yet: an item already claimed or answered keeps the overlap its
     raters were assigned under (lowering it would strand the submitted answers, which were
     counted against the old number and never re-checked), and the batch fills its free places.
+    Gold items are mixed in at random places (`rng`: seeded by a sample's seed, so the batch
+    can be drawn again).
     """
-    if selection not in SELECTIONS:
-        raise ValidationError(f"Choose how to select items: {', '.join(SELECTIONS)}.")
-    rater_ids = set(
-        Membership.objects.filter(project=project, role=Role.RATER, user__in=raters).values_list(
-            "user_id", flat=True
-        )
-    )
-    if not raters or rater_ids != {r.pk for r in raters}:
-        raise ValidationError("Every chosen person must be a rater in this project.")
-    if overlap is not None and overlap < 1:
-        raise ValidationError("Overlap must be at least 1.")
-    if overlap is not None and overlap > len(raters):
-        raise ValidationError(
-            f"Overlap {overlap} needs at least {overlap} raters in the batch ({len(raters)} chosen)."
-        )
+    _batch_check(project, raters, selection=selection, overlap=overlap)
     if selection == "sample" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # recorded, so the draw can be repeated
     items = _chosen_items(
@@ -131,7 +122,41 @@ def batch_create(
         created_by=actor,
         selection={"how": selection, "slice": slice_name, "count": count, "seed": seed},
     )
-    ordered = sorted(raters, key=lambda r: r.pk)
+    created, kept = _places(items, sorted(raters, key=lambda r: r.pk), batch, overlap)
+    if rng is None:
+        rng = random.Random(f"gold {seed}") if seed is not None else random.SystemRandom()
+    created = gold_mixed_into_batch(project=project, batch=batch, assigned=created, rng=rng)
+    gold = sum(place.gold for place in created)
+    noted = {"kept_overlap": kept} if kept and overlap is not None else {}
+    if noted or gold:
+        batch.selection = {**batch.selection, **noted, **({"gold": gold} if gold else {})}
+        batch.save(update_fields=["selection"])
+    Assignment.objects.bulk_create(created)  # in order: claimed_at orders each rater's places
+    events_record(kind=EventKind.ASSIGNED, actor=actor, lines=_assigned_lines(batch, created))
+    return batch
+
+
+def _batch_check(project, raters, *, selection: str, overlap: int | None) -> None:
+    if selection not in SELECTIONS:
+        raise ValidationError(f"Choose how to select items: {', '.join(SELECTIONS)}.")
+    rater_ids = set(
+        Membership.objects.filter(project=project, role=Role.RATER, user__in=raters).values_list(
+            "user_id", flat=True
+        )
+    )
+    if not raters or rater_ids != {r.pk for r in raters}:
+        raise ValidationError("Every chosen person must be a rater in this project.")
+    if overlap is not None and overlap < 1:
+        raise ValidationError("Overlap must be at least 1.")
+    if overlap is not None and overlap > len(raters):
+        raise ValidationError(
+            f"Overlap {overlap} needs at least {overlap} raters in the batch ({len(raters)} chosen)."
+        )
+
+
+def _places(items, raters, batch, overlap) -> tuple[list[Assignment], list[str]]:
+    """The batch's places on `items`, and the external ids of the items already started (which
+    keep their overlap); items nobody started take the batch's overlap."""
     started = set(
         Assignment.objects.filter(item__in=items)
         .exclude(status__in=(AssignmentStatus.EXPIRED, AssignmentStatus.SKIPPED))
@@ -142,21 +167,15 @@ def batch_create(
         if overlap is not None and item.overlap != overlap and item.pk not in started:
             item.overlap = overlap
             item.save(update_fields=["overlap", "updated_at"])
-        created += _assign(item, ordered, start=index, batch=batch, limit=item.effective_overlap)
-    kept = [item.external_id for item in items if item.pk in started]
-    if kept and overlap is not None:
-        batch.selection = {**batch.selection, "kept_overlap": kept}
-        batch.save(update_fields=["selection"])
-    Assignment.objects.bulk_create(created)
-    events_record(
-        kind=EventKind.ASSIGNED,
-        actor=actor,
-        lines=(
-            (a.item_id, {"how": "batch", "batch": batch.name, "rater": a.rater.get_username()})
-            for a in created
-        ),
-    )
-    return batch
+        created += _assign(item, raters, start=index, batch=batch, limit=item.effective_overlap)
+    return created, [item.external_id for item in items if item.pk in started]
+
+
+def _assigned_lines(batch, created):
+    """The timeline's line per place (admins read it; raters never see an item's timeline)."""
+    for place in created:
+        how = "gold" if place.gold else "batch"
+        yield place.item_id, {"how": how, "batch": batch.name, "rater": place.rater.get_username()}
 
 
 def _assign(item, raters, *, start: int, batch, limit: int) -> list[Assignment]:

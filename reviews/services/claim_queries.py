@@ -20,7 +20,7 @@ def current_claim(*, rater, project: Project, now) -> Assignment | None:
         " WHERE a.rater_id = %s AND i.project_id = %s"
         " AND (a.status = %s OR (a.status = %s AND a.lease_expires_at >= %s))"
         " AND (i.status = %s OR a.gold = %s)"
-        " ORDER BY a.status, a.claimed_at LIMIT 1",
+        " ORDER BY a.status, a.claimed_at, a.id LIMIT 1",
         [
             rater.pk,
             project.pk,

@@ -1,13 +1,17 @@
-"""Gold items served blind in the pull queue.
+"""Gold items served blind, in the pull queue and in pre-assigned batches.
 
 A gold item is already settled (its known answer is snapshotted in its latest `GoldMark`).
-With the project's `gold_share` above 0, `assignment_claim_next` serves one with that probability: an
-ordinary `Assignment` with `gold=True` (only the server knows; the rater's page, URL and
-markup are those of any item). Its answers are scored against the known answer
-(`rater_quality`) and never take part in the item's resolution or agreement figures.
+With the project's `gold_share` above 0, `assignment_claim_next` serves one with that probability,
+and `batch_create` mixes that share into each rater's batch: an ordinary `Assignment` with
+`gold=True` (only the server knows; the rater's page, URL and markup are those of any item).
+Its answers are scored against the known answer (`rater_quality`) and never take part in the
+item's resolution or agreement figures.
 """
 
 from __future__ import annotations
+
+import math
+from collections import defaultdict
 
 from django.db import IntegrityError, transaction
 
@@ -16,11 +20,8 @@ from reviews.services.assignment_open import assignment_open
 from reviews.services.rater_quality import gold_items
 
 
-def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment | None:
-    """A new claim on a gold item the rater has never held, picked at random; or None."""
-    gold = gold_items(project)
-    if not gold:
-        return None
+def gold_unseen(*, rater, gold) -> list[int]:
+    """The gold items (pks in `gold`) the rater has never held, in pk order."""
     held = Assignment.objects.filter(rater=rater, item_id__in=gold).exclude(
         status=AssignmentStatus.EXPIRED
     )
@@ -31,7 +32,13 @@ def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment 
         .order_by("pk")
         .values_list("pk", flat=True)
     )
-    candidates = list(unseen)
+    return list(unseen)
+
+
+def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment | None:
+    """A new claim on a gold item the rater has never held, picked at random; or None."""
+    gold = gold_items(project)
+    candidates = gold_unseen(rater=rater, gold=gold) if gold else []
     if not candidates:
         return None
     item = Item.objects.get(pk=rng.choice(candidates))
@@ -42,3 +49,32 @@ def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment 
             )
     except IntegrityError:
         return None
+
+
+def gold_mixed_into_batch(
+    *, project: Project, batch, assigned: list[Assignment], rng
+) -> list[Assignment]:
+    """A batch's new `assigned` places with gold items mixed in, blind: a rater with n places
+    gets n * s / (1 - s) gold items, rounded half up, they never held (so about s of their batch is gold,
+    s the project's gold share; all of them at s = 1), each at a random place in their order.
+    A rater with no ordinary place gets none, as the pull queue serves gold only while ordinary
+    items wait. Returned in the order to insert: the queue serves a rater's places in it."""
+    share = project.gold_share
+    gold = gold_items(project) if share and assigned else {}
+    if not gold:
+        return assigned
+    by_rater: dict[int, list[Assignment]] = defaultdict(list)
+    for place in assigned:
+        by_rater[place.rater_id].append(place)
+    mixed = []
+    for own in by_rater.values():
+        rater = own[0].rater
+        unseen = gold_unseen(rater=rater, gold=gold)
+        wanted = len(unseen) if share >= 1 else math.floor(len(own) * share / (1 - share) + 0.5)
+        for pk in rng.sample(unseen, min(wanted, len(unseen))):
+            place = Assignment(
+                item_id=pk, rater=rater, batch=batch, status=AssignmentStatus.ASSIGNED, gold=True
+            )
+            own.insert(rng.randrange(len(own) + 1), place)
+        mixed += own
+    return mixed

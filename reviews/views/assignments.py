@@ -30,17 +30,7 @@ def assignments(request, slug):
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
         else:
-            n = batch.assignments.count()
-            kept = batch.selection.get("kept_overlap", [])
-            note = (
-                f" {len(kept)} item{'s' * (len(kept) != 1)} already in progress kept the overlap"
-                " their raters were assigned under."
-                if kept
-                else ""
-            )
-            messages.success(
-                request, f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created.{note}"
-            )
+            messages.success(request, _created_message(batch))
         return redirect("assignments", slug)
     return render(
         request,
@@ -55,3 +45,19 @@ def assignments(request, slug):
             "has_raters": Membership.objects.filter(project=project, role=Role.RATER).exists(),
         },
     )
+
+
+def _created_message(batch) -> str:
+    n = batch.assignments.count()
+    kept = batch.selection.get("kept_overlap", [])
+    gold = batch.selection.get("gold", 0)
+    message = f"Batch {batch.name}: {n} assignment{'s' * (n != 1)} created"
+    if gold:
+        message += f", {gold} of them gold check{'s' * (gold != 1)} mixed in blind"
+    message += "."
+    if kept:
+        message += (
+            f" {len(kept)} item{'s' * (len(kept) != 1)} already in progress kept the overlap"
+            " their raters were assigned under."
+        )
+    return message

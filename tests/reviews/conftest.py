@@ -1,6 +1,7 @@
 """What tests/reviews modules share: the queue and batch tests' items and raters
-(test_workflow_queue.py, test_workflow_batches.py), the demo evidence files as bytes (the
-evidence tests), and assert rewriting for bad_imports.py.
+(test_workflow_queue.py, test_workflow_batches.py), gold items (test_gold_queue.py,
+test_gold_batches.py), the demo evidence files as bytes (the evidence tests), and assert
+rewriting for bad_imports.py.
 
 A module that needs another set of raters defines its own `raters`, which takes precedence.
 """
@@ -9,7 +10,11 @@ import pytest
 
 from reviews.demo import documents as demo_evidence
 from reviews.models import Role
-from tests.factories import ItemFactory, member
+from reviews.services.rater_quality import gold_mark
+from tests.factories import ItemFactory, ProjectFactory, member
+
+# The one field of the gold tests' items: two candidates, rated "1290" to make it gold.
+TOTAL = {"$.total": ["1,200.00", "1,290.00"]}
 
 # Its asserts are the bad-import tests' own: pytest explains them as it does a test's.
 pytest.register_assert_rewrite("tests.reviews.bad_imports")
@@ -36,3 +41,26 @@ def statement() -> bytes:
 def receipt() -> bytes:
     """The demo receipt: a PNG."""
     return demo_evidence.receipt_png()
+
+
+@pytest.fixture
+def gold_project(db):
+    return ProjectFactory(overlap=1)
+
+
+@pytest.fixture
+def make_gold(gold_project, review_item, rate):
+    """make_gold(n) → n items rated "1290" by rita (overlap 1: resolved) and marked gold."""
+    rita = member(gold_project, Role.RATER, username="rita")
+
+    def make(n, **kwargs):
+        items = []
+        for _ in range(n):
+            item = review_item(gold_project, TOTAL, **kwargs)
+            rate(rita, item, {"$.total": "1290"})
+            gold_mark(actor=None, item=item)
+            items.append(item)
+        return items
+
+    make.rita = rita
+    return make

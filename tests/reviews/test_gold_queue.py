@@ -20,11 +20,11 @@ from reviews.selectors import answers_for_adjudication
 from reviews.services.approval import approval_record
 from reviews.services.assignment import assignment_claim_next, assignment_skip
 from reviews.services.rater_quality import gold_mark, rater_quality
-from tests.factories import PASSWORD, ProjectFactory, member
+from tests.factories import PASSWORD, member
+from tests.reviews.conftest import TOTAL
 
 pytestmark = pytest.mark.django_db
 
-TOTAL = {"$.total": ["1,200.00", "1,290.00"]}
 
 
 class Draws(random.Random):
@@ -40,29 +40,6 @@ class Draws(random.Random):
 
     def getrandbits(self, k):  # keeps `choice` off `random()`: only gold-or-not draws recorded
         return super().getrandbits(k)
-
-
-@pytest.fixture
-def gold_project(db):
-    return ProjectFactory(overlap=1)
-
-
-@pytest.fixture
-def make_gold(gold_project, review_item, rate):
-    """make_gold(n) → n items rated "1290" by rita (overlap 1: resolved) and marked gold."""
-    rita = member(gold_project, Role.RATER, username="rita")
-
-    def make(n, **kwargs):
-        items = []
-        for _ in range(n):
-            item = review_item(gold_project, TOTAL, **kwargs)
-            rate(rita, item, {"$.total": "1290"})
-            gold_mark(actor=None, item=item)
-            items.append(item)
-        return items
-
-    make.rita = rita
-    return make
 
 
 def test_claims_are_gold_with_the_projects_share(gold_project, make_gold, review_item):
