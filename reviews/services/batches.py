@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -131,7 +131,13 @@ def batch_create(
     if noted or gold:
         batch.selection = {**batch.selection, **noted, **({"gold": gold} if gold else {})}
         batch.save(update_fields=["selection"])
-    Assignment.objects.bulk_create(created)  # in order: claimed_at orders each rater's places
+    try:  # in order: claimed_at orders each rater's places
+        Assignment.objects.bulk_create(created)
+    except IntegrityError:  # the rater claimed a gold item (not locked: it is not open) meanwhile
+        raise ValidationError(
+            "A rater claimed one of these items while the batch was being made; nothing was "
+            "assigned. Create the batch again."
+        ) from None
     events_record(kind=EventKind.ASSIGNED, actor=actor, lines=_assigned_lines(batch, created))
     return batch
 

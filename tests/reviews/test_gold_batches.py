@@ -6,7 +6,15 @@ import random
 import pytest
 from django.urls import reverse
 
-from reviews.models import Assignment, AssignmentStatus, Event, EventKind, Resolution, Role
+from reviews.models import (
+    Assignment,
+    AssignmentBatch,
+    AssignmentStatus,
+    Event,
+    EventKind,
+    Resolution,
+    Role,
+)
 from reviews.services.assignment import assignment_claim_next, assignment_skip
 from reviews.services.batches import batch_create
 from reviews.services.rater_quality import rater_quality
@@ -141,3 +149,33 @@ def test_the_batch_page_says_how_many_gold_checks(client, gold_project, make_gol
         response.content.decode()
     )
     assert "2 gold" in response.content.decode()
+
+
+def test_a_gold_item_claimed_meanwhile_refuses_the_whole_batch(
+    gold_project, make_gold, review_item, two_raters, monkeypatch
+):
+    """Gold items are not open, so a batch does not lock them: the rater's own claim of one,
+    between the batch's choice and its insert, refuses the batch cleanly and writes nothing."""
+    from django.core.exceptions import ValidationError
+
+    import reviews.services.batches as batches
+
+    make_gold(2)
+    review_item(gold_project, TOTAL)
+    gold_project.gold_share = 0.5
+    gold_project.save()
+    gus = two_raters[0]
+    mix = batches.gold_mixed_into_batch
+
+    def claimed_meanwhile(**kwargs):
+        places = mix(**kwargs)
+        taken = next(place for place in places if place.gold)
+        Assignment.objects.create(item_id=taken.item_id, rater=gus, gold=True)
+        return places
+
+    monkeypatch.setattr(batches, "gold_mixed_into_batch", claimed_meanwhile)
+    before = (Assignment.objects.count(), gus.assignments.count())
+    with pytest.raises(ValidationError, match="nothing was assigned"):
+        _batch(gold_project, [gus], 1, rng=random.Random(1))
+    assert (Assignment.objects.count(), gus.assignments.count()) == before
+    assert not AssignmentBatch.objects.filter(project=gold_project).exists()
