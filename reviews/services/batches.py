@@ -99,8 +99,7 @@ def batch_create(
     items nobody was assigned yet: an item already claimed or answered keeps the overlap its
     raters were assigned under (lowering it would strand the submitted answers, which were
     counted against the old number and never re-checked), and the batch fills its free places.
-    Gold items are mixed in at random places (`rng`: seeded by a sample's seed, so the batch
-    can be drawn again).
+    Gold items are mixed in at random places (`rng`: seeded by a sample's seed).
     """
     _batch_check(project, raters, selection=selection, overlap=overlap)
     if selection == "sample" and seed is None:
@@ -126,11 +125,7 @@ def batch_create(
     if rng is None:
         rng = random.Random(f"gold {seed}") if seed is not None else random.SystemRandom()
     created = gold_mixed_into_batch(project=project, batch=batch, assigned=created, rng=rng)
-    gold = sum(place.gold for place in created)
-    noted = {"kept_overlap": kept} if kept and overlap is not None else {}
-    if noted or gold:
-        batch.selection = {**batch.selection, **noted, **({"gold": gold} if gold else {})}
-        batch.save(update_fields=["selection"])
+    _note(batch, kept=kept if overlap is not None else [], gold=sum(p.gold for p in created))
     try:  # in order: claimed_at orders each rater's places
         Assignment.objects.bulk_create(created)
     except IntegrityError:  # the rater claimed a gold item (not locked: it is not open) meanwhile
@@ -140,6 +135,14 @@ def batch_create(
         ) from None
     events_record(kind=EventKind.ASSIGNED, actor=actor, lines=_assigned_lines(batch, created))
     return batch
+
+
+def _note(batch, *, kept: list[str], gold: int) -> None:
+    """Record on the batch the items that kept their overlap and how many gold places it has."""
+    noted = {**({"kept_overlap": kept} if kept else {}), **({"gold": gold} if gold else {})}
+    if noted:
+        batch.selection = {**batch.selection, **noted}
+        batch.save(update_fields=["selection"])
 
 
 def _batch_check(project, raters, *, selection: str, overlap: int | None) -> None:
