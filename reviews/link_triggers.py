@@ -14,9 +14,10 @@ what the foreign keys refused, whoever writes (ORM, raw SQL, the import's COPY):
 All raise an `IntegrityError`. SQLite has no statement triggers: row triggers, which cost
 little there, and which the test suite's wipe passes (`history_triggers.history_unlocked`, as
 for history). A rebuild of a table by a SQLite migration drops its triggers: `ensure_triggers`
-puts them back after every `migrate`, as for history. Only a TRUNCATE of the item or slice
-table alone escapes them (nothing in Evalsite truncates; the test suite's PostgreSQL wipe
-truncates every table at once).
+puts them back after every `migrate`, as for history. On PostgreSQL a TRUNCATE of the item or
+slice table that leaves links (the table alone, or with CASCADE, which follows foreign keys
+only) is refused after it (migration 0019); truncating the links too, as the test suite's wipe
+truncates every table at once, passes. SQLite has no TRUNCATE.
 """
 
 from __future__ import annotations
@@ -69,6 +70,18 @@ BEGIN
 END $$"""
 
 _REFERENCED = (("reviews_item", "item_id"), ("reviews_slice", "slice_id"))
+
+# AFTER TRUNCATE runs once every table of the statement is truncated: a link left then names a
+# row that is gone.
+_PG_TRUNCATED = """CREATE OR REPLACE FUNCTION reviews_item_slices_truncated() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT FROM reviews_item_slices) THEN
+    RAISE foreign_key_violation USING MESSAGE =
+      format('truncate of "%s" leaves links in "reviews_item_slices"', TG_TABLE_NAME);
+  END IF;
+  RETURN NULL;
+END $$"""
 
 
 def _postgresql() -> list[str]:
@@ -130,23 +143,51 @@ def _drop(vendor: str) -> list[str]:
     ]
 
 
-_CREATE = {"postgresql": _postgresql, "sqlite": _sqlite}
+def _truncate(vendor: str) -> list[str]:
+    if vendor != "postgresql":
+        return []
+    return [_PG_TRUNCATED] + [
+        f"CREATE TRIGGER {table}_links_truncate AFTER TRUNCATE ON {table} "
+        "FOR EACH STATEMENT EXECUTE FUNCTION reviews_item_slices_truncated()"
+        for table, _ in _REFERENCED
+    ]
+
+
+def _truncate_drop(vendor: str) -> list[str]:
+    if vendor != "postgresql":
+        return []
+    return [f"DROP TRIGGER IF EXISTS {t}_links_truncate ON {t}" for t, _ in _REFERENCED] + [
+        "DROP FUNCTION IF EXISTS reviews_item_slices_truncated()"
+    ]
+
+
+def _create(vendor: str) -> list[str]:
+    build = {"postgresql": _postgresql, "sqlite": _sqlite}.get(vendor)
+    return build() if build else []
+
+
+def _run_python(create, drop):
+    """A RunPython executing `create(vendor)`'s statements (and `drop(vendor)`'s going back)."""
+    from django.db import migrations
+
+    def run(statements):
+        def step(apps, schema_editor):
+            for sql in statements(schema_editor.connection.vendor):
+                schema_editor.execute(sql, params=None)  # the bodies hold a literal %
+
+        return step
+
+    return migrations.RunPython(run(create), run(drop))
 
 
 def migration_operation():
-    """The RunPython that creates the triggers (and drops them going back)."""
-    from django.db import migrations
+    """Migration 0018's: the link triggers."""
+    return _run_python(_create, _drop)
 
-    def forward(apps, schema_editor):
-        build = _CREATE.get(schema_editor.connection.vendor)
-        for sql in build() if build else []:
-            schema_editor.execute(sql, params=None)  # the bodies hold a literal %
 
-    def backward(apps, schema_editor):
-        for sql in _drop(schema_editor.connection.vendor):
-            schema_editor.execute(sql, params=None)
-
-    return migrations.RunPython(forward, backward)
+def truncate_operation():
+    """Migration 0019's: a TRUNCATE that leaves links refused (PostgreSQL)."""
+    return _run_python(_truncate, _truncate_drop)
 
 
 def ensure_triggers(connection: BaseDatabaseWrapper) -> None:

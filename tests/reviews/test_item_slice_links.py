@@ -90,6 +90,37 @@ def test_deleting_through_the_orm_takes_the_links_with_it(linked):
     assert not ItemSlice.objects.exists()
 
 
+def _constraints_checked_now() -> None:
+    """The fixture's deferred key checks run now: PostgreSQL truncates no table with pending
+    trigger events (the test's transaction stands in for a finished one)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+@pytest.mark.parametrize(
+    "truncate",
+    ["TRUNCATE reviews_slice", "TRUNCATE reviews_item CASCADE", "TRUNCATE reviews_slice CASCADE"],
+)
+def test_a_truncate_that_leaves_links_is_refused(linked, truncate):
+    """CASCADE follows foreign keys, and the links have none (PostgreSQL; SQLite has no
+    TRUNCATE, and its DELETE without WHERE fires the row triggers)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's TRUNCATE")
+    item, a, _ = linked
+    _constraints_checked_now()
+    _refused(truncate, [])
+    assert item.slices.count() == 2
+
+
+def test_a_truncate_that_takes_the_links_too_passes(linked):
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's TRUNCATE")
+    _constraints_checked_now()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("TRUNCATE reviews_slice, reviews_item_slices")
+    assert not Slice.objects.exists() and not ItemSlice.objects.exists()
+
+
 def test_a_sqlite_table_rebuild_gets_the_triggers_back(linked):
     """SQLite drops triggers with the table a migration rebuilds; post-migrate restores them."""
     if connection.vendor != "sqlite":
