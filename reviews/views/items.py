@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import item_for_overseer, project_for_user
-from reviews.forms import AnswerChoiceForm
+from reviews.forms import AnswerChoiceForm, ItemListForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
 from reviews.selectors import (
@@ -37,15 +37,8 @@ OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 @require_safe
 def item_list(request, slug):
     access = project_for_user(request.user, slug, roles=OVERSEERS)
-    status = request.GET.get("status") if request.GET.get("status") in ItemStatus.values else None
-    query = request.GET.get("q", "").strip()[:100]
-    page = items_page(
-        project=access.project,
-        status=status,
-        query=query,
-        after=_positive_int(request.GET.get("after")),
-        before=_positive_int(request.GET.get("before")),
-    )
+    filters = ItemListForm(request.GET).filters()
+    page = items_page(project=access.project, **filters)
     return render(
         request,
         "reviews/item_list.html",
@@ -53,15 +46,11 @@ def item_list(request, slug):
             "access": access,
             "project": access.project,
             "page": page,
-            "status": status,
-            "query": query,
+            "status": filters["status"],
+            "query": filters["query"],
             "statuses": ItemStatus.choices,
         },
     )
-
-
-def _positive_int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and len(value) < 19 else None
 
 
 @require_safe

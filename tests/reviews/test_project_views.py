@@ -237,3 +237,22 @@ def test_a_rater_with_an_item_in_progress_resumes_it(client, project, rater):
     assert "Start reviewing" in client.get(home).content.decode()
     assert assignment_claim_next(rater=rater, project=project) is not None
     assert "Resume reviewing" in client.get(home).content.decode()
+
+
+@pytest.mark.parametrize(
+    "query, shown",
+    [
+        ("?status=adjudication", {"adj-1"}),
+        ("?q=open", {"open-1"}),
+        ("?after=-1&before=abc&status=bogus", {"open-1", "adj-1"}),  # ignored, never a 500
+        (f"?after={10**30}&q={'x' * 5000}", set()),  # bounded: a huge id and a long search
+    ],
+)
+def test_the_item_list_filters_parse_through_a_form(client, project, query, shown):
+    ItemFactory(project=project, external_id="open-1")
+    ItemFactory(project=project, external_id="adj-1", status=ItemStatus.ADJUDICATION)
+    client.force_login(member(project, Role.ADMIN))
+    response = client.get(reverse("item_list", args=[project.slug]) + query)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert {name for name in ("open-1", "adj-1") if name in page} == shown
