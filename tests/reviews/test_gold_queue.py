@@ -26,7 +26,6 @@ from tests.reviews.conftest import TOTAL
 pytestmark = pytest.mark.django_db
 
 
-
 class Draws(random.Random):
     """A seeded rng that remembers what `random()` returned (the gold-or-not draws)."""
 
