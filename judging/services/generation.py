@@ -147,9 +147,9 @@ def _start(runs: dict[str, Run]) -> dict[str, tuple[Run, object]]:
     return started
 
 
-def _review(case, evidence: Evidence, fields, outcome, producer: str) -> dict:
-    """The FORMATS §2 file of one case (with the producer, a key §2 imports keep): it imports
-    and exports like any."""
+def _review(case, folder: str, evidence: Evidence, fields, outcome, producer: str) -> dict:
+    """The FORMATS §2 file of one case (with the producer, a key §2 imports keep), its evidence
+    in `folder` beside it: it imports and exports like any."""
     claims = [rest[0] for status, *rest in outcome.values() if status == "agreed"]
     items = [
         {"path": path, "reason": status, "candidates": rest[0], "decision": None, "value": None}
@@ -164,7 +164,7 @@ def _review(case, evidence: Evidence, fields, outcome, producer: str) -> dict:
         "sources": [
             {
                 "artifact_id": _page_id(p),
-                "path": f"{case}/{evidence.path.name}",
+                "path": f"{folder}/{evidence.path.name}",
                 "authority": "evidence",
                 "metadata": {"page": p},
             }
@@ -306,15 +306,17 @@ def _result(name: str, case: _Case) -> CaseResult:
 
 def _import(project, cases: dict[str, _Case], fields, actor) -> ImportReport | None:
     """The cases' review files written beside a copy of their evidence, imported by reviews'
-    own import service (the same rules, rows, questions and events as any review file)."""
+    own import service (the same rules, rows, questions and events as any review file). Each
+    case's folder is numbered: a case id is an item's, any text (`../x`, `/x`), never a path."""
     if not cases:
         return None
     with tempfile.TemporaryDirectory(prefix="generated-") as tmp:
         lines = []
-        for name, case in cases.items():
-            (Path(tmp) / name).mkdir()
-            shutil.copyfile(case.evidence.path, Path(tmp) / name / case.evidence.path.name)
-            review = _review(name, case.evidence, fields, case.outcome, case.producer)
+        for number, (name, case) in enumerate(cases.items(), start=1):
+            folder = f"case-{number}"
+            (Path(tmp) / folder).mkdir()
+            shutil.copyfile(case.evidence.path, Path(tmp) / folder / case.evidence.path.name)
+            review = _review(name, folder, case.evidence, fields, case.outcome, case.producer)
             lines.append(json.dumps(review, ensure_ascii=False))
         target = Path(tmp) / "generated.jsonl"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")

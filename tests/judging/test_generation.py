@@ -258,3 +258,29 @@ def test_reconcile_field_by_field():
     union = reconcile(paths, three, 1.0, union=True)
     assert union["$.y"][0] == "agreed"  # "A" and "a" compare equal, c said nothing
     assert union["$.x"][0] == "disagreement" and union["$.z"][0] == "omitted_by_all"
+
+
+@pytest.mark.parametrize("escape", ["relative", "absolute"])
+def test_a_case_id_that_is_a_path_writes_nothing_outside_the_generation_folder(
+    project, tmp_path, escape
+):
+    """An item whose case id reads as a path (`../x`, `/x`) already cites the evidence: its
+    generated files stay in the generation's own folder, and the case keeps its id."""
+    from reviews.models import ItemSource
+    from reviews.services.documents import StoredFiles, document_for_bytes
+
+    evidence = statement(tmp_path)
+    target = tmp_path / "outside" / "escaped"
+    target.parent.mkdir()
+    case = str(target) if escape == "absolute" else f"../../../../../../..{target}"
+    item = Item.objects.create(project=project, external_id=case, title="hostile")
+    document, _ = document_for_bytes(
+        evidence.read_bytes(), name="statement.pdf", written=StoredFiles()
+    )
+    ItemSource.objects.create(item=item, artifact_id="p1", document=document, path="s.pdf", page=1)
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        generate(project, tmp_path, srv)
+    assert not target.exists()
+    assert list((tmp_path / "outside").iterdir()) == []
+    reference = Reference.objects.get(item=item, authority="generated")
+    assert {r["path"] for r in reference.rows} == {"$.currency", "$.account"}
