@@ -12,6 +12,7 @@ from judging.views import (
     scores,
     setup,
 )
+from reviews import converters
 
 
 def _choice(*words):
@@ -27,6 +28,7 @@ def _choice(*words):
     )
 
 
+converters.register()  # <id:...>: a row id, at most 18 digits (a longer one is 404)
 register_converter(_choice("md", "json"), "report_format")
 register_converter(_choice("svg", "png", "csv"), "chart_format")
 register_converter(_choice("confusion", "reliability"), "chart_kind")
@@ -39,9 +41,9 @@ dashboard_patterns = [
     path("split/", setup.draw_split, name="dashboard_split"),
     path("send/", setup.send_items_to_humans, name="dashboard_send"),
     path("criteria/<path:name>/", dashboard.criterion_page, name="dashboard_criterion"),
-    path("items/<int:item_pk>/", item.dashboard_item, name="dashboard_item"),
+    path("items/<id:item_pk>/", item.dashboard_item, name="dashboard_item"),
     path("disagreements/", disagreements.disagreement_list, name="dashboard_disagreements"),
-    path("disagreements/<int:item_pk>/tag/", disagreements.disagreement_tag, name="dashboard_tag"),
+    path("disagreements/<id:item_pk>/tag/", disagreements.disagreement_tag, name="dashboard_tag"),
     path("failures/", disagreements.failure_analysis, name="dashboard_failures"),
     path("report.<report_format:fmt>", exports.dashboard_report, name="dashboard_report"),
     path(
@@ -70,13 +72,13 @@ run_patterns = [
 score_patterns = [
     path("", scores.score_list, name="score_list"),
     path("upload/", scores.score_upload, name="score_upload"),
-    path("<int:pk>/", scores.score_run, name="score_run"),
+    path("<id:pk>/", scores.score_run, name="score_run"),
 ]
 
 # Under p/<slug>/: judges and their runs, ground-truth generation, scores, the dashboard.
 project_patterns = [
     path("judges/", include(judge_patterns)),
-    path("runs/<int:pk>/", include(run_patterns)),
+    path("runs/<id:pk>/", include(run_patterns)),
     path("generate/", generate.generate, name="generate"),
     path("scores/", include(score_patterns)),
     path("baselines/run/", scores.baseline_start, name="baseline_start"),

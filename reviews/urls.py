@@ -1,5 +1,6 @@
 from django.urls import include, path
 
+from reviews import converters
 from reviews.views import (
     assignments,
     batch_approval,
@@ -15,6 +16,8 @@ from reviews.views import (
     tokens,
 )
 
+converters.register()  # <id:...>: a row id, at most 18 digits (a longer one is 404)
+
 # Under p/<slug>/items/<item_pk>/: one item's pages and the posts its forms make.
 item_patterns = [
     path("", items.item_detail, name="item_detail"),
@@ -25,18 +28,18 @@ item_patterns = [
     path("submit/", review.item_submit, name="review_submit"),
     path("skip/", review.item_skip, name="review_skip"),
     path(
-        "questions/<int:question_pk>/adjudicate/",
+        "questions/<id:question_pk>/adjudicate/",
         items.question_adjudicate,
         name="question_adjudicate",
     ),
-    path("questions/<int:question_pk>/answer/", review.answer_save, name="answer_save"),
+    path("questions/<id:question_pk>/answer/", review.answer_save, name="answer_save"),
 ]
 
 # Under p/<slug>/documents/<sha256>/pages/: evidence pages, their words, a quote's boxes.
 page_patterns = [
-    path("<int:page>.img", evidence.page_image, name="evidence_page"),
-    path("<int:page>/words.json", evidence.page_words, name="evidence_words"),
-    path("<int:page>/locate.json", evidence.page_locate, name="evidence_locate"),
+    path("<id:page>.img", evidence.page_image, name="evidence_page"),
+    path("<id:page>/words.json", evidence.page_words, name="evidence_words"),
+    path("<id:page>/locate.json", evidence.page_locate, name="evidence_locate"),
 ]
 
 # Under p/<slug>/: everything inside one project.
@@ -47,16 +50,16 @@ project_patterns = [
     path("instructions/", projects.project_instructions, name="project_instructions"),
     path("settings/", projects.project_settings, name="project_settings"),
     path("members/", members.members, name="members"),
-    path("members/<int:user_pk>/remove/", members.member_remove, name="member_remove"),
+    path("members/<id:user_pk>/remove/", members.member_remove, name="member_remove"),
     path("items/", items.item_list, name="item_list"),
-    path("items/<int:item_pk>/", include(item_patterns)),
+    path("items/<id:item_pk>/", include(item_patterns)),
     path("adjudication/", items.work_queue, {"kind": "adjudication"}, name="adjudication_queue"),
     path("approvals/", items.work_queue, {"kind": "approval"}, name="approval_queue"),
     path("approvals/batch/", batch_approval.approval_batch, name="approval_batch"),
     path("assignments/", assignments.assignments, name="assignments"),
     path("imports/", imports.import_upload, name="import_upload"),
-    path("imports/<int:job_pk>/", imports.import_job, name="import_job"),
-    path("imports/<int:job_pk>/retry/", imports.import_job_retry_view, name="import_job_retry"),
+    path("imports/<id:job_pk>/", imports.import_job, name="import_job"),
+    path("imports/<id:job_pk>/retry/", imports.import_job_retry_view, name="import_job_retry"),
     path("export/", exports.project_export, name="project_export"),
     path("review/next/", queue.review_next, name="review_next"),
     path("documents/<str:sha256>/pages/", include(page_patterns)),
@@ -67,6 +70,6 @@ urlpatterns = [
     path("projects/new/", projects.project_new, name="project_new"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("account/tokens/", tokens.api_tokens, name="api_tokens"),
-    path("account/tokens/<int:pk>/revoke/", tokens.api_token_revoke, name="api_token_revoke"),
+    path("account/tokens/<id:pk>/revoke/", tokens.api_token_revoke, name="api_token_revoke"),
     path("p/<slug:slug>/", include(project_patterns)),
 ]

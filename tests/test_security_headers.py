@@ -20,6 +20,7 @@ pytestmark = pytest.mark.django_db
 SAMPLE = {
     "slug": "x",
     "int": 1,
+    "id": 1,
     "str": "a",
     "path": "a",
     "report_format": "md",
