@@ -34,7 +34,7 @@ class ScoreRunIn(Schema):
         False, description="Score cases without ground truth against the generated reference."
     )
     source_name: str = Field("API request", max_length=255)
-    seed: int = 0
+    seed: int = Field(0, ge=0, lt=2**63, description="Bootstrap seed: 0 to 2**63 - 1.")
 
 
 class ScoreRunOut(Schema):

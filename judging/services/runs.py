@@ -19,6 +19,9 @@ from reviews.signals import project_data_changed
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
 
 
+MAX_LIMIT = 2**31 - 1  # Run.limit's column
+
+
 class RunError(ValueError):
     """A run that cannot be started, cancelled or resumed; the message says why."""
 
@@ -51,8 +54,8 @@ def run_create(
         raise RunError("running on held-out items needs an explicit confirmation")
     if not 1 <= concurrency <= 64:
         raise RunError("concurrency: between 1 and 64")
-    if limit is not None and limit < 1:
-        raise RunError("limit: at least 1")
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        raise RunError(f"limit: at least 1, at most {MAX_LIMIT}")
     return Run.objects.create(
         project=config.project,
         version=chosen,

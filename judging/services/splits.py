@@ -83,6 +83,8 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
     """Draw (or, while nothing held-out is labelled, redraw) the project's split."""
     if not 0 < held_out_fraction < 1:
         raise SplitError(f"held_out_fraction must be between 0 and 1, got {held_out_fraction}")
+    if not -(2**63) <= seed < 2**63:
+        raise SplitError(f"seed: {seed} does not fit in 64 bits (at most 18 digits)")
     Project.objects.select_for_update().get(pk=project.pk)  # one draw at a time
     labelled = labelled_held_out_items(project)
     if labelled.exists():

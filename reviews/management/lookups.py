@@ -7,6 +7,7 @@ works on the row; one that prints a report is a `ReportCommand` (`--format markd
 `--seed`).
 """
 
+import argparse
 import json
 from contextlib import contextmanager
 
@@ -86,6 +87,17 @@ class ProjectCommand(BaseCommand):
         raise NotImplementedError
 
 
+def _seed(text: str) -> int:
+    """A bootstrap seed: a whole number from 0 to 2**63 - 1 (numpy takes no negative seed)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed < 2**63:
+        raise argparse.ArgumentTypeError(f"a whole number from 0 to 2**63 - 1, not {text!r}")
+    return seed
+
+
 class ReportCommand(ProjectCommand):
     """A project command that prints a report with bootstrap intervals: Markdown (default) or
     JSON with `--format`, the resampling seeded with `--seed` (default 0)."""
@@ -93,7 +105,7 @@ class ReportCommand(ProjectCommand):
     def create_parser(self, prog_name, subcommand, **kwargs):
         parser = super().create_parser(prog_name, subcommand, **kwargs)
         parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
-        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (default 0)")
         return parser
 
     def write_report(self, report: dict, *, format: str, markdown) -> None:

@@ -34,6 +34,7 @@ from reviews.services.events import events_record
 from reviews.services.gold_queue import gold_mixed_into_batch
 
 SELECTIONS = ("slice", "count", "sample")
+MAX_COUNT = 2**31 - 1  # more items than any batch holds
 
 
 def _placeable(project, raters):
@@ -62,6 +63,8 @@ def _placeable(project, raters):
 
 def _chosen_items(project, raters, *, selection: str, slice_name: str, count: int, seed):
     open_items = _placeable(project, raters)
+    # A count past every item takes them all: never a LIMIT past the database's 64 bits.
+    count = min(count, MAX_COUNT)
     if selection == "slice":
         if not slice_name:
             raise ValidationError("Choose a slice.")

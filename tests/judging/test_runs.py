@@ -137,6 +137,13 @@ def test_progress_estimates_cost_from_the_price_table(labelled, server):
     assert run_progress(run).percent == 100
 
 
+def test_a_limit_past_the_column_is_refused(labelled, server):
+    config = judge(labelled, server.url).config
+    with pytest.raises(RunError, match="at most 2147483647"):
+        run_create(config=config, split="all", confirm_held_out=True, limit=2**31)
+    assert not Run.objects.exists()
+
+
 def test_run_judge_errors_are_clear(labelled, server):
     with pytest.raises(CommandError, match="No judge 'j'"):
         run_judge(labelled)

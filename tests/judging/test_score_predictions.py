@@ -117,6 +117,15 @@ def test_bad_field_is_named(project, tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_negative_seed_is_refused_naming_it(project, tmp_path):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    path = write_jsonl(tmp_path / "preds.jsonl", invoice_predictions())
+    with pytest.raises(CommandError, match="--seed: .*-1"):
+        score(project, path, "--seed", "-1")
+    assert not ScoreRun.objects.exists()
+
+
+@pytest.mark.django_db
 def test_missing_file_and_project(project, tmp_path):
     with pytest.raises(CommandError, match="No such file"):
         score(project, tmp_path / "nope.jsonl")

@@ -140,6 +140,20 @@ def test_api_bad_record_is_named_and_nothing_is_stored(client, project):
     assert not ScoreRun.objects.exists()
 
 
+@pytest.mark.parametrize("seed", [-1, 2**63])
+def test_api_seed_out_of_range_is_named_and_nothing_is_stored(client, project, seed):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    response = client.post(
+        f"/api/projects/{project.slug}/score-runs",
+        json.dumps({"records": invoice_predictions(), "seed": seed}),
+        content_type="application/json",
+        headers=bearer(member(project, Role.ADMIN)),
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["path"] == "$.seed"
+    assert not ScoreRun.objects.exists()
+
+
 def test_api_roles(client, project, outsider):
     url = f"/api/projects/{project.slug}/score-runs"
     body = json.dumps({"records": []})

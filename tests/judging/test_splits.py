@@ -133,6 +133,15 @@ def test_fraction_must_be_strictly_between_0_and_1(project):
         split_draw(actor=None, project=project, seed=1, held_out_fraction=1.0)
 
 
+@pytest.mark.parametrize("seed", [2**63, -(2**63) - 1])
+def test_a_seed_past_64_bits_is_refused_naming_it(project, seed):
+    make_items(project, {(): 4})
+    with pytest.raises(SplitError, match="seed: .* 64 bits"):
+        split_draw(actor=None, project=project, seed=seed)
+    assert not ItemSplit.objects.exists()
+    assert split_draw(actor=None, project=project, seed=2**63 - 1).seed == 2**63 - 1
+
+
 def test_reading_held_out_figures_is_logged(project):
     make_items(project, {(): 4})
     split_draw(actor=None, project=project, seed=1)

@@ -36,6 +36,17 @@ def test_batch_by_count_takes_the_first_open_items_round_robin(project, items, r
     assert batch.name == "Batch of 3"
 
 
+@pytest.mark.parametrize("selection", ["count", "slice", "sample"])
+def test_a_count_past_every_item_takes_them_all(project, items, raters, selection):
+    """However large (past the database's 64 bits too), a count is no crash."""
+    chosen = Slice.objects.create(project=project, name="a")
+    for item in items:
+        item.slices.add(chosen)
+    batch = batch_create(actor=None, project=project, name="", raters=raters[:1],
+                         selection=selection, slice_name="a", count=10**20, seed=1)  # fmt: skip
+    assert batch.assignments.count() == len(items)
+
+
 def test_batch_never_over_assigns_an_item_raters_already_hold(project, raters):
     project.overlap = 2
     project.save()
