@@ -100,15 +100,15 @@ class GenerateForm(forms.Form):
         self.fields["readers"].choices = [(n, n) for n in sorted(set(names))]
 
     def clean_files(self):
-        """Checked by content (type, size, pages, pixels) before anything is queued."""
+        """Checked by content (type, size, pages, pixels) before anything is queued; an
+        upload over the size limit is refused on its size, before a byte is read."""
         from reviews.evidence import EvidenceError, inspect_evidence
 
         for upload in self.cleaned_data["files"]:
             try:
-                inspect_evidence(upload.read(), name=upload.name)
+                inspect_evidence(upload, name=upload.name)  # restores the upload's position
             except EvidenceError as exc:
                 raise forms.ValidationError(f"{upload.name}: {exc.reason}") from None
-            upload.seek(0)
         return self.cleaned_data["files"]
 
     def clean_fields(self):

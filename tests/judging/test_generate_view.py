@@ -88,3 +88,30 @@ def test_union_is_a_project_setting_shown_on_settings_and_generation_pages(clien
     assert project.generation_union is True
     page = client.get(reverse("generate", args=[project.slug])).content.decode()
     assert "<strong>on</strong>" in page and 'name="union"' not in page
+
+
+def test_an_oversize_file_is_refused_before_it_is_read(project, settings):
+    """The evidence limit is checked on the upload's size, not after reading it into memory."""
+    import io
+
+    from django.core.files.uploadedfile import InMemoryUploadedFile
+
+    from judging.forms import GenerateForm
+
+    reads = []
+
+    class Counting(io.BytesIO):
+        def read(self, *size):
+            reads.append(size)
+            return super().read(*size)
+
+    settings.EVIDENCE_MAX_BYTES = 1000
+    content = b"%PDF-1.7\n" + b"0" * 5000
+    upload = InMemoryUploadedFile(
+        Counting(content), "files", "big.pdf", "application/pdf", len(content), None
+    )
+    data = {"fields": "$.total", "instruction": "Read it.", "min_agreement": "1"}
+    form = GenerateForm(data, {"files": [upload]}, project=project)
+    assert not form.is_valid()
+    assert "big.pdf: is too large" in form.errors["files"][0]
+    assert reads == []
