@@ -225,20 +225,24 @@ class ItemAdmin(admin.ModelAdmin):
 
     @admin.action(description="Mark as gold (known answer from ground truth or resolutions)")
     def mark_gold(self, request, queryset):
-        marked = 0
-        for item in queryset:
-            try:
-                gold_mark(actor=request.user, item=item, gold=True)
-                marked += 1
-            except GoldError as error:
-                self.message_user(request, str(error), messages.ERROR)
+        marked = self._gold_mark(request, queryset, gold=True)
         self.message_user(request, f"{marked} item(s) marked as gold.")
 
     @admin.action(description="Take the gold mark back")
     def unmark_gold(self, request, queryset):
+        unmarked = self._gold_mark(request, queryset, gold=False)
+        self.message_user(request, f"{unmarked} item(s) are no longer gold.")
+
+    def _gold_mark(self, request, queryset, *, gold: bool) -> int:
+        """Each item through `gold_mark` (the project's admins only); refusals are shown."""
+        done = 0
         for item in queryset:
-            gold_mark(actor=request.user, item=item, gold=False)
-        self.message_user(request, f"{queryset.count()} item(s) are no longer gold.")
+            try:
+                gold_mark(actor=request.user, item=item, gold=gold)
+                done += 1
+            except GoldError as error:
+                self.message_user(request, str(error), messages.ERROR)
+        return done
 
 
 @admin.register(m.GoldMark)

@@ -216,3 +216,24 @@ def test_admin_action_marks_gold(client, project, review_item, rate, raters):
     assert "1 item(s) marked as gold." in text
     assert "no known answer to $.total" in text
     assert list(GoldMark.objects.values_list("item_id", flat=True)) == [resolved.pk]
+
+
+def test_admin_actions_refuse_staff_who_do_not_run_the_project(client, project, review_item):
+    """Staff given the item permissions, admin of no project: both actions say no, no 500."""
+    from django.contrib.auth.models import Permission
+
+    from tests.factories import UserFactory
+
+    item = review_item(project)
+    staff = UserFactory(is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(codename__endswith="_item"))
+    client.force_login(staff)
+    for action in ("mark_gold", "unmark_gold"):
+        response = client.post(
+            reverse("admin:reviews_item_changelist"),
+            {"action": action, "_selected_action": [item.pk]},
+            follow=True,
+        )
+        assert response.status_code == 200
+        assert f"Only the admins of {project.name}" in response.content.decode()
+    assert not GoldMark.objects.exists()
