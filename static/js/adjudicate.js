@@ -56,6 +56,8 @@
       return;
     }
     if (e.ctrlKey || e.metaKey || e.target.matches("input[type=text], textarea, select")) return;
+    // Enter on a focused link, button or summary activates it, as everywhere else.
+    if (e.key === "Enter" && e.target.closest("a[href], button, summary, [role=button]")) return;
     const li = focused();
     if (e.key === "n") {
       const reason = openForm(li) && openForm(li).querySelector("textarea[name=reason]");

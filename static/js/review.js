@@ -10,6 +10,10 @@
   let lastValueBox = null;
 
   const typing = (el) => el && (el.matches("input[type=text], textarea, select") || el.isContentEditable);
+  // Enter on a focused link, button or summary activates it (zoom, page, jump, note, next…);
+  // elsewhere, and on Submit itself (which waits for pending saves), it is "submit and next".
+  const activates = (el) =>
+    el && el.closest && el.closest("a[href], button, summary, [role=button]") && !el.closest("#submit-form");
 
   // Bring a question into view by scrolling the questions panel only: scrollIntoView would
   // scroll every ancestor, the page too, and hide the viewer's toolbar.
@@ -79,6 +83,7 @@
       if (e.key === "Escape") { e.target.blur(); if (current) current.focus(); }
       return;
     }
+    if (e.key === "Enter" && activates(e.target)) return;
     const li = current || questions()[0];
     const viewer = window.evidenceViewer;
     const keys = {
