@@ -2,7 +2,9 @@
 
 _SECTIONS = {
     "queue": ("my_queue", "review", "queue"),
-    "dashboards": ("dashboard", "criterion", "disagreement"),
+    "dashboards": ("dashboard", "project_dashboard", "criterion", "disagreement"),
+    # The user menu's pages (API tokens, password) belong to no section of the main navigation.
+    "": ("api_token", "password_change"),
 }
 
 

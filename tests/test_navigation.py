@@ -1,0 +1,29 @@
+"""The main navigation marks the section a page belongs to, and none for the user menu's pages."""
+
+import pytest
+from django.test import RequestFactory
+from django.urls import resolve
+
+from evalsite.context_processors import navigation
+
+
+@pytest.mark.parametrize(
+    ("path", "section"),
+    [
+        ("/projects/", "projects"),
+        ("/p/demo/items/", "projects"),
+        ("/queue/", "queue"),
+        ("/p/demo/items/1/review/", "queue"),
+        ("/dashboards/", "dashboards"),
+        ("/p/demo/dashboard/", "dashboards"),
+        ("/p/demo/dashboard/criteria/faithful/", "dashboards"),
+        ("/p/demo/dashboard/disagreements/", "dashboards"),
+        ("/p/demo/dashboard/failures/", "dashboards"),
+        ("/account/tokens/", ""),
+        ("/accounts/password/", ""),
+    ],
+)
+def test_each_page_marks_its_section(path, section):
+    request = RequestFactory().get(path)
+    request.resolver_match = resolve(path)
+    assert navigation(request) == {"nav": section}
