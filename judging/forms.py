@@ -98,6 +98,11 @@ class GenerateForm(forms.Form):
             project=project, versions__criterion__isnull=True
         ).values_list("name", flat=True)
         self.fields["readers"].choices = [(n, n) for n in sorted(set(names))]
+        if not names:
+            self.fields["readers"].help_text = (
+                "No reader yet: on the Judges page, create a judge whose criterion is "
+                "“— none (ground-truth reader) —”."
+            )
 
     def clean_files(self):
         """Checked by content (type, size, pages, pixels) before anything is queued; an

@@ -4,6 +4,7 @@ then call one service)."""
 from django import forms
 
 from judging.models import Criterion
+from judging.services.baseline_run import baseline_ready
 from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline
 from judging.services.splits import SPLIT_CHOICES
 
@@ -39,8 +40,16 @@ class BaselineForm(forms.Form):
 
     def __init__(self, *args, project, **kwargs):
         super().__init__(*args, **kwargs)
-        names = Criterion.objects.filter(project=project).values_list("name", flat=True)
-        self.fields["criterion"].choices = [(n, n) for n in sorted(set(names))]
+        # The latest version of each criterion, and only those a baseline can label.
+        criteria = Criterion.objects.filter(project=project).order_by("created_at")
+        latest = {c.name: c for c in criteria}
+        names = sorted(name for name, c in latest.items() if baseline_ready(c))
+        field = self.fields["criterion"]
+        field.choices = [(n, n) for n in names]
+        if not names:
+            field.help_text = (
+                "No pass/fail criterion in this project yet (two labels, one positive)."
+            )
 
     def baseline_settings(self) -> Baseline:
         data = self.cleaned_data

@@ -30,10 +30,15 @@ class BaselineResult:
     passed: int
 
 
+def baseline_ready(criterion: Criterion) -> bool:
+    """A baseline labels pass or fail: the criterion needs two labels, one of them positive."""
+    return len(criterion.labels) == 2 and criterion.positive_label in criterion.labels
+
+
 def _labels(criterion: Criterion) -> tuple[str, str]:
     labels = list(criterion.labels)
     positive = criterion.positive_label
-    if len(labels) != 2 or positive not in labels:
+    if not baseline_ready(criterion):
         raise BaselineError(
             f"criterion {criterion.name!r} needs two labels and a positive one for a baseline "
             f"(it has {', '.join(labels)}; positive {positive or 'none'})"

@@ -115,3 +115,12 @@ def test_an_oversize_file_is_refused_before_it_is_read(project, settings):
     assert not form.is_valid()
     assert "big.pdf: is too large" in form.errors["files"][0]
     assert reads == []
+
+
+def test_without_a_reader_the_page_says_how_to_make_one(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    url = reverse("generate", args=[project.slug])
+    assert "No reader yet: on the Judges page" in client.get(url).content.decode()
+    _readers(project, "http://127.0.0.1:8001/v1")
+    page = client.get(url).content.decode()
+    assert "No reader yet" not in page and 'value="model-a"' in page

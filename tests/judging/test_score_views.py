@@ -189,3 +189,18 @@ def test_baseline_page_action(client, project, tmp_path):
     assert bad.status_code == 200 and bad.context["baseline_form"].errors["threshold"]
     client.force_login(member(project, Role.ADJUDICATOR))
     assert client.post(url, data).status_code == 403
+
+
+def test_baseline_form_offers_only_pass_fail_criteria(client, project, tmp_path):
+    """An ordinal or pairwise criterion cannot take a baseline: it is not offered (it was the
+    default choice, refused on submit)."""
+    from tests.judging.helpers import criterion_record, import_items, write_jsonl
+
+    records = [
+        criterion_record(name="clarity", labels=["1", "2", "3"], positive=None, ordinal=True),
+        criterion_record(name="correct"),
+    ]
+    import_items(project, write_jsonl(tmp_path / "r.jsonl", records))
+    client.force_login(member(project, Role.ADMIN))
+    form = client.get(reverse("score_list", args=[project.slug])).context["baseline_form"]
+    assert form.fields["criterion"].choices == [("correct", "correct")]
