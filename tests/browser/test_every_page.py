@@ -1,7 +1,8 @@
 """A whole-site pass at 1280x800: every demo role visits every page (one live server, one
 browser, one login per role), a full-page screenshot per page under tests/browser/artifacts/
 (`site-ROLE-PAGE.png`), and on each page: no server error, no horizontal overflow, no console
-error or CSP violation, and every primary button reachable by scrolling and clicking."""
+error or CSP violation, no stretched form button or card flush under a table, and every primary
+button reachable by scrolling and clicking."""
 
 from __future__ import annotations
 
@@ -52,6 +53,24 @@ UNREACHABLE_BUTTONS = """
 """
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+# Layout slips seen at 1280x800: a form's button stretched into a bar (a grid form's child), and
+# a card or a row of buttons flush against the table above it.
+LAYOUT_SLIPS = """
+() => {
+  const name = (el) => el.textContent.trim().slice(0, 40) || el.outerHTML.slice(0, 60);
+  const shown = (el) => el.offsetParent !== null;
+  const stretched = [...document.querySelectorAll("form.stacked > button, form.stacked > .button")]
+    .filter((b) => shown(b) && !b.closest(".auth"))  // the login box's button is full width
+    .filter((b) => b.offsetWidth > 0.8 * b.parentElement.clientWidth)
+    .map((b) => `stretched button ${name(b)}`);
+  const flush = [...document.querySelectorAll(".table-wrap + .card, .table-wrap + .actions")]
+    .filter(shown)
+    .filter((el) => el.getBoundingClientRect().top - el.previousElementSibling.getBoundingClientRect().bottom < 4)
+    .map((el) => `flush under a table: ${name(el)}`);
+  return [...stretched, ...flush];
+}
+"""
 
 
 def _stub_run(project) -> Run:
@@ -195,6 +214,7 @@ def _check(page, role: str, name: str, status: int, console: list[str]) -> list[
     violations = page.evaluate("window.__cspViolations || []")
     if violations:
         problems.append(f"CSP: {violations}")
+    problems += page.evaluate(LAYOUT_SLIPS)
     unreachable = page.evaluate(UNREACHABLE_BUTTONS)
     if unreachable:
         problems.append(f"primary buttons out of reach: {unreachable}")
