@@ -1,4 +1,4 @@
-"""Items: batch import (project admins) and one item's review status (any member)."""
+"""Items: batch import (project admins) and one item's review status (overseers)."""
 
 from __future__ import annotations
 
@@ -168,11 +168,12 @@ def _for_api(error: FormatError, payload: ItemsBatchIn) -> RecordError:
     summary="One item's review status",
 )
 def item_detail(request: HttpRequest, slug: str, external_id: str):
-    """Status and questions of one item, and its current ground-truth version once approved.
-
-    Never anyone's answers or judge verdicts; answer and assignment counts only for
-    adjudicators, approvers and admins (a rater sees statuses)."""
-    access = project_for_user(request.auth, slug)
+    """Status and questions of one item, and its current ground-truth version once approved,
+    for adjudicators, approvers and admins: never anyone's answers or judge verdicts. Raters
+    are refused (403): a status would tell them which item they are served is a gold check."""
+    access = project_for_user(
+        request.auth, slug, roles=[Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+    )
     status = item_status(access, external_id)
     if status is None:
         raise Http404("No such item.")

@@ -53,9 +53,9 @@ REVIEW = {
 # --- authentication ---------------------------------------------------------------------------
 
 
-def test_token_authenticates_without_a_session(client, project, rater):
+def test_token_authenticates_without_a_session(client, project):
     ItemFactory(project=project, external_id="q-1")
-    response = client.get(item_url(project, "q-1"), headers=bearer(rater))
+    response = client.get(item_url(project, "q-1"), headers=bearer(member(project, Role.APPROVER)))
     assert response.status_code == 200
     assert response.json()["external_id"] == "q-1"
 
@@ -114,7 +114,7 @@ def test_token_requests_need_no_csrf(project):
 
 ENDPOINTS = {
     "import": ("post", "/items", Role.RATER),
-    "item": ("get", "/items/q-1", None),  # any member may read an item
+    "item": ("get", "/items/q-1", Role.RATER),  # a status tells a rater which item is gold
     "references": ("get", "/references", Role.RATER),
     "reference": ("get", "/references/q-1", Role.RATER),
 }
@@ -308,7 +308,7 @@ def test_bad_evidence_entries_are_422(client, project, admin_headers, name, data
 # --- one item ---------------------------------------------------------------------------------
 
 
-def test_item_detail_shows_a_rater_statuses_only(client, project, admin_headers):
+def test_item_detail_shows_counts_never_answers(client, project, admin_headers):
     post_json(
         client, items_url(project), {"format": "review", "reviews": [REVIEW]}, **admin_headers
     )
@@ -325,32 +325,29 @@ def test_item_detail_shows_a_rater_statuses_only(client, project, admin_headers)
     )
     assert Answer.objects.count() == 1
 
-    seen = client.get(item_url(project, "statement-001"), headers=bearer(rater)).json()
-    assert seen["status"] == "open"
-    assert seen["questions"] == [
-        {"kind": "field", "key": "$.amount", "status": "open", "answers": None}
-    ]
-    assert seen["assignments"] is None and seen["ground_truth"] is None
-    assert "1,290.00" not in str(seen)
+    refused = client.get(item_url(project, "statement-001"), headers=bearer(rater))
+    assert refused.status_code == 403 and "open" not in refused.content.decode()
 
     admin_view = client.get(item_url(project, "statement-001"), headers=admin_headers).json()
+    assert admin_view["status"] == "open" and admin_view["ground_truth"] is None
     assert admin_view["questions"][0]["answers"] == 1
     assert admin_view["assignments"] == {"active": 1}
     assert "1,290.00" not in str(admin_view)  # counts, never the answers themselves
 
 
-def test_item_ids_with_slashes_and_unknown_items(client, project, rater):
+def test_item_ids_with_slashes_and_unknown_items(client, project):
     ItemFactory(project=project, external_id="batch-7/q 1")
-    headers = bearer(rater)
+    headers = bearer(member(project, Role.ADJUDICATOR))
     assert client.get(item_url(project, "batch-7/q%201"), headers=headers).status_code == 200
     missing = client.get(item_url(project, "nope"), headers=headers)
     assert missing.status_code == 404
     assert missing.json() == {"error": {"reason": "No such item."}}
 
 
-def test_items_of_another_project_are_404(client, project, rater):
+def test_items_of_another_project_are_404(client, project):
     ItemFactory(project=ProjectFactory(), external_id="q-1")
-    assert client.get(item_url(project, "q-1"), headers=bearer(rater)).status_code == 404
+    headers = bearer(member(project, Role.ADJUDICATOR))
+    assert client.get(item_url(project, "q-1"), headers=headers).status_code == 404
 
 
 # --- docs -------------------------------------------------------------------------------------

@@ -126,6 +126,29 @@ def test_a_gold_item_looks_like_any_other_item(client, gold_project, review_item
     assert plain.status == ItemStatus.OPEN and gold.questions.get().status == "resolved"
 
 
+def test_the_api_tells_a_rater_nothing_of_the_items_they_are_served(
+    client, gold_project, make_gold, review_item
+):
+    """An item's status would give a gold item away (resolved, ground truth, while an item
+    being rated is open): the API's item status is for adjudicators, approvers and admins."""
+    from tests.helpers import bearer
+
+    (gold,) = make_gold(1)
+    plain = review_item(gold_project, TOTAL)
+    gus = member(gold_project, Role.RATER, username="gus")
+    headers = bearer(gus)
+    for share, item in ((1.0, gold), (0.0, plain)):
+        gold_project.gold_share = share
+        gold_project.save()
+        served = assignment_claim_next(rater=gus, project=gold_project)
+        assert served.item_id == item.pk and served.gold == (item == gold)
+        url = f"/api/projects/{gold_project.slug}/items/{item.external_id}"
+        response = client.get(url, headers=headers)
+        assert response.status_code == 403, response.content
+        assert "resolved" not in response.content.decode()
+        assignment_skip(rater=gus, assignment=served, reason="next")
+
+
 def test_gold_answers_are_scored_never_resolved(client, gold_project, make_gold, review_item):
     (gold,) = make_gold(1)
     review_item(gold_project, TOTAL)

@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from reviews.models import ApiToken
+from reviews.models import ApiToken, Role
 from reviews.services.tokens import token_create, token_user
-from tests.factories import ItemFactory
+from tests.factories import ItemFactory, member
 
 pytestmark = pytest.mark.django_db
 
@@ -17,9 +17,9 @@ def _item_url(project, external_id):
     return f"/api/projects/{project.slug}/items/{external_id}"
 
 
-def test_an_expired_token_is_401_and_a_live_one_works(client, project, rater):
+def test_an_expired_token_is_401_and_a_live_one_works(client, project):
     ItemFactory(project=project, external_id="q-1")
-    token, secret = token_create(actor=rater, name="ci", days=30)
+    token, secret = token_create(actor=member(project, Role.ADJUDICATOR), name="ci", days=30)
     headers = {"Authorization": f"Bearer {secret}"}
     assert client.get(_item_url(project, "q-1"), headers=headers).status_code == 200
 
