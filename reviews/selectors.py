@@ -18,6 +18,7 @@ from reviews.models import (
     Question,
     QuestionStatus,
     Resolution,
+    Role,
 )
 
 COUNT_LIMIT = 1_000  # list totals are exact up to here, then "1,000+"
@@ -45,6 +46,17 @@ def assignment_counts_for_rater(*, rater, project) -> dict[str, int]:
         assigned=Count("id", filter=Q(status=AssignmentStatus.ASSIGNED)),
         submitted=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
     )
+
+
+def review_queues_of(user) -> list[tuple]:
+    """[(project, "adjudication" | "approval")]: the work queues `user` holds a role for."""
+    kinds = {Role.ADJUDICATOR: "adjudication", Role.APPROVER: "approval"}
+    memberships = (
+        Membership.objects.filter(user_id=user.pk, role__in=kinds)
+        .select_related("project")
+        .order_by("project__name", "role")
+    )
+    return [(m.project, kinds[m.role]) for m in memberships]
 
 
 def projects_with_roles(user) -> list[tuple]:

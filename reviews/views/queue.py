@@ -9,12 +9,16 @@ from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
+from reviews.selectors import review_queues_of
 from reviews.services.assignment import assignment_claim_next, queue_summary
 
 
 @require_safe
 def my_queue(request):
-    return render(request, "reviews/my_queue.html", {"queues": queue_summary(rater=request.user)})
+    queues = queue_summary(rater=request.user)
+    # Not a rater anywhere: the empty page points to the queues this user does work in.
+    other = [] if queues else review_queues_of(request.user)
+    return render(request, "reviews/my_queue.html", {"queues": queues, "other_queues": other})
 
 
 @require_POST

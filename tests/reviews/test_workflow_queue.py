@@ -252,3 +252,13 @@ def test_a_candidate_found_full_under_its_lock_is_passed_over(project, raters, m
         lambda **kw: Item.objects.filter(pk=full.pk),
     )
     assert assignment_claim_next(rater=raters[2], project=project) is None
+
+
+def test_my_queue_points_an_adjudicator_or_approver_to_their_queues(client, project):
+    """Not a rater anywhere: the page names the queues this user works in, not only that."""
+    user = member(project, Role.ADJUDICATOR, Role.APPROVER)
+    client.force_login(user)
+    page = client.get(reverse("my_queue")).content.decode()
+    assert "You are not a rater in any project." in page
+    assert reverse("adjudication_queue", args=[project.slug]) in page
+    assert reverse("approval_queue", args=[project.slug]) in page
