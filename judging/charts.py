@@ -12,7 +12,7 @@ from html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
-INK, SOFT, LINE, ACCENT, WARN = "#1d2330", "#7a8497", "#dfe3ea", "#3b5bdb", "#b35c00"
+INK, SOFT, LINE, ACCENT, WARN = "#1d2330", "#5f6a7d", "#dfe3ea", "#3b5bdb", "#a35400"
 HEADING = 26  # the height a drawn heading adds
 
 
