@@ -24,7 +24,7 @@ def _instructions_field(rows: int = 6) -> forms.CharField:
         required=False,
         max_length=20_000,
         widget=forms.Textarea(attrs={"rows": rows}),
-        help_text="Guidelines for raters, in Markdown; shown beside every question.",
+        help_text="Guidelines for raters, in Markdown; shown above the questions of every item.",
     )
 
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from reviews.models import Approval, Event, Item, ItemStatus, Role
 from reviews.services import signing
-from reviews.services.approval import ApprovalRefused
+from reviews.services.approval import STATEMENT, ApprovalRefused
 from reviews.services.batch_approval import approval_batch_record, approval_waiting
 from reviews.services.exports import files_export
 from reviews.services.verification import verify_path
@@ -67,6 +67,8 @@ def test_the_pages_preview_then_sign_all_waiting(client, project, batch):
     preview = client.post(url, {"all": "on"})
     text = preview.content.decode()
     assert "Approve 3 of 4 selected items" in text and "separation of duties" in text
+    # The signed statement is per item; the page says it is made for each (before it, not after).
+    assert f"For each of the 3 items marked ready: {STATEMENT}" in text
     done = client.post(
         url,
         {"item": [i.pk for i in items], "confirm": "on", "password": PASSWORD, "sign": "on"},
