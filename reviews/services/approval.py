@@ -8,13 +8,14 @@ same moment (the item row is locked; `(item, sequence)` is unique as the last wo
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
 from reviews.access import roles_of
-from reviews.formats.canonical import canonical_rows
+from reviews.formats.canonical import canonical_json, canonical_rows
 from reviews.models import (
     Approval,
     Assignment,
@@ -96,6 +97,13 @@ def approval_diff(item: Item) -> list[DiffRow]:
     return rows
 
 
+def diff_fingerprint(diff: list[DiffRow]) -> str:
+    """SHA-256 of a diff as the approve page shows it (each path, both values, the change).
+    The page's form carries it; signing refuses once the item's diff no longer matches."""
+    shown = [[row.path, row.generated, row.resolved, row.change] for row in diff]
+    return hashlib.sha256(canonical_json(shown)).hexdigest()
+
+
 def resolved_rows(item: Item) -> list[dict]:
     return canonical_rows(
         {"path": row.path, "expected_value": row.resolved}
@@ -147,17 +155,19 @@ def approval_record(
     confirmed: bool,
     correction_reason: str = "",
     password_check: Callable[[str], None] | None = None,
+    shown: str | None = None,
 ) -> Approval:
     """Everything else is checked before the password; `password_check` (the web pages pass a
-    throttled one, reviews/reauth.py) raises ApprovalRefused on a wrong or locked password."""
+    throttled one, reviews/reauth.py) raises ApprovalRefused on a wrong or locked password.
+    `shown`: the `diff_fingerprint` of the diff the approver saw (the pages pass it)."""
     if not confirmed:
         raise ApprovalRefused("Confirm the statement to approve.")
     reason = correction_reason.strip()
-    _check_rules(item, actor, reason)
+    _check_rules(item, actor, reason, shown)
     (password_check or plain_password_check(actor))(password)
     try:
         with transaction.atomic():
-            return approval_record_locked(actor=actor, item=item, reason=reason)
+            return approval_record_locked(actor=actor, item=item, reason=reason, shown=shown)
     except IntegrityError:
         raise ApprovalRefused("Someone else approved this item at the same moment.") from None
 
@@ -170,16 +180,21 @@ def plain_password_check(actor) -> Callable[[str], None]:
     return check
 
 
-def _check_rules(item: Item, actor, reason: str) -> None:
+def _check_rules(item: Item, actor, reason: str, shown: str | None) -> None:
     """Every rule but the password (checked again under the item's row lock)."""
     blockers = approval_blockers(item, actor)
     if blockers:
         raise ApprovalRefused(" ".join(blockers))
     if current_ground_truth(item) is not None and not reason:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
+    if shown is not None and shown != diff_fingerprint(approval_diff(item)):
+        raise ApprovalRefused(
+            "The rows changed since this page showed them (another decision or import): "
+            "check them again before signing."
+        )
 
 
-def approval_record_locked(*, actor, item: Item, reason: str) -> Approval:
+def approval_record_locked(*, actor, item: Item, reason: str, shown: str | None) -> Approval:
     item = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
-    _check_rules(item, actor, reason)
+    _check_rules(item, actor, reason, shown)
     return approval_sign(actor=actor, item=item, rows=resolved_rows(item), reason=reason)

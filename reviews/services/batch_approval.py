@@ -20,6 +20,7 @@ from reviews.services.approval import (
     approval_blockers,
     approval_diff,
     approval_record_locked,
+    diff_fingerprint,
     plain_password_check,
 )
 from reviews.services.references import current_ground_truth
@@ -30,6 +31,7 @@ class BatchLine:
     item: Item
     changes: dict[str, int]  # kept / changed / omitted / added -> paths
     refused: str = ""
+    shown: str = ""  # the diff's fingerprint: signing refuses the item once it changed
 
 
 @dataclass
@@ -51,8 +53,9 @@ def batch_preview(items: Iterable[Item], actor) -> list[BatchLine]:
     """Per item: the diff summary, or why it cannot be approved in this batch."""
     lines = []
     for item in items:
-        changes = Counter(row.change for row in approval_diff(item))
-        lines.append(BatchLine(item, dict(changes), _refusal(item, actor)))
+        diff = approval_diff(item)
+        changes = Counter(row.change for row in diff)
+        lines.append(BatchLine(item, dict(changes), _refusal(item, actor), diff_fingerprint(diff)))
     return lines
 
 
@@ -63,8 +66,10 @@ def approval_batch_record(
     password: str,
     confirmed: bool,
     password_check: Callable[[str], None] | None = None,
+    shown: dict[int, str] | None = None,
 ) -> BatchResult:
-    """One password for the batch; one signed approval per approvable item."""
+    """One password for the batch; one signed approval per approvable item. `shown`: item pk
+    -> the fingerprint of the diff the preview showed (the page passes it; "" refuses)."""
     if not confirmed:
         raise ApprovalRefused("Confirm the statement to approve.")
     result = BatchResult()
@@ -81,7 +86,9 @@ def approval_batch_record(
     for item in approvable:
         try:
             with transaction.atomic():
-                result.approved.append(approval_record_locked(actor=actor, item=item, reason=""))
+                seen = None if shown is None else shown.get(item.pk, "")
+                approved = approval_record_locked(actor=actor, item=item, reason="", shown=seen)
+                result.approved.append(approved)
         except ApprovalRefused as refused:  # changed since the preview
             result.refused.append((item, str(refused)))
         except IntegrityError:

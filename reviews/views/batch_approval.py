@@ -53,6 +53,7 @@ def approval_batch(request, slug):
                 password=form.cleaned_data["password"],
                 confirmed=form.cleaned_data["confirm"],
                 password_check=password_checker(request, request.user),
+                shown={item.pk: request.POST.get(f"shown-{item.pk}", "") for item in items},
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))

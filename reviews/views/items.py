@@ -24,6 +24,7 @@ from reviews.services.approval import (
     approval_blockers,
     approval_diff,
     approval_record,
+    diff_fingerprint,
 )
 from reviews.services.batch_approval import approval_waiting
 from reviews.services.rater_quality import is_gold
@@ -126,6 +127,7 @@ def item_approve(request, slug, item_pk):
                 confirmed=request.POST.get("confirm") == "yes",
                 correction_reason=request.POST.get("reason", ""),
                 password_check=password_checker(request, request.user),
+                shown=request.POST.get("shown", ""),
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))
@@ -137,12 +139,14 @@ def item_approve(request, slug, item_pk):
             )
             return redirect("item_detail", slug, item.pk)
     ground_truth = current_ground_truth(item)
+    diff = approval_diff(item)
     return render(
         request,
         "reviews/item_approve.html",
         {
             **_item_page(access, item),
-            "diff": approval_diff(item),
+            "diff": diff,
+            "shown": diff_fingerprint(diff),
             "blockers": approval_blockers(item, request.user),
             "statement": STATEMENT,
             "ground_truth": ground_truth,

@@ -1,5 +1,7 @@
 """Batch approval: one password, one signed approval and event per item, rules per item."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -69,9 +71,12 @@ def test_the_pages_preview_then_sign_all_waiting(client, project, batch):
     assert "Approve 3 of 4 selected items" in text and "separation of duties" in text
     # The signed statement is per item; the page says it is made for each (before it, not after).
     assert f"For each of the 3 items marked ready: {STATEMENT}" in text
+    shown = dict(re.findall(r'name="(shown-\d+)" value="(\w+)"', text))
+    assert len(shown) == 3  # the fingerprint of each item's rows as the preview showed them
     done = client.post(
         url,
-        {"item": [i.pk for i in items], "confirm": "on", "password": PASSWORD, "sign": "on"},
+        {"item": [i.pk for i in items], "confirm": "on", "password": PASSWORD, "sign": "on"}
+        | shown,
     )
     assert "Approved 3 items" in done.content.decode()
     assert Approval.objects.count() == 3 and not alone.approvals.exists()
