@@ -177,7 +177,7 @@ class FailureTagForm(forms.Form):
     criterion = forms.CharField(max_length=100)
     judge = forms.CharField(max_length=300)
     bucket = forms.IntegerField(required=False, min_value=1)  # empty: untagged
-    note = forms.CharField(required=False)
+    note = forms.CharField(required=False, max_length=10_000)  # tags are history: bounded
 
     def tag_fields(self) -> dict:
         """The cleaned input as `failure_tag` takes it."""

@@ -47,6 +47,7 @@ _CANDIDATES_PER_CLAIM = 20
 _RNG = secrets.SystemRandom()
 # The queue page counts a project's pool up to this many items, then says "1,000+".
 POOL_COUNT_LIMIT = 1000
+MAX_SKIP_REASON = 10_000  # characters, as an answer's note
 
 
 class QueueError(Exception):
@@ -208,6 +209,8 @@ def assignment_skip(*, rater, assignment: Assignment, reason: str) -> Assignment
     reason = reason.strip()
     if not reason:
         raise QueueError("Say why you skip this item.")
+    if len(reason) > MAX_SKIP_REASON:  # it goes into the timeline, which is history
+        raise QueueError(f"Say it in at most {MAX_SKIP_REASON:,} characters.")
     assignment.status = AssignmentStatus.SKIPPED
     assignment.skip_reason = reason
     assignment.save(update_fields=["status", "skip_reason"])

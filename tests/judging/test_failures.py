@@ -136,6 +136,15 @@ def test_the_tag_view_refuses_a_foreign_bucket_and_a_foreign_item(client, projec
     assert not FailureTag.objects.exists()
 
 
+def test_the_tag_view_refuses_a_note_past_its_limit(client, project):
+    """A tag is history (append-only): a 10 MB note would stay in it for good."""
+    client.force_login(member(project, Role.ADJUDICATOR))
+    url = reverse("dashboard_tag", args=[project.slug, ItemFactory(project=project).pk])
+    response = client.post(url, {"criterion": "faithful", "judge": GPT, "note": "x" * 10_001})
+    assert response.status_code == 200 and b"at most 10000 characters" in response.content
+    assert not FailureTag.objects.exists()
+
+
 def _row(item, judge=GPT):
     return {
         "item_pk": item.pk,

@@ -90,6 +90,16 @@ def test_skip_needs_a_reason(project, items, raters):
     assert assignment.status == AssignmentStatus.ACTIVE and not assignment.skip_reason
 
 
+def test_a_skip_reason_past_its_limit_is_refused(project, items, raters):
+    """The reason goes into the item's timeline, which is history: bounded like a note."""
+    assignment = assignment_claim_next(rater=raters[0], project=project)
+    with pytest.raises(QueueError, match="at most 10,000 characters"):
+        assignment_skip(rater=raters[0], assignment=assignment, reason="x" * 10_001)
+    assignment.refresh_from_db()
+    assert assignment.status == AssignmentStatus.ACTIVE and not assignment.skip_reason
+    assignment_skip(rater=raters[0], assignment=assignment, reason="x" * 10_000)
+
+
 def test_only_the_holder_can_skip(project, items, raters):
     assignment = assignment_claim_next(rater=raters[0], project=project)
     with pytest.raises(QueueError):
