@@ -1,8 +1,8 @@
 """A whole-site pass at 1280x800: every demo role visits every page (one live server, one
 browser, one login per role), a full-page screenshot per page under tests/browser/artifacts/
 (`site-ROLE-PAGE.png`), and on each page: no server error, no horizontal overflow, no console
-error or CSP violation, no stretched form button or card flush under a table, and every primary
-button reachable by scrolling and clicking."""
+error or CSP violation, no unlabelled form control, no stretched form button or card flush under a
+table, and every primary button reachable by scrolling and clicking."""
 
 from __future__ import annotations
 
@@ -53,6 +53,15 @@ UNREACHABLE_BUTTONS = """
 """
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+# Visible form controls a screen reader cannot name (no <label>, aria-label or title).
+UNLABELLED = """
+() => [...document.querySelectorAll("input:not([type=hidden], [type=submit]), select, textarea")]
+  .filter((el) => el.offsetParent !== null)
+  .filter((el) => ![...el.labels].some((l) => l.textContent.trim())
+    && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") && !el.title)
+  .map((el) => `unlabelled ${el.tagName.toLowerCase()} ${el.name || el.id}`)
+"""
 
 # Layout slips seen at 1280x800: a form's button stretched into a bar (a grid form's child), and
 # a card or a row of buttons flush against the table above it.
@@ -214,7 +223,7 @@ def _check(page, role: str, name: str, status: int, console: list[str]) -> list[
     violations = page.evaluate("window.__cspViolations || []")
     if violations:
         problems.append(f"CSP: {violations}")
-    problems += page.evaluate(LAYOUT_SLIPS)
+    problems += page.evaluate(LAYOUT_SLIPS) + page.evaluate(UNLABELLED)
     unreachable = page.evaluate(UNREACHABLE_BUTTONS)
     if unreachable:
         problems.append(f"primary buttons out of reach: {unreachable}")

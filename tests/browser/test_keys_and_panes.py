@@ -3,13 +3,15 @@
 - the adjudication page's questions scroll in their pane, so a mouse reaches the last one;
 - Enter on a focused link or button of the review page activates it (zoom, next…) instead of
   submitting the item;
-- a message (a refused submit) never covers the footer's Submit and Skip buttons.
+- a message (a refused submit) never covers the footer's Submit and Skip buttons;
+- the decide forms' "type the value" radio has a name.
 """
 
 import pytest
 from playwright.sync_api import expect
 
 from reviews.models import Project, Role
+from tests.browser.test_every_page import UNLABELLED
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,6 +53,7 @@ def test_a_mouse_scrolls_the_adjudication_questions_to_the_last(
     # Out of the mouse's reach, this times out.
     page.wait_for_function(HIT, arg=save.element_handle(), timeout=5000)
     expect(page.locator("#page-label")).to_be_visible()
+    assert page.evaluate(UNLABELLED) == []  # the decide forms' radios and boxes are named
 
 
 def test_enter_on_a_focused_button_activates_it_and_never_submits(
