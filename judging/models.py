@@ -28,6 +28,7 @@ class Criterion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "criteria"
         ordering = ["project", "name", "created_at"]
         constraints = [
             models.UniqueConstraint(
@@ -189,6 +190,7 @@ class HeldOutAccess(AppendOnlyModel):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "held-out access"
         ordering = ["-created_at"]
 
 

@@ -89,3 +89,21 @@ def test_enter_on_a_focused_button_activates_it_and_never_submits(
     for name in ("Submit & next", "Skip"):
         button = page.locator(".answer-footer").get_by_role("button", name=name)
         assert button.evaluate(HIT), f"{name} is covered"
+
+
+def test_the_user_menu_closes_on_escape_and_on_a_click_elsewhere(page, live_server, login):
+    project = Project.objects.create(slug="menu", name="Menu")
+    member(project, Role.ADMIN, username="menu-admin")
+    page.set_viewport_size(VIEWPORT)
+    login("menu-admin", PASSWORD)
+    menu = page.locator("details.usermenu")
+    tokens = menu.get_by_role("link", name="API tokens")
+    menu.locator("summary").click()
+    expect(tokens).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(tokens).to_be_hidden()
+    expect(menu.locator("summary")).to_be_focused()
+    menu.locator("summary").click()
+    expect(tokens).to_be_visible()
+    page.locator("main h1").first.click()
+    expect(tokens).to_be_hidden()
