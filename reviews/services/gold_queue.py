@@ -15,7 +15,15 @@ from collections import defaultdict
 
 from django.db import IntegrityError, transaction
 
-from reviews.models import Assignment, AssignmentStatus, Item, ItemStatus, Project
+from reviews.models import (
+    Assignment,
+    AssignmentStatus,
+    Item,
+    ItemStatus,
+    Membership,
+    Project,
+    Role,
+)
 from reviews.services.assignment_open import assignment_open
 from reviews.services.rater_quality import gold_items
 
@@ -35,9 +43,17 @@ def gold_unseen(*, rater, gold) -> list[int]:
     return list(unseen)
 
 
+def overseers(project: Project) -> set[int]:
+    """Who may open the project's item pages (admins, adjudicators, approvers): never served
+    gold, since a gold item is not open and its page shows them the known answer."""
+    roles = (Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER)
+    memberships = Membership.objects.filter(project=project, role__in=roles)
+    return set(memberships.values_list("user_id", flat=True))
+
+
 def gold_claim(*, rater, project: Project, now, lease_until, rng) -> Assignment | None:
     """A new claim on a gold item the rater has never held, picked at random; or None."""
-    gold = gold_items(project)
+    gold = gold_items(project) if rater.pk not in overseers(project) else {}
     candidates = gold_unseen(rater=rater, gold=gold) if gold else []
     if not candidates:
         return None
@@ -66,10 +82,10 @@ def gold_mixed_into_batch(
     by_rater: dict[int, list[Assignment]] = defaultdict(list)
     for place in assigned:
         by_rater[place.rater_id].append(place)
-    mixed = []
+    mixed, overseeing = [], overseers(project)
     for own in by_rater.values():
         rater = own[0].rater
-        unseen = gold_unseen(rater=rater, gold=gold)
+        unseen = gold_unseen(rater=rater, gold=gold) if rater.pk not in overseeing else []
         wanted = len(unseen) if share >= 1 else math.floor(len(own) * share / (1 - share) + 0.5)
         for pk in rng.sample(unseen, min(wanted, len(unseen))):
             place = Assignment(

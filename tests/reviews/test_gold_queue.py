@@ -149,6 +149,29 @@ def test_the_api_tells_a_rater_nothing_of_the_items_they_are_served(
         assignment_skip(rater=gus, assignment=served, reason="next")
 
 
+def test_gold_is_never_served_to_a_rater_who_oversees_the_project(
+    client, gold_project, make_gold, review_item
+):
+    """An adjudicator (approver, admin) who also rates reads a gold item's page once served (it
+    is not open): its resolutions and ground truth, the known answer their check is scored on."""
+    from reviews.services.batches import batch_create
+
+    make_gold(3)
+    for _ in range(4):
+        review_item(gold_project, TOTAL)
+    gold_project.gold_share = 1.0
+    gold_project.save()
+    ada = member(gold_project, Role.RATER, Role.ADJUDICATOR, username="ada")
+    served = assignment_claim_next(rater=ada, project=gold_project)
+    assert served.gold is False
+    assignment_skip(rater=ada, assignment=served, reason="next")
+    batch = batch_create(actor=None, project=gold_project, name="b", raters=[ada],
+                         selection="count", count=2)  # fmt: skip
+    assert batch.assignments.count() == 2 and not batch.assignments.filter(gold=True).exists()
+    gus = member(gold_project, Role.RATER, username="gus")  # a rater only: gold as before
+    assert assignment_claim_next(rater=gus, project=gold_project).gold is True
+
+
 def test_gold_answers_are_scored_never_resolved(client, gold_project, make_gold, review_item):
     (gold,) = make_gold(1)
     review_item(gold_project, TOTAL)
