@@ -8,7 +8,7 @@ from django.urls import reverse
 from judging.models import SplitDraw
 from reviews.models import Assignment, AssignmentBatch, Question, Role
 from tests.factories import member
-from tests.judging.test_dashboard_views import small_project
+from tests.judging.helpers import small_project
 
 pytestmark = pytest.mark.django_db
 

@@ -1,11 +1,16 @@
-"""Small builders shared by the judging service tests (files written into tmp_path)."""
+"""Small builders shared by the judging service tests (files written into tmp_path), and the
+small calibration project of the dashboard, freshness, failure and setup-form tests."""
 
 import json
 from pathlib import Path
 
 from django.core.management import call_command
+from django.urls import reverse
 
-from reviews.models import Item
+from judging.services.dashboard import dashboard_refresh
+from judging.services.splits import split_draw
+from reviews.models import Item, Slice
+from reviews.services.imports import file_import
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 JUDGE = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}
@@ -87,3 +92,58 @@ def referenced_item(project, external_id: str, rows: dict, *, authority="ground_
         item=item, authority=authority, version=version, rows=body, sha256=rows_sha256(body)
     )
     return item
+
+
+# --- the small calibration project ----------------------------------------------------------
+
+CLAUDE = {"provider": "anthropic", "model": "claude", "temperature": 0.0}
+SMALL_ITEMS = 40
+GPT_WRONG = {0, 1, 4, 5, 8, 9, 12, 13}  # every other one is in the critical slice
+CLAUDE_WRONG = {2, 3}
+
+
+def small_records(n_items: int = SMALL_ITEMS) -> list[dict]:
+    """One critical criterion; per item two raters (ana, ben) and two judges: gpt-4o (JUDGE,
+    with confidences and explanations, wrong on GPT_WRONG) and claude (wrong on CLAUDE_WRONG).
+    Items with n % 4 in (0, 1) are in the `safety` slice."""
+    records = [criterion_record(critical=True, text="Every claim is supported.")]
+    for n in range(n_items):
+        item_id = f"s{n:02d}"
+        truth = "pass" if n % 2 == 0 else "fail"
+        other = "fail" if truth == "pass" else "pass"
+        records.append(item_record(item_id, slices=["safety"] if n % 4 in (0, 1) else []))
+        records += [human_record(item_id, "ana", truth), human_record(item_id, "ben", truth)]
+        records.append(
+            verdict_record(
+                item_id,
+                other if n in GPT_WRONG else truth,
+                judge=JUDGE,
+                confidence=0.7,
+                explanation=f"Checked {item_id}.",
+            )
+        )
+        records.append(verdict_record(item_id, other if n in CLAUDE_WRONG else truth, judge=CLAUDE))
+    # Criterion, items, then labels and verdicts: the importer writes consecutive items in one
+    # batch (interleaved, it writes them one at a time, which only costs time here).
+    first = {"criterion": 0, "item": 1}
+    return sorted(records, key=lambda r: first.get(r["type"], 2))
+
+
+def small_project(project, folder: Path, *, draw: bool = True, n_items: int = SMALL_ITEMS):
+    """Import the small calibration project (and draw its split) into `project`, and compute
+    its figures as the import's and the draw's recompute would once committed (their on-commit
+    signal never fires inside a test's transaction)."""
+    path = write_jsonl(folder / "small.jsonl", small_records(n_items))
+    file_import(actor=None, project=project, path=path, format="jsonl")
+    Slice.objects.filter(project=project, name="safety").update(critical=True)
+    if draw:
+        split_draw(actor=None, project=project, seed=7)
+    dashboard_refresh(project=project)
+    return project
+
+
+def see_held_out(client, user, project):
+    """Sign in as `user` and press *Show held-out figures* (pages hide them until then)."""
+    client.force_login(user)
+    response = client.post(reverse("held_out_show", args=[project.slug]))
+    assert response.status_code == 302

@@ -156,7 +156,7 @@ def test_dashboard_shows_baselines_beside_the_llm_judge_on_held_out_items(
     from judging.services.splits import split_draw
     from reviews.models import Role
     from tests.factories import member
-    from tests.judging.test_dashboard_views import see_held_out
+    from tests.judging.helpers import see_held_out
 
     records = [criterion_record(name="correct", labels=["pass", "fail"], positive="pass")]
     for n in range(12):

@@ -21,19 +21,18 @@ from judging.tasks import pending_key
 from reviews.models import Role
 from reviews.services.imports import file_import
 from tests.factories import member
-from tests.judging.helpers import human_record, item_record, verdict_record, write_jsonl
-from tests.judging.test_dashboard_views import see_held_out, small_project
+from tests.judging.helpers import (
+    human_record,
+    item_record,
+    see_held_out,
+    small_project,
+    verdict_record,
+    write_jsonl,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
 STALE = "Labels changed since: these figures are out of date."
-
-
-@pytest.fixture
-def _fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ representative items in the report, and refusals across projects."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
@@ -14,18 +13,11 @@ from judging.services.dashboard import dashboard_refresh
 from judging.services.failures import buckets_for, current_tags, failure_summary, failure_tag
 from reviews.models import AppendOnlyError, Item, Role, Slice
 from tests.factories import ItemFactory, ProjectFactory, member
-from tests.judging.test_dashboard_views import see_held_out, small_project
+from tests.judging.helpers import see_held_out, small_project
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
 GPT = "openai/gpt-4o"
-
-
-@pytest.fixture
-def _fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
