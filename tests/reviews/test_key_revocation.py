@@ -11,8 +11,14 @@ from django.core.management import CommandError, call_command
 from reviews.models import KeyRevocation, Role
 from reviews.services.approved_imports import KeyRefused, trusted_key_register
 from reviews.services.imports import ImportFailed, file_import
+from tests.builders import (
+    export_all,
+    review_file_of,
+    signed_review_file,
+    trust_counts,
+    verify,
+)
 from tests.factories import ProjectFactory, member
-from tests.reviews.test_trust_chain import ROWS, _counts, _signed_file
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +36,7 @@ def test_a_revoked_key_signs_nothing_more(tmp_path):
     partner = Ed25519PrivateKey.generate()
     admin = member(project, Role.ADMIN, Role.APPROVER, username="boss")
     key = trusted_key_register(actor=admin, project=project, pem=_pem(partner))
-    first = _signed_file(tmp_path, partner, project="ledger", case_id="c1", version=1, rows=ROWS)
+    first = signed_review_file(tmp_path, partner, project="ledger", case_id="c1", version=1)
     assert file_import(actor=None, project=project, path=first).counts["ground_truth"] == 1
 
     with pytest.raises(CommandError, match="not an admin"):
@@ -42,13 +48,13 @@ def test_a_revoked_key_signs_nothing_more(tmp_path):
     assert f"no longer trusts key {key.key_id}" in out.getvalue()
     assert KeyRevocation.objects.get(key=key).revoked_by == admin
 
-    later = _signed_file(tmp_path, partner, project="ledger", case_id="c1", version=2, rows=ROWS)
-    fresh = _signed_file(tmp_path, partner, project="ledger", case_id="c2", version=1, rows=ROWS)
+    later = signed_review_file(tmp_path, partner, project="ledger", case_id="c1", version=2)
+    fresh = signed_review_file(tmp_path, partner, project="ledger", case_id="c2", version=1)
     for path in (later, fresh):
-        before = _counts()
+        before = trust_counts()
         with pytest.raises(ImportFailed, match=f"key {key.key_id}, which this project revoked"):
             file_import(actor=None, project=project, path=path)
-        assert _counts() == before
+        assert trust_counts() == before
     with pytest.raises(KeyRefused, match="was revoked"):
         trusted_key_register(actor=admin, project=project, pem=_pem(partner))
     with pytest.raises(CommandError, match="already revoked"):
@@ -61,10 +67,9 @@ def test_after_rotating_the_site_key_old_exports_verify_with_the_old_public_key(
     """docs/security.md, "Rotating the site's signing key", step by step."""
     from reviews.services.approval import approval_record
     from tests.factories import PASSWORD
-    from tests.reviews.test_trust_chain import _export_all, _review_file, _verify
 
     item = review_item(project, external_id="c1")
-    item.metadata = {"review_file": _review_file(item)}  # as an import leaves it
+    item.metadata = {"review_file": review_file_of(item)}  # as an import leaves it
     item.save(update_fields=["metadata"])
     for n in (1, 2):
         rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1,200.00"})
@@ -76,18 +81,18 @@ def test_after_rotating_the_site_key_old_exports_verify_with_the_old_public_key(
     call_command("public_key", stdout=out)
     old_pem.write_text(out.getvalue())
     (tmp_path / "export").mkdir()
-    folder = _export_all(project, tmp_path / "export")
+    folder = export_all(project, tmp_path / "export")
     settings.SIGNING_KEY_PATH = tmp_path / "rotated-key.pem"
 
-    ok, text = _verify(folder)
+    ok, text = verify(folder)
     assert not ok and "$.approval.key_id: signed with key" in text, text
-    ok, text = _verify(folder, "--public-key", str(old_pem))
+    ok, text = verify(folder, "--public-key", str(old_pem))
     assert ok, text
     review = folder / "c1.review.json"
     with pytest.raises(ImportFailed, match="which this project does not trust"):
         file_import(actor=None, project=project, path=review)
     both = member(project, Role.ADMIN, Role.APPROVER, username="boss")
     trusted_key_register(actor=both, project=project, pem=old_pem.read_text())
-    before = _counts()
+    before = trust_counts()
     file_import(actor=None, project=project, path=review)  # the same signed version: no-op
-    assert _counts() == before
+    assert trust_counts() == before
