@@ -35,6 +35,22 @@ def item_trail(assignment: Assignment) -> Trail:
     neighbours the rater can open again: submitted items (read-only, or revised until settled)
     and the one in progress; items not opened yet come through "Submit & next". One query at
     any size (subqueries), and outside batches one bounded count of the waiting items."""
+    row = _place(assignment)
+    batch = assignment.batch if assignment.batch_id else None
+    waiting = 0 if batch is not None else _waiting(assignment)
+    return Trail(
+        position=row["earlier"] + 1,
+        total=row["others"] + 1 + min(waiting, TRAIL_COUNT_LIMIT),
+        total_more=waiting > TRAIL_COUNT_LIMIT,
+        batch_name=batch.name if batch else "",
+        previous_item_id=row["previous_item"],
+        next_item_id=row["next_item"],
+    )
+
+
+def _place(assignment: Assignment) -> dict:
+    """In one query: how many other items the rater has here (`others`), how many of them came
+    before this one (`earlier`), and the openable items just before and after it."""
     mine = (
         Assignment.objects.filter(
             rater_id=assignment.rater_id,
@@ -56,7 +72,7 @@ def item_trail(assignment: Assignment) -> Trail:
             output_field=IntegerField(),
         )
 
-    row = (
+    return (
         Assignment.objects.filter(pk=assignment.pk)
         .annotate(
             others=Coalesce(count(mine), 0),
@@ -71,17 +87,11 @@ def item_trail(assignment: Assignment) -> Trail:
         .values("others", "earlier", "previous_item", "next_item")
         .get()
     )
-    batch = assignment.batch if assignment.batch_id else None
-    waiting = 0
-    if batch is None:  # the pull queue: what is still waiting for this rater counts too
-        project = assignment.item.project
-        pool = available_items(rater=assignment.rater_id, project=project).order_by()
-        waiting = pool[: TRAIL_COUNT_LIMIT + 1].count()
-    return Trail(
-        position=row["earlier"] + 1,
-        total=row["others"] + 1 + min(waiting, TRAIL_COUNT_LIMIT),
-        total_more=waiting > TRAIL_COUNT_LIMIT,
-        batch_name=batch.name if batch else "",
-        previous_item_id=row["previous_item"],
-        next_item_id=row["next_item"],
-    )
+
+
+def _waiting(assignment: Assignment) -> int:
+    """Outside batches (the pull queue), how many items still wait for this rater, counted up
+    to TRAIL_COUNT_LIMIT + 1 (one bounded count)."""
+    project = assignment.item.project
+    pool = available_items(rater=assignment.rater_id, project=project).order_by()
+    return pool[: TRAIL_COUNT_LIMIT + 1].count()
