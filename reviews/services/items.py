@@ -67,11 +67,7 @@ def items_upsert(
     if unknown:
         raise ValueError(f"items_upsert: not item fields: {', '.join(sorted(unknown))}")
     result = ItemsUpserted(pks={})
-    existing: dict[str, Item] = {}
-    for chunk in _chunks([external_id for external_id, _ in rows]):
-        existing.update(
-            (i.external_id, i) for i in Item.objects.filter(project=project, external_id__in=chunk)
-        )
+    existing = _items_by_external_id(project, [external_id for external_id, _ in rows])
     new = []
     for external_id, fields in rows:
         item = existing.get(external_id)
@@ -91,6 +87,25 @@ def items_upsert(
             item=item, kind=EventKind.UPDATED, actor=actor, data={**source, "previous": changed}
         )
         result.counts["updated"] += 1
+    _items_create(new, project=project, actor=actor, source=source, result=result)
+    return result
+
+
+def _items_by_external_id(project: Project, external_ids: Sequence[str]) -> dict[str, Item]:
+    """The project's items among `external_ids` (one query per CHUNK of them)."""
+    existing: dict[str, Item] = {}
+    for chunk in _chunks(external_ids):
+        existing.update(
+            (i.external_id, i) for i in Item.objects.filter(project=project, external_id__in=chunk)
+        )
+    return existing
+
+
+def _items_create(
+    new: list[Item], *, project: Project, actor, source: dict[str, Any], result: ItemsUpserted
+) -> None:
+    """Insert `new` in batches, read their pks back into `result` and give each an `imported`
+    event."""
     Item.objects.bulk_create(new, batch_size=CHUNK)
     for chunk in _chunks([n.external_id for n in new]):
         result.pks.update(
@@ -104,7 +119,6 @@ def items_upsert(
         lines=((result.pks[n.external_id], dict(source)) for n in new),
     )
     result.counts["created"] += len(new)
-    return result
 
 
 @dataclass(frozen=True)
@@ -134,37 +148,9 @@ def questions_add(
     so raters are offered them, with a `question_added` event carrying `source`."""
     result = QuestionsAdded()
     for chunk in _chunks(specs):
-        wanted = {(s.item_id, s.kind, s.key) for s in chunk}
-        asked = set(
-            Question.objects.filter(
-                item_id__in={s.item_id for s in chunk}, key__in={s.key for s in chunk}
-            ).values_list("item_id", "kind", "key")
-        )
-        new = [s for s in chunk if (s.item_id, s.kind, s.key) in wanted - asked]
+        new = _not_asked_yet(chunk)
         item_ids = [s.item_id for s in new]
-        positions = dict(
-            Question.objects.filter(item_id__in=item_ids)
-            .values("item_id")
-            .annotate(last=Max("position"))
-            .values_list("item_id", "last")
-        )
-        added: Counter = Counter()
-        questions = []
-        for spec in new:
-            questions.append(
-                Question(
-                    item_id=spec.item_id,
-                    kind=spec.kind,
-                    key=spec.key,
-                    labels=list(spec.labels),
-                    prompt=spec.prompt,
-                    criterion_version=spec.criterion_version,
-                    options=spec.options,
-                    position=positions.get(spec.item_id, -1) + 1 + added[spec.item_id],
-                )
-            )
-            added[spec.item_id] += 1
-        Question.objects.bulk_create(questions)
+        Question.objects.bulk_create(_questions_after_the_last(new, item_ids))
         result.reopened += (
             Item.objects.filter(pk__in=item_ids)
             .exclude(status=ItemStatus.OPEN)
@@ -177,6 +163,44 @@ def questions_add(
         )
         result.created += item_ids
     return result
+
+
+def _not_asked_yet(chunk: Sequence[QuestionSpec]) -> list[QuestionSpec]:
+    """The specs whose item has no question of that kind and key yet (one query)."""
+    wanted = {(s.item_id, s.kind, s.key) for s in chunk}
+    asked = set(
+        Question.objects.filter(
+            item_id__in={s.item_id for s in chunk}, key__in={s.key for s in chunk}
+        ).values_list("item_id", "kind", "key")
+    )
+    return [s for s in chunk if (s.item_id, s.kind, s.key) in wanted - asked]
+
+
+def _questions_after_the_last(new: list[QuestionSpec], item_ids: list[int]) -> list[Question]:
+    """`new` as Question rows, each item's numbered on from its last position (one query)."""
+    positions = dict(
+        Question.objects.filter(item_id__in=item_ids)
+        .values("item_id")
+        .annotate(last=Max("position"))
+        .values_list("item_id", "last")
+    )
+    added: Counter = Counter()
+    questions = []
+    for spec in new:
+        questions.append(
+            Question(
+                item_id=spec.item_id,
+                kind=spec.kind,
+                key=spec.key,
+                labels=list(spec.labels),
+                prompt=spec.prompt,
+                criterion_version=spec.criterion_version,
+                options=spec.options,
+                position=positions.get(spec.item_id, -1) + 1 + added[spec.item_id],
+            )
+        )
+        added[spec.item_id] += 1
+    return questions
 
 
 def source_attach(
