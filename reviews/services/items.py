@@ -173,7 +173,8 @@ def _not_asked_yet(chunk: Sequence[QuestionSpec]) -> list[QuestionSpec]:
             item_id__in={s.item_id for s in chunk}, key__in={s.key for s in chunk}
         ).values_list("item_id", "kind", "key")
     )
-    return [s for s in chunk if (s.item_id, s.kind, s.key) in wanted - asked]
+    missing = wanted - asked
+    return [s for s in chunk if (s.item_id, s.kind, s.key) in missing]
 
 
 def _questions_after_the_last(new: list[QuestionSpec], item_ids: list[int]) -> list[Question]:
