@@ -20,6 +20,7 @@ from judging.models import Criterion, DashboardSnapshot, GateSetting, HumanLabel
 from judging.services.agreement import criterion_input
 from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
 from judging.services.agreement_human import human_human_entries
+from judging.services.agreement_inputs import CriterionInput
 from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
 from judging.services.labels import criterion_questions
 from judging.services.splits import current_draw, items_in_split, split_extend
@@ -123,42 +124,17 @@ def dashboard_compute(project) -> dict[str, Any]:
         Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)
     )
     latest = {c.name: c for c, _ in held}  # ordered by version: the last one wins
-    criteria = []
-    for criterion, data in held:
-        rows = criterion_rows(data, seed=SEED, n_resamples=RESAMPLES)
-        slices = {
-            name: criterion_rows(restrict(data, items), seed=SEED, n_resamples=SLICE_RESAMPLES)
-            for name, items in sorted(members.items())
-        }
-        confidences = _confidences(criterion, held_names)
-        criteria.append(
-            {
-                "name": criterion.name,
-                "version": criterion.version,
-                "latest": latest[criterion.name].pk == criterion.pk,
-                "labels": list(criterion.labels),
-                "critical": criterion.critical,
-                "ordinal": criterion.ordinal,
-                "pairwise": criterion.pairwise,
-                "text": criterion.text,
-                "rows": rows,
-                "slices": slices,
-                "calibration_rows": criterion_rows(
-                    calibration[criterion.pk], seed=SEED, n_resamples=SLICE_RESAMPLES
-                )
-                if criterion.pk in calibration
-                else [],
-                "disagreements": disagreements(data),
-                "sent_to_humans": _sent_to_humans(criterion),
-                "rater_quality": rater_quality(data),
-                "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
-                "reliability": {
-                    j.name: r
-                    for j in data.judges
-                    if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
-                },
-            }
+    criteria = [
+        _criterion_entry(
+            criterion,
+            data,
+            latest=latest[criterion.name].pk == criterion.pk,
+            calibration=calibration.get(criterion.pk),
+            members=members,
+            names=held_names,
         )
+        for criterion, data in held
+    ]
     _apply_gates(project, criteria, critical_slices)
     return {
         "project": project.slug,
@@ -168,6 +144,49 @@ def dashboard_compute(project) -> dict[str, Any]:
         "critical_slices": sorted(critical_slices),
         "criteria": criteria,
         "decisions": _decisions(criteria),
+    }
+
+
+def _criterion_entry(
+    criterion: Criterion,
+    data: CriterionInput,
+    *,
+    latest: bool,
+    calibration: CriterionInput | None,
+    members: dict[str, set[str]],
+    names: dict[int, str],
+) -> dict[str, Any]:
+    """One criterion version's figures: held-out `data` overall and per slice of `members`,
+    its `calibration` data's (None without a split), and what the pages show beside them."""
+    rows = criterion_rows(data, seed=SEED, n_resamples=RESAMPLES)
+    slices = {
+        name: criterion_rows(restrict(data, items), seed=SEED, n_resamples=SLICE_RESAMPLES)
+        for name, items in sorted(members.items())
+    }
+    confidences = _confidences(criterion, names)
+    return {
+        "name": criterion.name,
+        "version": criterion.version,
+        "latest": latest,
+        "labels": list(criterion.labels),
+        "critical": criterion.critical,
+        "ordinal": criterion.ordinal,
+        "pairwise": criterion.pairwise,
+        "text": criterion.text,
+        "rows": rows,
+        "slices": slices,
+        "calibration_rows": criterion_rows(calibration, seed=SEED, n_resamples=SLICE_RESAMPLES)
+        if calibration is not None
+        else [],
+        "disagreements": disagreements(data),
+        "sent_to_humans": _sent_to_humans(criterion),
+        "rater_quality": rater_quality(data),
+        "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
+        "reliability": {
+            j.name: r
+            for j in data.judges
+            if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
+        },
     }
 
 
