@@ -167,40 +167,52 @@ def parse_textflow_record(file_key: str, obj: Any, *, file: str) -> tuple[Varian
         missing = [d for d in DECISION_FIELDS if d not in obj]
         raise _fail(f"decisions come in threes; missing {missing}", file, key, f"$.{missing[0]}")
     if present:
-        if variant == "derived":
-            rec.decision_objects = [obj[d] for d in DECISION_FIELDS]
-            for d, o in zip(DECISION_FIELDS, rec.decision_objects, strict=True):
-                if not isinstance(o.get("verdict"), str):
-                    raise _fail("missing string 'verdict'", file, key, f"$.{d}.verdict")
-            rec.raw_decisions = [o["verdict"] for o in rec.decision_objects]
-        else:
-            rec.raw_decisions = [obj[d] for d in DECISION_FIELDS]
-        rec.verdicts = [normalise_verdict(r) for r in rec.raw_decisions]
-        rec.split_vote = len(set(rec.verdicts)) > 1
-        winner, rec.three_way_split = majority(rec.raw_decisions)
+        winner = _read_decisions(rec, obj, variant, file)
     if "final_decision" in obj:
         rec.final_decision = _text(obj, "final_decision", file, key)
-        if not present:
-            raise _fail(
-                "final_decision without decision1..decision3", file, key, "$.final_decision"
-            )
-        if winner is not None and rec.final_decision != winner:
-            raise _fail(
-                f"final_decision {rec.final_decision!r} is not the majority {winner!r} "
-                "of the raw decisions",
-                file,
-                key,
-                "$.final_decision",
-            )
-        if winner is None and rec.final_decision not in rec.raw_decisions:
-            raise _fail(
-                f"final_decision {rec.final_decision!r} is none of the three raw "
-                "decisions (three-way split)",
-                file,
-                key,
-                "$.final_decision",
-            )
+        _check_final_decision(rec, winner, file)
     return variant, rec
+
+
+def _read_decisions(
+    rec: TextflowRecord, obj: dict[str, Any], variant: Variant, file: str
+) -> str | None:
+    """Fill in `rec`'s three decisions, their verdicts and votes; returns the majority's raw
+    string (None on a three-way split)."""
+    if variant == "derived":
+        rec.decision_objects = [obj[d] for d in DECISION_FIELDS]
+        for d, o in zip(DECISION_FIELDS, rec.decision_objects, strict=True):
+            if not isinstance(o.get("verdict"), str):
+                raise _fail("missing string 'verdict'", file, rec.file_key, f"$.{d}.verdict")
+        rec.raw_decisions = [o["verdict"] for o in rec.decision_objects]
+    else:
+        rec.raw_decisions = [obj[d] for d in DECISION_FIELDS]
+    rec.verdicts = [normalise_verdict(r) for r in rec.raw_decisions]
+    rec.split_vote = len(set(rec.verdicts)) > 1
+    winner, rec.three_way_split = majority(rec.raw_decisions)
+    return winner
+
+
+def _check_final_decision(rec: TextflowRecord, winner: str | None, file: str) -> None:
+    """final_decision needs the three decisions and must be their majority (on a three-way
+    split, one of them)."""
+    final, key, path = rec.final_decision, rec.file_key, "$.final_decision"
+    if not rec.has_decisions:
+        raise _fail("final_decision without decision1..decision3", file, key, path)
+    if winner is not None and final != winner:
+        raise _fail(
+            f"final_decision {final!r} is not the majority {winner!r} of the raw decisions",
+            file,
+            key,
+            path,
+        )
+    if winner is None and final not in rec.raw_decisions:
+        raise _fail(
+            f"final_decision {final!r} is none of the three raw decisions (three-way split)",
+            file,
+            key,
+            path,
+        )
 
 
 def parse_textflow(data: bytes, *, file: str) -> TextflowFile:
