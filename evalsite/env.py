@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -69,47 +69,56 @@ def parse_database_url(url: str, *, base_dir: Path) -> dict:
     scheme = parts.scheme.lower()
     options = dict(parse_qsl(parts.query))
     if scheme == "sqlite":
-        raw_path = unquote(parts.path)
-        if parts.netloc:
-            raise ImproperlyConfigured(
-                f"DATABASE_URL={url!r}: write SQLite URLs as sqlite:///relative/path "
-                "or sqlite:////absolute/path."
-            )
-        if not raw_path or raw_path == "/":
-            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no SQLite file.")
-        path = Path(raw_path[1:])  # "/var/db" -> relative "var/db"; "//abs/db" -> "/abs/db"
-        if not path.is_absolute():
-            path = base_dir / path
-        return {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": str(path),
-            # Opening the file and running the PRAGMAs below is ~1 ms of every request.
-            "CONN_MAX_AGE": int(options.get("conn_max_age", 60)),
-            "OPTIONS": {
-                "timeout": int(options.get("timeout", 20)),
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
-            # Tests get a file beside it, not Django's shared-cache in-memory database: there a
-            # writer locks whole tables and a concurrent request (the browser tests' live
-            # server) fails at once with "database table is locked" instead of waiting.
-            "TEST": {"NAME": str(path.with_name(f"{path.stem}-test{path.suffix}"))},
-        }
+        return _sqlite_database(url, parts, options, base_dir=base_dir)
     if scheme in {"postgres", "postgresql", "pgsql"}:
-        name = unquote(parts.path.lstrip("/"))
-        if not name:
-            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database.")
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": name,
-            "USER": unquote(parts.username or ""),
-            "PASSWORD": unquote(parts.password or ""),
-            "HOST": parts.hostname or "",
-            "PORT": str(parts.port or ""),
-            "CONN_MAX_AGE": int(options.pop("conn_max_age", 60)),
-            "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": options,
-        }
+        return _postgres_database(url, parts, options)
     raise ImproperlyConfigured(
         f"DATABASE_URL={url!r}: unsupported scheme {scheme!r} (use sqlite:// or postgres://)."
     )
+
+
+def _sqlite_database(url: str, parts: SplitResult, options: dict, *, base_dir: Path) -> dict:
+    raw_path = unquote(parts.path)
+    if parts.netloc:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL={url!r}: write SQLite URLs as sqlite:///relative/path "
+            "or sqlite:////absolute/path."
+        )
+    if not raw_path or raw_path == "/":
+        raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no SQLite file.")
+    path = Path(raw_path[1:])  # "/var/db" -> relative "var/db"; "//abs/db" -> "/abs/db"
+    if not path.is_absolute():
+        path = base_dir / path
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(path),
+        # Opening the file and running the PRAGMAs below is ~1 ms of every request.
+        "CONN_MAX_AGE": int(options.get("conn_max_age", 60)),
+        "OPTIONS": {
+            "timeout": int(options.get("timeout", 20)),
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        # Tests get a file beside it, not Django's shared-cache in-memory database: there a
+        # writer locks whole tables and a concurrent request (the browser tests' live
+        # server) fails at once with "database table is locked" instead of waiting.
+        "TEST": {"NAME": str(path.with_name(f"{path.stem}-test{path.suffix}"))},
+    }
+
+
+def _postgres_database(url: str, parts: SplitResult, options: dict) -> dict:
+    """The query's other parameters (``sslmode=``…) pass through as connection OPTIONS."""
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database.")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(parts.port or ""),
+        "CONN_MAX_AGE": int(options.pop("conn_max_age", 60)),
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": options,
+    }
