@@ -38,6 +38,7 @@ from reviews.models import (
     Question,
     QuestionKind,
     QuestionStatus,
+    Reference,
     Resolution,
 )
 from reviews.services.approved_imports import Outcome, approved_record_decision
@@ -244,28 +245,41 @@ def import_review(
             for i, c in enumerate(review.claims)
         )
     new_questions = _questions(review, item, sources, context)
-    known, unknown = known_fields(review)
-    if unknown:
-        shown = ", ".join(unknown[:5]) + (
-            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        )
-        context.notes.append(f"{record}: unknown keys not kept: {shown}")
+    known = _kept_fields(review, context, record)
     if created or changed or new_questions:
-        item.metadata = {**item.metadata, "review_file": known}
-        item.save(update_fields=["metadata", "updated_at"])
-        event_record(
-            item=item,
-            actor=context.actor,
-            kind=EventKind.IMPORTED,
-            data={"file": context.file, "generated_version": generated.version, "new": created},
-        )
-        context.counts["items_created" if created else "items_updated"] += 1
+        _item_imported(item, context, known=known, generated=generated, created=created)
     else:
         context.counts["items_unchanged"] += 1
     if review.status == "approved":
         _import_approved(review, item, context, record=record, file=file)
     _refresh_status(item)
     return item
+
+
+def _kept_fields(review: ReviewFile, context: ImportContext, record: str) -> dict:
+    """The record's keys that an export writes back; the import notes the unknown ones."""
+    known, unknown = known_fields(review)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        context.notes.append(f"{record}: unknown keys not kept: {shown}")
+    return known
+
+
+def _item_imported(
+    item: Item, context: ImportContext, *, known: dict, generated: Reference, created: bool
+) -> None:
+    """A new or changed item keeps the record (`known`) and gets an `imported` event."""
+    item.metadata = {**item.metadata, "review_file": known}
+    item.save(update_fields=["metadata", "updated_at"])
+    event_record(
+        item=item,
+        actor=context.actor,
+        kind=EventKind.IMPORTED,
+        data={"file": context.file, "generated_version": generated.version, "new": created},
+    )
+    context.counts["items_created" if created else "items_updated"] += 1
 
 
 def _questions(review, item, sources, context) -> list[Question]:
