@@ -129,36 +129,29 @@ def heatmap_svg(
         total = sum(counts[i]) or 0
         for j in range(k):
             n = counts[i][j]
-            share = n / total if total else 0.0
-            x, y = left + j * cell, top + i * cell
-            colour = INK if share < 0.6 else "#ffffff"
-            body.append(
-                f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" rx="3" '
-                f'fill="{_shade(share)}" stroke="{ACCENT if i == j else LINE}"/>'
-            )
-            body.append(
-                _text(
-                    x + cell / 2 - 1,
-                    y + cell / 2 - 2,
-                    n,
-                    size=14,
-                    anchor="middle",
-                    fill=colour,
-                    weight="600",
-                )
-            )
-            body.append(
-                _text(
-                    x + cell / 2 - 1,
-                    y + cell / 2 + 14,
-                    f"{share:.0%}" if total else "–",
-                    size=10,
-                    anchor="middle",
-                    fill=colour,
-                )
-            )
+            body += _heatmap_cell(left + j * cell, top + i * cell, cell, n, total, diagonal=i == j)
             parts.append(f"human {label}, judge {labels[j]}: {n}")
     return _svg(width, height, title, "; ".join(parts), "".join(body), heading)
+
+
+def _heatmap_cell(x, y, cell: int, n: int, total: int, *, diagonal: bool) -> list[str]:
+    """One cell at (x, y): shaded by its share of the row, its count and that share on it."""
+    share = n / total if total else 0.0
+    colour = INK if share < 0.6 else "#ffffff"
+    centre = x + cell / 2 - 1
+    return [
+        f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" rx="3" '
+        f'fill="{_shade(share)}" stroke="{ACCENT if diagonal else LINE}"/>',
+        _text(centre, y + cell / 2 - 2, n, size=14, anchor="middle", fill=colour, weight="600"),
+        _text(
+            centre,
+            y + cell / 2 + 14,
+            f"{share:.0%}" if total else "–",
+            size=10,
+            anchor="middle",
+            fill=colour,
+        ),
+    ]
 
 
 def reliability_svg(bins: list[dict], *, title="Reliability diagram", heading="") -> str:
