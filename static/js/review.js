@@ -168,6 +168,13 @@
   });
   document.querySelectorAll("dialog [data-action=close-dialog]").forEach((b) =>
     b.addEventListener("click", () => b.closest("dialog").close()));
+  // A closed dialog (Escape, Cancel) hands focus back to the current question, not the page.
+  document.querySelectorAll("dialog").forEach((d) => d.addEventListener("close", () => {
+    const focused = document.activeElement;  // may still be the closed dialog's own field
+    if (current && (!focused || focused === document.body || d.contains(focused))) {
+      current.focus({ preventScroll: true });
+    }
+  }));
 
   // A network failure (no response at all) leaves a visible, retryable state.
   document.body.addEventListener("htmx:sendError", (e) => {

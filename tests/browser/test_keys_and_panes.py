@@ -7,6 +7,8 @@
 - the decide forms' "type the value" radio has a name.
 """
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -107,3 +109,25 @@ def test_the_user_menu_closes_on_escape_and_on_a_click_elsewhere(page, live_serv
     expect(tokens).to_be_visible()
     page.locator("main h1").first.click()
     expect(tokens).to_be_hidden()
+
+
+def test_closing_the_skip_dialog_puts_focus_back_on_the_question(
+    page, live_server, login, start_review, review_item, attach_evidence
+):
+    project = Project.objects.create(slug="skip-focus", name="Skip focus", overlap=1)
+    member(project, Role.RATER, username="skipper")
+    attach_evidence(review_item(project, {"$.a": ["1", "2"], "$.b": ["3", "4"]}))
+    page.set_viewport_size(VIEWPORT)
+    login("skipper", PASSWORD)
+    start_review(project.slug)
+    first = page.locator("#questions > li.question").first
+    expect(first).to_have_class(re.compile(r"\bcurrent\b"))  # current, though not focused yet
+    for close in ("Escape", "Cancel"):
+        page.keyboard.press("s")
+        expect(page.locator("#skip-dialog")).to_be_visible()
+        if close == "Escape":
+            page.keyboard.press("Escape")
+        else:
+            page.locator("#skip-dialog").get_by_role("button", name="Cancel").click()
+        expect(page.locator("#skip-dialog")).to_be_hidden()
+        expect(first).to_be_focused()
