@@ -8,6 +8,7 @@ the reader's session, so the pages themselves only read.
 
 from __future__ import annotations
 
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -37,7 +38,8 @@ def held_out_show(request, slug):
     shown = request.session.get(SESSION_KEY, [])
     if access.project.pk not in shown:
         request.session[SESSION_KEY] = [*shown, access.project.pk]
-    target = data.get("next") or ""
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+    target = data.get("next") or ""  # a path of this site; anything else: the dashboard
+    here = {request.get_host()}
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(target, here):
         return redirect("project_dashboard", slug)
-    return redirect(target)
+    return HttpResponseRedirect(target)  # never `redirect()`: it reverses a bare word as a URL name

@@ -227,6 +227,17 @@ def test_held_out_figures_show_only_on_request_and_that_is_logged(client, projec
     assert elsewhere.url == reverse("project_dashboard", args=[project.slug])
 
 
+@pytest.mark.parametrize(
+    "target", ["project_list", "admin:index", "99999", "x" * 2000, "%s", "//evil.example/", "."]
+)
+def test_a_next_that_is_no_path_of_this_site_goes_to_the_dashboard(client, project, admin, target):
+    """`next` is a path (/...), never a URL name Django would reverse (a 500 for most words)."""
+    client.force_login(admin)
+    response = client.post(reverse("held_out_show", args=[project.slug]), {"next": target})
+    assert response.status_code == 302
+    assert response.url == reverse("project_dashboard", args=[project.slug])
+
+
 def test_calibration_figures_are_labelled_as_development_figures(client, project, admin, tmp_path):
     small_project(project, tmp_path)
     see_held_out(client, admin, project)
