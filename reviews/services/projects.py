@@ -162,6 +162,8 @@ def membership_remove(*, actor, project: Project, user, role: str | None = None)
     A project never loses its last admin: that would leave nobody able to manage it.
     """
     _require_manager(actor, project)
+    if role is not None and role not in Role.values:
+        raise ValidationError("Choose a role.")
     memberships = Membership.objects.filter(project=project, user=user)
     if role is not None:
         memberships = memberships.filter(role=role)

@@ -42,12 +42,12 @@ def member_remove(request, slug, user_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     members_of_project = get_user_model().objects.filter(memberships__project=access.project)
     user = get_object_or_404(members_of_project.distinct(), pk=user_pk)
-    role = request.POST.get("role") or None
+    role = request.POST.get("role") or None  # none: every role
     try:
         membership_remove(actor=request.user, project=access.project, user=user, role=role)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        what = f"the {Role(role).label.lower()} role" if role in Role.values else "all roles"
+        what = f"the {Role(role).label.lower()} role" if role else "all roles"
         messages.success(request, f"Removed {what} from {user.username}; their answers stay.")
     return redirect("members", slug)

@@ -62,6 +62,15 @@ def test_admin_adds_member_by_email_and_removes_a_role(client, project):
     assert set(newcomer.memberships.values_list("role", flat=True)) == {"approver"}
 
 
+def test_removing_an_unknown_role_says_so_and_removes_nothing(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    nina = member(project, Role.RATER, username="nina")
+    url = reverse("member_remove", args=[project.slug, nina.pk])
+    page = client.post(url, {"role": "raterr"}, follow=True).content.decode()
+    assert "Choose a role." in page and "Removed" not in page
+    assert list(nina.memberships.values_list("role", flat=True)) == ["rater"]
+
+
 def test_last_admin_cannot_be_removed(client, project):
     admin = member(project, Role.ADMIN)
     client.force_login(admin)
