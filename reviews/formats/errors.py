@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -185,15 +186,28 @@ def _bad_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    # json reads 1e999 as infinity, which no JSON column can store back: refuse it by name.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range for a number")
+    return value
+
+
 # Built once: json.loads(..., hooks) would build a decoder per call (slow on big JSONL).
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_bad_constant)
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_bad_constant, parse_float=_finite_float
+)
+_NUL = "a NUL character (\\u0000): no database text or JSON column stores it"
 
 
 def _check_shape(obj: Any, raw_size: int, *, file: str | None, record: str | None) -> None:
-    """Nesting depth and string length within the limits, else FormatError naming the path.
+    """Nesting depth and string length within the limits and no NUL character in a string,
+    else FormatError naming the path.
 
-    Walked only when the raw text could break a limit (more brackets than the depth allows, or
-    more characters than one string may hold), so ordinary records cost nothing extra.
+    Walked only when the raw text could break a limit (more brackets than the depth allows,
+    more characters than one string may hold, or an escaped NUL), so ordinary records cost
+    nothing extra.
     """
     bound = limits.current()
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(obj, ())]
@@ -205,11 +219,15 @@ def _check_shape(obj: Any, raw_size: int, *, file: str | None, record: str | Non
         if isinstance(value, str) and len(value) > bound.string_chars:
             reason = limits.message("string_chars", "a string's length", len(value))
             raise FormatError(reason, file=file, record=record, path=join_path(path))
+        if isinstance(value, str) and "\x00" in value:
+            raise FormatError(_NUL, file=file, record=record, path=join_path(path))
         if isinstance(value, dict):
             for key, child in value.items():
                 if len(key) > bound.string_chars:
                     reason = limits.message("string_chars", "a key's length", len(key))
                     raise FormatError(reason, file=file, record=record, path=join_path(path))
+                if "\x00" in key:
+                    raise FormatError(_NUL, file=file, record=record, path=join_path(path))
                 stack.append((child, (*path, key)))
         elif isinstance(value, list):
             stack.extend((child, (*path, i)) for i, child in enumerate(value))
@@ -218,6 +236,8 @@ def _check_shape(obj: Any, raw_size: int, *, file: str | None, record: str | Non
 def _may_break_limits(text: str | bytes) -> bool:
     bound = limits.current()
     if len(text) > bound.string_chars:
+        return True
+    if (b"\\u0000" if isinstance(text, bytes) else "\\u0000") in text:  # a NUL, escaped
         return True
     square, curly = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
     return text.count(square) + text.count(curly) > bound.depth

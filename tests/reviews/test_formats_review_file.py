@@ -205,7 +205,6 @@ def test_invalid_fields_name_file_case_and_path(review_obj, mutate, path, reason
         "file:///etc/passwd",
         "",
         "./",
-        "x\x00.pdf",
     ],
 )
 def test_source_paths_must_stay_inside_the_bundle(review_obj, bad):
@@ -214,6 +213,13 @@ def test_source_paths_must_stay_inside_the_bundle(review_obj, bad):
         parse(review_obj, file="s.json")
     assert exc.value.path == "$.sources[1].path"
     assert exc.value.record == 'case "statement-0912"'
+
+
+def test_a_nul_character_in_a_source_path_is_refused_as_it_is_read(review_obj):
+    review_obj["sources"][1]["path"] = "x\x00.pdf"
+    with pytest.raises(FormatError, match="NUL character") as exc:
+        parse(review_obj, file="s.json")
+    assert (exc.value.file, exc.value.path) == ("s.json", "$.sources[1].path")
 
 
 def test_escaping_path_file_from_disk():

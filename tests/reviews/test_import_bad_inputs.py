@@ -145,6 +145,27 @@ def _long_item_id(folder: Path):
     ), None
 
 
+def _nul_in_a_string(folder: Path):
+    """A NUL character: PostgreSQL stores none in text or JSON (SQLite lost the item's id)."""
+    return write_jsonl(
+        folder / "nul.jsonl",
+        [
+            {"type": "item", "item_id": "ok"},
+            {"type": "item", "item_id": "nul", "metadata": {"note": ["a\u0000b"]}},
+        ],
+    ), None
+
+
+def _number_out_of_range(folder: Path):
+    target = folder / "huge.jsonl"
+    target.write_text(
+        '{"type": "item", "item_id": "ok"}\n{"type": "item", "item_id": "big", "metadata": '
+        '{"score": 1e999}}\n',
+        encoding="utf-8",
+    )
+    return target, None
+
+
 def _items_csv_missing_column(folder: Path):
     target = folder / "items.csv"
     target.write_text("type,input,output\nitem,hello,world\n", encoding="utf-8")
@@ -250,6 +271,13 @@ CASES: dict[str, Case] = {
     "item-id-too-long": Case(
         _long_item_id,
         Expected("long.jsonl", "line 2", "$.item_id", "201 characters long (at most 200)"),
+    ),
+    # Values no database column stores: refused as they are read.
+    "nul-character": Case(
+        _nul_in_a_string, Expected("nul.jsonl", "line 2", "$.metadata.note[0]", "NUL")
+    ),
+    "number-out-of-range": Case(
+        _number_out_of_range, Expected("huge.jsonl", "line 2", "$", "1e999")
     ),
     # Unknown format.
     "format-flag-junk": Case(
