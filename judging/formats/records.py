@@ -58,7 +58,7 @@ class Verdict(Record):
     criterion: str = Field(min_length=1)
     label: Label
     judge: Judge
-    sample: int = Field(default=0, ge=0)
+    sample: int = Field(default=0, ge=0, le=32767)  # Verdict.sample's column (small integer)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     explanation: str | None = None
     raw: str | None = None

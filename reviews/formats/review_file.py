@@ -52,7 +52,7 @@ class _Model(BaseModel):
 
 
 class SourceMetadata(_Model):
-    page: int | None = Field(default=None, ge=1)  # 1-based
+    page: int | None = Field(default=None, ge=1, le=2**31 - 1)  # 1-based; the column's range
 
 
 class Source(_Model):

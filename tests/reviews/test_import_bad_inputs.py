@@ -166,6 +166,28 @@ def _number_out_of_range(folder: Path):
     return target, None
 
 
+def _page_past_its_column(folder: Path):
+    case = review_case("far", [GOOD_PDF])
+    case["sources"][0]["metadata"]["page"] = (
+        2**31
+    )  # past PostgreSQL's integer (and SQLite's: 2**63)
+    (folder / GOOD_PDF).write_bytes(demo_evidence.statement_pdf())
+    return write_json(folder / "far.review.json", case), None
+
+
+def _sample_past_its_column(folder: Path):
+    judge = {"provider": "openai", "model": "gpt-4o"}
+    return write_jsonl(
+        folder / "samples.jsonl",
+        [
+            {"type": "criterion", "name": "ok", "labels": ["pass", "fail"], "positive": "pass"},
+            {"type": "item", "item_id": "s-1"},
+            {"type": "verdict", "item_id": "s-1", "criterion": "ok", "label": "pass",
+             "judge": judge, "sample": 32768},
+        ],
+    ), None  # fmt: skip
+
+
 def _items_csv_missing_column(folder: Path):
     target = folder / "items.csv"
     target.write_text("type,input,output\nitem,hello,world\n", encoding="utf-8")
@@ -278,6 +300,16 @@ CASES: dict[str, Case] = {
     ),
     "number-out-of-range": Case(
         _number_out_of_range, Expected("huge.jsonl", "line 2", "$", "1e999")
+    ),
+    "page-past-its-column": Case(
+        _page_past_its_column,
+        Expected(
+            "far.review.json", 'case "far"', "$.sources[0].metadata.page", "less than or equal"
+        ),
+    ),
+    "sample-past-its-column": Case(
+        _sample_past_its_column,
+        Expected("samples.jsonl", "line 3", "$.sample", "less than or equal"),
     ),
     # Unknown format.
     "format-flag-junk": Case(
