@@ -18,6 +18,7 @@ from reviews.evidence import DrawText, build_pdf
 from reviews.formats.canonical import canonical_rows, rows_sha256
 from reviews.formats.signed import payload_bytes
 from reviews.models import (
+    HOLDING_STATUSES,
     Approval,
     Assignment,
     AssignmentStatus,
@@ -146,6 +147,16 @@ def rate(rater, item, answers, *, submit=True, assignment=None):
 
 
 _PDFS: dict[str, bytes] = {}
+
+
+def places_held(item) -> int:
+    """How many of the item's overlap places are held (assigned, active or submitted)."""
+    return Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).count()
+
+
+def submitted(assignment):
+    """The rater's submit of `assignment`, as the review page's Submit does it."""
+    return assignment_submit(actor=assignment.rater, assignment=assignment)
 
 
 def attach_evidence(item, text="Statement of account. Total due 1,200.00 EUR"):

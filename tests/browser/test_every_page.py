@@ -22,9 +22,9 @@ from judging.stub_model import make_server
 from reviews.models import Item, Project, Role
 from reviews.services.projects import membership_add
 from tests.browser.conftest import ARTIFACTS
+from tests.browser.page_checks import UNLABELLED
 from tests.factories import ProjectFactory
-from tests.judging.helpers import referenced_item
-from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
+from tests.judging.helpers import INVOICE_ROWS, invoice_predictions, referenced_item
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,15 +53,6 @@ UNREACHABLE_BUTTONS = """
 """
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-
-# Visible form controls a screen reader cannot name (no <label>, aria-label or title).
-UNLABELLED = """
-() => [...document.querySelectorAll("input:not([type=hidden], [type=submit]), select, textarea")]
-  .filter((el) => el.offsetParent !== null)
-  .filter((el) => ![...el.labels].some((l) => l.textContent.trim())
-    && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") && !el.title)
-  .map((el) => `unlabelled ${el.tagName.toLowerCase()} ${el.name || el.id}`)
-"""
 
 # Layout slips seen at 1280x800: a form's button stretched into a bar (a grid form's child), and
 # a card or a row of buttons flush against the table above it.

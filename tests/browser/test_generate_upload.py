@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 from judging.models import JudgeVersion
 from reviews.models import Question, Reference, Role
 from tests.factories import PASSWORD, member
+from tests.judging.generation_helpers import FIRST, SECOND, reader, statement
 from tests.judging.run_helpers import judge
-from tests.judging.test_generation import FIRST, SECOND, reader, statement
 from tests.judging.wire_server import WireServer
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from reviews.models import Project, Role
-from tests.browser.test_every_page import UNLABELLED
+from tests.browser.page_checks import UNLABELLED
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,8 +7,7 @@ from playwright.sync_api import expect
 
 from reviews.models import Role
 from tests.factories import PASSWORD, ProjectFactory, member
-from tests.judging.helpers import referenced_item
-from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
+from tests.judging.helpers import INVOICE_ROWS, invoice_predictions, referenced_item
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

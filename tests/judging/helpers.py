@@ -147,3 +147,36 @@ def see_held_out(client, user, project):
     client.force_login(user)
     response = client.post(reverse("held_out_show", args=[project.slug]))
     assert response.status_code == 302
+
+
+# An invoice's approved rows and a pipeline's predictions of it (two stages; the amounts and
+# total are the prediction's mistakes).
+INVOICE_ROWS = {
+    "$.invoice.number": "INV-7",
+    "$.invoice.lines[0].amount": "10.00",
+    "$.invoice.lines[1].amount": "5.00",
+    "$.total": "15.00",
+}
+
+
+def invoice_predictions(case_id="inv-1", amount="8", total="18"):
+    return [
+        {
+            "case_id": case_id,
+            "producer": {"provider": "openai", "model": "gpt-4o"},
+            "stage_id": "invoice_extraction",
+            "operation": "extract",
+            "depends_on": [],
+            "prediction": {
+                "invoice": {"number": "inv-7", "lines": [{"amount": "10"}, {"amount": amount}]}
+            },
+        },
+        {
+            "case_id": case_id,
+            "producer": {"provider": "openai", "model": "gpt-4o"},
+            "stage_id": "total",
+            "operation": "sum",
+            "depends_on": ["invoice_extraction"],
+            "prediction": {"total": total},
+        },
+    ]

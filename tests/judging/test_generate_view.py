@@ -9,8 +9,8 @@ from judging.models import Run
 from reviews.forms import ProjectSettingsForm
 from reviews.models import Question, Reference, Role
 from tests.factories import member
+from tests.judging.generation_helpers import FIRST, SECOND, reader, statement
 from tests.judging.run_helpers import judge
-from tests.judging.test_generation import FIRST, SECOND, reader, statement
 from tests.judging.wire_server import WireServer
 
 

@@ -11,7 +11,7 @@ from judging.models import JudgeVersion, ModelPrice, Run
 from reviews.models import EventKind, Item, Question, Reference, Role
 from reviews.services.imports import file_import
 from tests.factories import member
-from tests.judging.test_generation import FIRST, SECOND, generate, reader, statement
+from tests.judging.generation_helpers import FIRST, SECOND, generate, reader, statement
 from tests.judging.wire_server import WireServer
 
 

@@ -17,7 +17,7 @@ from reviews.services.approval import approval_record
 from reviews.services.exports import files_export
 from reviews.services.imports import file_import
 from tests.factories import PASSWORD, ProjectFactory, member
-from tests.judging.test_generation import FIRST, SECOND, generate, reader
+from tests.judging.generation_helpers import FIRST, SECOND, generate, reader
 from tests.judging.wire_server import WireServer
 
 

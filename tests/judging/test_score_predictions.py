@@ -7,37 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import ScoreRun
-from tests.judging.helpers import referenced_item, write_jsonl
-
-INVOICE_ROWS = {
-    "$.invoice.number": "INV-7",
-    "$.invoice.lines[0].amount": "10.00",
-    "$.invoice.lines[1].amount": "5.00",
-    "$.total": "15.00",
-}
-
-
-def invoice_predictions(case_id="inv-1", amount="8", total="18"):
-    return [
-        {
-            "case_id": case_id,
-            "producer": {"provider": "openai", "model": "gpt-4o"},
-            "stage_id": "invoice_extraction",
-            "operation": "extract",
-            "depends_on": [],
-            "prediction": {
-                "invoice": {"number": "inv-7", "lines": [{"amount": "10"}, {"amount": amount}]}
-            },
-        },
-        {
-            "case_id": case_id,
-            "producer": {"provider": "openai", "model": "gpt-4o"},
-            "stage_id": "total",
-            "operation": "sum",
-            "depends_on": ["invoice_extraction"],
-            "prediction": {"total": total},
-        },
-    ]
+from tests.judging.helpers import INVOICE_ROWS, invoice_predictions, referenced_item, write_jsonl
 
 
 def score(project, path, *args):

@@ -10,8 +10,7 @@ from judging.models import ScoreRun
 from reviews.models import Role
 from tests.factories import member
 from tests.helpers import bearer
-from tests.judging.helpers import referenced_item
-from tests.judging.test_score_predictions import INVOICE_ROWS, invoice_predictions
+from tests.judging.helpers import INVOICE_ROWS, invoice_predictions, referenced_item
 
 pytestmark = pytest.mark.django_db
 

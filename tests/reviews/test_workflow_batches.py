@@ -15,8 +15,8 @@ from reviews.services.assignment import (
 )
 from reviews.services.assignment_trail import item_trail
 from reviews.services.batches import batch_create, rater_progress
+from tests.builders import places_held, submitted
 from tests.factories import ItemFactory, member
-from tests.reviews.test_workflow_queue import _holding, _submit
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def test_batch_by_count_takes_the_first_open_items_round_robin(project, items, r
     )
     assignments = Assignment.objects.filter(batch=batch)
     assert sorted({a.item_id for a in assignments}) == [i.pk for i in items[:3]]
-    per_item = {i.pk: _holding(i) for i in items[:3]}
+    per_item = {i.pk: places_held(i) for i in items[:3]}
     assert per_item == dict.fromkeys(per_item, 2)
     per_rater = sorted(assignments.filter(rater=r).count() for r in raters[:3])
     assert per_rater == [2, 2, 2]
@@ -55,7 +55,7 @@ def test_batch_never_over_assigns_an_item_raters_already_hold(project, raters):
     batch_create(
         actor=None, project=project, name="b", raters=raters[1:], selection="count", count=1
     )
-    assert _holding(only) == 2
+    assert places_held(only) == 2
 
 
 def test_seeded_sample_is_repeatable(project, raters):
@@ -108,7 +108,7 @@ def test_batch_by_slice_with_an_overlap_override(project, items, raters):
     assert {a.item_id for a in batch.assignments.all()} == {items[1].pk, items[3].pk}
     for item in (items[1], items[3]):
         item.refresh_from_db()
-        assert item.overlap == 3 and _holding(item) == 3
+        assert item.overlap == 3 and places_held(item) == 3
     items[0].refresh_from_db()
     assert items[0].overlap is None
 
@@ -251,7 +251,7 @@ def test_rater_progress_counts_each_state_and_the_median_time(project, items, ra
     now = timezone.now()
     for minutes in (2, 4, 9):
         done = assignment_claim_next(rater=ada, project=project)
-        _submit(done)
+        submitted(done)
         Assignment.objects.filter(pk=done.pk).update(
             opened_at=now - timedelta(minutes=minutes), submitted_at=now
         )

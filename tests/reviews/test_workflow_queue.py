@@ -9,14 +9,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import (
-    HOLDING_STATUSES,
     Assignment,
     AssignmentStatus,
     Item,
     ItemStatus,
     Role,
 )
-from reviews.services.answers import assignment_submit
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
@@ -26,17 +24,10 @@ from reviews.services.assignment import (
     queue_summary,
 )
 from reviews.services.batches import batch_create
+from tests.builders import places_held, submitted
 from tests.factories import ItemFactory, member
 
 pytestmark = pytest.mark.django_db
-
-
-def _holding(item):
-    return Assignment.objects.filter(item=item, status__in=HOLDING_STATUSES).count()
-
-
-def _submit(assignment):
-    return assignment_submit(actor=assignment.rater, assignment=assignment)
 
 
 def test_an_item_goes_to_as_many_raters_as_its_overlap_and_no_more(project, raters):
@@ -45,7 +36,7 @@ def test_an_item_goes_to_as_many_raters_as_its_overlap_and_no_more(project, rate
     only = ItemFactory(project=project)
     claims = [assignment_claim_next(rater=r, project=project) for r in raters]
     assert [c.item_id if c else None for c in claims] == [only.pk, only.pk, None, None]
-    assert _holding(only) == 2
+    assert places_held(only) == 2
 
 
 def test_an_items_own_overlap_overrides_the_projects(project, raters):
@@ -67,7 +58,7 @@ def test_a_submitted_item_is_never_offered_to_the_same_rater_again(project, item
     project.overlap = 2
     project.save()
     first = assignment_claim_next(rater=raters[0], project=project)
-    _submit(first)
+    submitted(first)
     following = assignment_claim_next(rater=raters[0], project=project)
     assert following.item_id != first.item_id
     assert Item.objects.get(pk=first.item_id).status == ItemStatus.OPEN  # still needs a rater
@@ -185,7 +176,7 @@ def test_pre_assigned_places_count_against_the_overlap(project, raters):
         actor=None, project=project, name="pair", raters=raters[:2], selection="count", count=1
     )
     assert assignment_claim_next(rater=raters[2], project=project) is None
-    assert _holding(only) == 2
+    assert places_held(only) == 2
 
 
 def test_queue_summary_counts_what_waits_for_the_rater(project, items, raters):
