@@ -234,15 +234,16 @@ def adjudication_panels(*, item, show_names: bool) -> list[AdjudicationPanel]:
     ]
 
 
-def next_item_to_adjudicate(*, project, after: Item) -> Item | None:
-    """The adjudication queue's first item other than `after` (the queue's own order)."""
-    return (
-        project.items.filter(status=ItemStatus.ADJUDICATION)
-        .exclude(pk=after.pk)
-        .order_by("updated_at", "id")
-        .only("id", "external_id", "title")
-        .first()
-    )
+def next_item_to_adjudicate(*, project, after: Item, user) -> Item | None:
+    """The adjudication queue's first item other than `after` (the queue's own order) that
+    `user` may decide: with separation of duties, not one they rated."""
+    waiting = project.items.filter(status=ItemStatus.ADJUDICATION).exclude(pk=after.pk)
+    if project.separation_of_duties:
+        rated = Assignment.objects.filter(
+            rater=user, status=AssignmentStatus.SUBMITTED, gold=False
+        ).values("item_id")
+        waiting = waiting.exclude(pk__in=rated)
+    return waiting.order_by("updated_at", "id").only("id", "external_id", "title").first()
 
 
 def first_question_to_decide(panels: list[AdjudicationPanel]) -> Question | None:

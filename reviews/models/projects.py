@@ -34,7 +34,10 @@ class Project(models.Model):
     )
     separation_of_duties = models.BooleanField(
         default=True,
-        help_text="An approver may not approve an item they rated alone or adjudicated.",
+        help_text=(
+            "An adjudicator may not decide an item they rated; an approver may not approve an "
+            "item they rated alone or adjudicated."
+        ),
     )
     show_rater_names = models.BooleanField(
         default=False, help_text="Show raters' names to adjudicators."

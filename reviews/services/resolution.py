@@ -168,6 +168,19 @@ def submitted_item_resolve(*, item: Item, open_questions: list[Question]) -> lis
     return resolutions
 
 
+def adjudication_blocker(*, project, item: Item, user) -> str | None:
+    """Why `user` may not decide `item`'s disputes, or None: with separation of duties, whoever
+    rated the item (a submitted answer, gold checks aside) leaves them to another adjudicator."""
+    if not project.separation_of_duties:
+        return None
+    rated = Assignment.objects.filter(
+        item=item, rater=user, status=AssignmentStatus.SUBMITTED, gold=False
+    )
+    if rated.exists():
+        return "You rated this item: another adjudicator decides it (separation of duties)."
+    return None
+
+
 @transaction.atomic
 def adjudication_record(
     *, actor, question: Question, decision: str, value=None, reason: str
@@ -176,6 +189,10 @@ def adjudication_record(
     question = Question.objects.select_for_update().select_related("item").get(pk=question.pk)
     if Role.ADJUDICATOR not in roles_of(actor, question.item.project):
         raise ResolutionError("You are not an adjudicator of this project.")
+    item = question.item
+    blocked = adjudication_blocker(project=item.project, item=item, user=actor)
+    if blocked:
+        raise ResolutionError(blocked)
     reason = reason.strip()
     if not reason:
         raise ResolutionError("Give a reason for the decision.")

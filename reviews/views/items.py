@@ -29,7 +29,11 @@ from reviews.services.approval import (
 from reviews.services.batch_approval import approval_waiting
 from reviews.services.rater_quality import is_gold
 from reviews.services.references import current_ground_truth
-from reviews.services.resolution import ResolutionError, adjudication_record
+from reviews.services.resolution import (
+    ResolutionError,
+    adjudication_blocker,
+    adjudication_record,
+)
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
@@ -60,19 +64,23 @@ def item_detail(request, slug, item_pk):
     page = _item_page(access, item)
     panels = page["panels"]
     focus = first_question_to_decide(panels)
+    blocked = access.is_adjudicator and adjudication_blocker(
+        project=access.project, item=item, user=request.user
+    )
     return render(
         request,
         "reviews/item_detail.html",
         {
             **page,
-            "can_adjudicate": access.is_adjudicator,
+            "can_adjudicate": access.is_adjudicator and not blocked,
+            "adjudication_blocked": blocked,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
             "is_gold": access.is_admin and is_gold(item),
             "focus_pk": focus.pk if focus else None,
             "to_decide": any(p.question.status == QuestionStatus.ADJUDICATION for p in panels),
             "next_item": (
-                next_item_to_adjudicate(project=access.project, after=item)
+                next_item_to_adjudicate(project=access.project, after=item, user=request.user)
                 if access.is_adjudicator
                 else None
             ),
