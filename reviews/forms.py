@@ -270,3 +270,23 @@ class ItemListForm(forms.Form):
             "after": data.get("after"),
             "before": data.get("before"),
         }
+
+
+class ApprovalForm(forms.Form):
+    """The approve page's POST. The service checks what matters (the statement confirmed, the
+    password, the rows shown, the reason's length); the form only reads the fields."""
+
+    password = forms.CharField(required=False, strip=False)
+    confirm = forms.CharField(required=False)
+    reason = forms.CharField(required=False)
+    shown = forms.CharField(required=False)
+
+    def approval_arguments(self) -> dict:
+        self.is_valid()  # every field optional: always valid, so cleaned_data is whole
+        data = self.cleaned_data
+        return {
+            "password": data["password"],
+            "confirmed": data["confirm"] == "yes",
+            "correction_reason": data["reason"],
+            "shown": data["shown"],
+        }

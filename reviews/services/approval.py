@@ -180,6 +180,9 @@ def plain_password_check(actor) -> Callable[[str], None]:
     return check
 
 
+MAX_CORRECTION_REASON = 10_000  # characters, as an answer's note: it is signed and kept
+
+
 def _check_rules(item: Item, actor, reason: str, shown: str | None) -> None:
     """Every rule but the password (checked again under the item's row lock)."""
     blockers = approval_blockers(item, actor)
@@ -187,6 +190,11 @@ def _check_rules(item: Item, actor, reason: str, shown: str | None) -> None:
         raise ApprovalRefused(" ".join(blockers))
     if current_ground_truth(item) is not None and not reason:
         raise ApprovalRefused("This corrects approved ground truth: give a reason.")
+    if len(reason) > MAX_CORRECTION_REASON:
+        raise ApprovalRefused(
+            f"A correction's reason takes at most {MAX_CORRECTION_REASON:,} characters "
+            f"({len(reason):,} given)."
+        )
     if shown is not None and shown != diff_fingerprint(approval_diff(item)):
         raise ApprovalRefused(
             "The rows changed since this page showed them (another decision or import): "

@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from reviews.access import item_for_overseer, project_for_user
-from reviews.forms import AnswerChoiceForm, ItemListForm
+from reviews.forms import AnswerChoiceForm, ApprovalForm, ItemListForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
 from reviews.selectors import (
@@ -131,11 +131,8 @@ def item_approve(request, slug, item_pk):
             approval = approval_record(
                 actor=request.user,
                 item=item,
-                password=request.POST.get("password", ""),
-                confirmed=request.POST.get("confirm") == "yes",
-                correction_reason=request.POST.get("reason", ""),
                 password_check=password_checker(request, request.user),
-                shown=request.POST.get("shown", ""),
+                **ApprovalForm(request.POST).approval_arguments(),
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))
