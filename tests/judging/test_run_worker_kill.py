@@ -7,19 +7,15 @@ request. Calls recorded as finished before the kill must reach the server exactl
 import json
 import os
 import signal
-import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 from judging.stub_model import answer
 from tests.judging.run_helpers import PROMPT
 from tests.judging.wire_server import Say, WireServer
+from tests.worker_processes import manage, query, wait_for, worker
 
-ROOT = Path(__file__).resolve().parents[2]
 N_ITEMS = 60
 ENQUEUE = """
 from judging.models import JudgeConfig, Run
@@ -32,34 +28,6 @@ else:
     run = run_resume(run)
 run_judge_task.enqueue(run.pk)
 """
-
-
-def manage(env, *args, **kwargs):
-    return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
-        capture_output=True, text=True, timeout=120, **kwargs,
-    )  # fmt: skip
-
-
-def worker(env):
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay",
-         "--interval", "0.1"],
-        cwd=ROOT, env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-
-
-def wait_for(condition, timeout=90):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
-
-
-def query(db, sql):
-    with sqlite3.connect(db) as connection:
-        return connection.execute(sql).fetchall()
 
 
 def test_killed_worker_resumes_without_repeating_finished_calls(tmp_path):

@@ -11,7 +11,7 @@ import sqlite3
 import time
 
 from tests.helpers import sqlite_site_env, write_item_lines
-from tests.judging.test_run_worker_kill import manage, query, wait_for, worker
+from tests.worker_processes import manage, query, wait_for, worker
 
 N_ITEMS = 20_000
 START = """

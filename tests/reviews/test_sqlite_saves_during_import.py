@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from tests.helpers import sqlite_site_env, write_item_lines
-from tests.judging.test_run_worker_kill import ROOT, manage, query, wait_for
+from tests.worker_processes import ROOT, manage, query, wait_for
 
 N_ITEMS = 40_000
 EXAMPLE = ROOT / "tests" / "data" / "examples" / "statement-0912.review.json"
