@@ -1,4 +1,5 @@
-"""Helpers shared by the whole suite: database and storage snapshots, API credentials, module data."""
+"""Helpers shared by the whole suite: database and storage snapshots, API credentials, module data,
+evidence refusals."""
 
 import inspect
 import json
@@ -72,3 +73,12 @@ def per_test_copy(module_fixture: str):
         [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names]
     )
     return pytest.fixture(fixture)
+
+
+def evidence_refusal(fn):
+    """The EvidenceError that `fn()` raises (the test fails if it raises none)."""
+    from reviews.evidence import EvidenceError
+
+    with pytest.raises(EvidenceError) as caught:
+        fn()
+    return caught.value

@@ -19,6 +19,7 @@ from reviews import evidence
 from reviews.demo import documents as demo_evidence
 from reviews.evidence import EvidenceError, identify, images, limits, pdf
 from tests import bad_evidence
+from tests.helpers import evidence_refusal
 
 MB = 1024 * 1024
 LIMITS = {"max_bytes": 50 * MB, "max_pages": 500, "max_pixels": 50_000_000}
@@ -168,33 +169,29 @@ def test_refusal_messages_are_distinct():
         with pytest.raises(EvidenceError) as caught:
             inspect(make(), name="same-name")
         messages.add(str(caught.value))
-    messages.add(str(_refusal(lambda: inspect(b"%PDF-" + bytes(60 * MB), name="same-name"))))
+    messages.add(
+        str(evidence_refusal(lambda: inspect(b"%PDF-" + bytes(60 * MB), name="same-name")))
+    )
     assert len(messages) == len(REFUSALS) + 1
 
 
-def _refusal(fn) -> EvidenceError:
-    with pytest.raises(EvidenceError) as caught:
-        fn()
-    return caught.value
-
-
 def test_too_many_pages(statement):
-    err = _refusal(lambda: inspect(statement, name="long.pdf", max_pages=2))
+    err = evidence_refusal(lambda: inspect(statement, name="long.pdf", max_pages=2))
     assert err.code == "too_many_pages" and "3 (limit 2)" in str(err)
 
 
 def test_truncated_jpeg_is_refused():
     data = _image_bytes("JPEG", quality=90)
-    err = _refusal(lambda: inspect(data[: len(data) * 2 // 3], name="cut.jpg"))
+    err = evidence_refusal(lambda: inspect(data[: len(data) * 2 // 3], name="cut.jpg"))
     assert err.code == "corrupt_image" and "JPEG" in str(err)
 
 
 def test_file_names_are_sanitised_in_messages():
-    err = _refusal(lambda: inspect(b"x", name="C:\\up/loads/ev\x1b[31mil\u202egpj.pdf"))
+    err = evidence_refusal(lambda: inspect(b"x", name="C:\\up/loads/ev\x1b[31mil\u202egpj.pdf"))
     message = str(err)
     assert message.startswith('"ev[31milgpj.pdf" ')
     assert "\x1b" not in message and "\u202e" not in message and "loads" not in message
-    long = _refusal(lambda: inspect(b"x", name="a" * 500 + ".pdf"))
+    long = evidence_refusal(lambda: inspect(b"x", name="a" * 500 + ".pdf"))
     assert len(str(long)) < 250
 
 
@@ -208,7 +205,9 @@ def test_60mb_input_refused_by_size_without_processing(monkeypatch):
     monkeypatch.setattr(Image, "open", _boom)
     monkeypatch.setattr(identify.hashlib, "sha256", _boom)
     # The patched functions prove no processing; how fast that is, is `python -m bench evidence`.
-    err = _refusal(lambda: evidence.inspect_evidence(big, name="huge.pdf", max_bytes=50 * MB))
+    err = evidence_refusal(
+        lambda: evidence.inspect_evidence(big, name="huge.pdf", max_bytes=50 * MB)
+    )
     assert err.code == "too_large"
     assert str(err) == '"huge.pdf" is too large: 60.0 MB (limit 50.0 MB)'
 
@@ -223,7 +222,7 @@ def test_upload_with_known_size_is_refused_before_reading():
         def read(self, *args):
             raise AssertionError("must not read")
 
-    err = _refusal(lambda: inspect(Upload(), name="upload.pdf"))
+    err = evidence_refusal(lambda: inspect(Upload(), name="upload.pdf"))
     assert err.code == "too_large" and "60.0 MB" in str(err)
 
 
@@ -232,7 +231,7 @@ def test_path_is_refused_by_stat_before_reading(tmp_path, monkeypatch):
     with open(sparse, "wb") as f:
         f.truncate(60 * MB)  # sparse: no 60 MB written to disk
     monkeypatch.setattr(identify, "_read_stream", _boom)
-    err = _refusal(lambda: inspect(sparse, name="sparse.pdf"))
+    err = evidence_refusal(lambda: inspect(sparse, name="sparse.pdf"))
     assert err.code == "too_large"
 
 
@@ -252,7 +251,7 @@ def test_stream_of_unknown_size_stops_reading_past_the_limit():
             return b"%" * n
 
     stream = Endless()
-    err = _refusal(lambda: inspect(stream, name="pipe.pdf", max_bytes=2 * MB))
+    err = evidence_refusal(lambda: inspect(stream, name="pipe.pdf", max_bytes=2 * MB))
     assert err.code == "too_large" and "more than 2.0 MB" in str(err)
     assert stream.served <= 2 * MB + 1
 
@@ -268,7 +267,7 @@ def test_20k_bomb_refused_without_decoding(monkeypatch):
     assert len(bomb) < 200_000
     monkeypatch.setattr(Image.Image, "load", _boom)
     monkeypatch.setattr(Image, "open", _boom)  # refused from the header, before Pillow
-    err = _refusal(lambda: inspect(bomb, name="bomb.png"))
+    err = evidence_refusal(lambda: inspect(bomb, name="bomb.png"))
     assert err.code == "too_many_pixels"
     assert "400.0 megapixels (limit 50.0)" in str(err)
 
@@ -276,13 +275,13 @@ def test_20k_bomb_refused_without_decoding(monkeypatch):
 def test_own_pixel_limit_below_pillows(monkeypatch):
     # 8000 x 8000 = 64 MP: under Pillow's 89.5 MP guard, over our 50 MP default.
     monkeypatch.setattr(Image.Image, "load", _boom)
-    err = _refusal(lambda: inspect(bad_evidence.bomb_png(8000, 8000), name="big.png"))
+    err = evidence_refusal(lambda: inspect(bad_evidence.bomb_png(8000, 8000), name="big.png"))
     assert err.code == "too_many_pixels" and "8000 x 8000" in str(err)
 
 
 def test_pillow_guard_is_an_error_too(monkeypatch):
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100_000)
-    err = _refusal(lambda: inspect(demo_evidence.receipt_png(), name="r.png"))
+    err = evidence_refusal(lambda: inspect(demo_evidence.receipt_png(), name="r.png"))
     assert err.code == "too_many_pixels" and "limit 0.1" in str(err)
 
 
@@ -290,7 +289,7 @@ def test_pillow_guard_is_an_error_too(monkeypatch):
 def test_pixel_limit_applies_to_every_format_before_decoding(fmt, monkeypatch):
     data = _image_bytes(fmt)
     monkeypatch.setattr(Image.Image, "load", _boom)
-    err = _refusal(lambda: inspect(data, name=f"x.{fmt.lower()}", max_pixels=100_000))
+    err = evidence_refusal(lambda: inspect(data, name=f"x.{fmt.lower()}", max_pixels=100_000))
     assert err.code == "too_many_pixels" and "480 x 760" in str(err)
 
 

@@ -16,7 +16,7 @@ from PIL import Image
 from reviews import evidence
 from reviews.demo import documents as demo_evidence
 from reviews.evidence import pdf
-from tests.reviews.test_evidence import _refusal
+from tests.helpers import evidence_refusal
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_render_refuses_bad_formats_and_pages(statement_file):
     path, _ = statement_file
     with pytest.raises(ValueError, match="fmt"):
         evidence.render_page(path, 1, fmt="gif")
-    err = _refusal(lambda: evidence.render_page(path, 4, name="s.pdf"))
+    err = evidence_refusal(lambda: evidence.render_page(path, 4, name="s.pdf"))
     assert err.code == "no_such_page" and str(err) == '"s.pdf" has no page 4 (it has 3)'
 
 
@@ -117,7 +117,7 @@ def test_tiff_pages_render(tmp_path):
     second = _png(evidence.render_page(tif, 2, dpi=72))
     assert second.size == (20, 50)
     assert second.getpixel((1, 1)) == (0, 0, 0)
-    err = _refusal(lambda: evidence.render_page(tif, 3))
+    err = evidence_refusal(lambda: evidence.render_page(tif, 3))
     assert err.code == "no_such_page"
 
 
@@ -206,8 +206,8 @@ def test_image_words_come_from_ocr_in_page_pixels(receipt_file):
 
 def test_words_on_missing_page(statement_file):
     path, _ = statement_file
-    assert _refusal(lambda: evidence.page_words(path, 9)).code == "no_such_page"
-    assert _refusal(lambda: evidence.locate_quote(path, 0, "x")).code == "no_such_page"
+    assert evidence_refusal(lambda: evidence.page_words(path, 9)).code == "no_such_page"
+    assert evidence_refusal(lambda: evidence.locate_quote(path, 0, "x")).code == "no_such_page"
 
 
 def test_rotated_page_boxes_line_up_with_the_render(tmp_path):
