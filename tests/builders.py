@@ -1,9 +1,9 @@
 """Review workflow builders, as plain functions so module-scoped data can use them too.
 
 tests/conftest.py hands them out as the `review_item`, `rate` and `attach_evidence` fixtures.
-The trust chain's (the trust-chain, key and export tests) are at the end: the review file an
-import leaves on an item, an approved file another site signed, every export written out, and
-`verify_approval` run on it.
+The trust chain's (the trust-chain, key, export and reference-format tests) are at the end: a
+§3 approved reference, the review file an import leaves on an item, an approved file another
+site signed, every export written out, and `verify_approval` run on it.
 """
 
 import base64
@@ -174,6 +174,31 @@ def attach_evidence(item, text="Statement of account. Total due 1,200.00 EUR"):
 # --- the trust chain ---------------------------------------------------------------------------
 
 SIGNED_ROWS = [{"path": "$.total", "expected_value": "1,200.00"}]
+REFERENCE_ROWS = [
+    {"path": "$.currency", "expected_value": "USD"},
+    {"path": "$.amount", "expected_value": "1,200.00"},
+]
+
+
+def approved_reference(**overrides) -> dict:
+    """A FORMATS §3 approved reference (case statement-001, REFERENCE_ROWS), with `overrides`."""
+    data = {
+        "case_id": "statement-001",
+        "authority": "ground_truth",
+        "version": 2,
+        "supersedes": None,
+        "parent_generated_sha256": "a" * 64,
+        "rows": REFERENCE_ROWS,
+        "approved_by": "approver@example.com",
+        "approved_at": "2026-11-30T10:00:00Z",
+        "approval": {
+            "sha256": rows_sha256(REFERENCE_ROWS),
+            "signature": "c2ln",
+            "algorithm": "ed25519",
+            "key_id": "k1",
+        },
+    }
+    return data | overrides
 
 
 def review_file_of(item) -> dict:

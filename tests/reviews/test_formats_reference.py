@@ -28,32 +28,9 @@ from reviews.formats.reference import (
     write_reference_csv,
 )
 from reviews.formats.review_file import Approval, parse_review_json
+from tests.builders import REFERENCE_ROWS, approved_reference
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-ROWS = [
-    {"path": "$.currency", "expected_value": "USD"},
-    {"path": "$.amount", "expected_value": "1,200.00"},
-]
-
-
-def reference(**overrides):
-    data = {
-        "case_id": "statement-001",
-        "authority": "ground_truth",
-        "version": 2,
-        "supersedes": None,
-        "parent_generated_sha256": "a" * 64,
-        "rows": ROWS,
-        "approved_by": "approver@example.com",
-        "approved_at": "2026-11-30T10:00:00Z",
-        "approval": {
-            "sha256": rows_sha256(ROWS),
-            "signature": "c2ln",
-            "algorithm": "ed25519",
-            "key_id": "k1",
-        },
-    }
-    return data | overrides
 
 
 # --- canonical JSON ---------------------------------------------------------------------------
@@ -72,11 +49,11 @@ def test_rows_sha256_is_order_independent_and_documented_bytes():
         b'[{"expected_value":"1,200.00","path":"$.amount"},'
         b'{"expected_value":"USD","path":"$.currency"}]'
     )
-    assert rows_canonical_bytes(ROWS) == expected
-    assert rows_sha256(ROWS) == hashlib.sha256(expected).hexdigest()
-    assert rows_sha256(list(reversed(ROWS))) == rows_sha256(ROWS)
+    assert rows_canonical_bytes(REFERENCE_ROWS) == expected
+    assert rows_sha256(REFERENCE_ROWS) == hashlib.sha256(expected).hexdigest()
+    assert rows_sha256(list(reversed(REFERENCE_ROWS))) == rows_sha256(REFERENCE_ROWS)
     # Extra keys are not part of what is signed; values keep their JSON type.
-    assert rows_sha256([r | {"note": "x"} for r in ROWS]) == rows_sha256(ROWS)
+    assert rows_sha256([r | {"note": "x"} for r in REFERENCE_ROWS]) == rows_sha256(REFERENCE_ROWS)
     assert rows_sha256([{"path": "$.n", "expected_value": 1}]) != rows_sha256(
         [{"path": "$.n", "expected_value": "1"}]
     )
@@ -84,7 +61,7 @@ def test_rows_sha256_is_order_independent_and_documented_bytes():
 
 def test_canonical_rows_refuse_ambiguity():
     with pytest.raises(ValueError, match="duplicate reference row path"):
-        canonical_rows(ROWS + [{"path": "$.amount", "expected_value": "9"}])
+        canonical_rows(REFERENCE_ROWS + [{"path": "$.amount", "expected_value": "9"}])
     with pytest.raises(ValueError, match="needs 'path' and 'expected_value'"):
         canonical_rows([{"path": "$.x"}])
 
@@ -93,7 +70,7 @@ def test_canonical_rows_refuse_ambiguity():
 
 
 def test_reference_json_round_trip_sorted_and_extras_kept():
-    raw = json.dumps(reference(source_run="r7")).encode()
+    raw = json.dumps(approved_reference(source_run="r7")).encode()
     ref = parse_reference_json(raw, file="ref.json")
     assert ref.approved_at == datetime(2026, 11, 30, 10, tzinfo=UTC)
     dumped = dump_reference_json(ref)
@@ -117,7 +94,7 @@ def test_reference_json_round_trip_sorted_and_extras_kept():
     ("overrides", "path", "reason"),
     [
         (
-            {"rows": ROWS + [{"path": "$.amount", "expected_value": "2"}]},
+            {"rows": REFERENCE_ROWS + [{"path": "$.amount", "expected_value": "2"}]},
             "$.rows[2].path",
             "duplicate path",
         ),
@@ -150,7 +127,7 @@ def test_reference_json_round_trip_sorted_and_extras_kept():
         (
             {
                 "approval": {
-                    "sha256": rows_sha256(ROWS),
+                    "sha256": rows_sha256(REFERENCE_ROWS),
                     "signature": "s",
                     "algorithm": "rsa",
                     "key_id": "k",
@@ -163,7 +140,7 @@ def test_reference_json_round_trip_sorted_and_extras_kept():
 )
 def test_reference_json_errors(overrides, path, reason):
     with pytest.raises(FormatError) as exc:
-        parse_reference_json(json.dumps(reference(**overrides)).encode(), file="ref.json")
+        parse_reference_json(json.dumps(approved_reference(**overrides)).encode(), file="ref.json")
     err = exc.value
     assert (err.file, err.record, err.path) == ("ref.json", 'case "statement-001"', path)
     assert reason in err.reason
@@ -225,9 +202,9 @@ def test_csv_value_rule_round_trips(value, cell):
 
 def test_reference_csv_round_trip():
     refs = [
-        ApprovedReference.model_validate(reference()),
+        ApprovedReference.model_validate(approved_reference()),
         ApprovedReference.model_validate(
-            reference(
+            approved_reference(
                 case_id="t-2",
                 approval=None,
                 rows=[
