@@ -32,11 +32,14 @@ from reviews.models import (
     QuestionKind,
     Reference,
     Resolution,
+    Role,
 )
 from reviews.services.answers import AnswerInput, answer_record, assignment_submit, latest_answer
+from reviews.services.approval import approval_record
 from reviews.services.documents import StoredFiles, document_for_bytes
 from reviews.services.exports import files_export
 from reviews.services.signing import key_id_of
+from tests.factories import PASSWORD, ProjectFactory, member
 
 
 def review_item_builder():
@@ -169,6 +172,19 @@ def attach_evidence(item, text="Statement of account. Total due 1,200.00 EUR"):
     )
     item.claims.update(source=source, page=1)
     return document
+
+
+def approved_item():
+    """An item of a new project, with evidence, rated alike by two raters and approved."""
+    project = ProjectFactory()
+    item = review_item_builder()(project)
+    attach_evidence(item)
+    for n in (1, 2):
+        rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
+    approval_record(
+        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
+    )
+    return item
 
 
 # --- the trust chain ---------------------------------------------------------------------------

@@ -72,6 +72,7 @@ def per_test_copy(module_fixture: str):
     fixture.__signature__ = inspect.Signature(
         [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names]
     )
+    fixture.__doc__ = f"This test's own copy of `{module_fixture}` (built once for the module)."
     return pytest.fixture(fixture)
 
 

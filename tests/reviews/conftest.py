@@ -1,7 +1,8 @@
 """What tests/reviews modules share: the queue and batch tests' items and raters
 (test_workflow_queue.py, test_workflow_batches.py), gold items (test_gold_queue.py,
-test_gold_batches.py), the demo evidence files as bytes (the evidence tests), and assert
-rewriting for bad_imports.py.
+test_gold_batches.py), the demo evidence files as bytes (the evidence tests), an approved item
+built once per module (the append-only and admin tests), and assert rewriting for
+bad_imports.py.
 
 A module that needs another set of raters defines its own `raters`, which takes precedence.
 """
@@ -11,7 +12,9 @@ import pytest
 from reviews.demo import documents as demo_evidence
 from reviews.models import Role
 from reviews.services.rater_quality import gold_mark
+from tests import builders
 from tests.factories import ItemFactory, ProjectFactory, member
+from tests.helpers import per_test_copy
 
 # The one field of the gold tests' items: two candidates, rated "1290" to make it gold.
 TOTAL = {"$.total": ["1,200.00", "1,290.00"]}
@@ -28,6 +31,7 @@ def items(project):
 
 @pytest.fixture
 def raters(project):
+    """Four raters of `project`, rater-0 to rater-3."""
     return [member(project, Role.RATER, username=f"rater-{n}") for n in range(4)]
 
 
@@ -64,3 +68,13 @@ def make_gold(gold_project, review_item, rate):
 
     make.rita = rita
     return make
+
+
+@pytest.fixture(scope="module")
+def module_approved(module_db):
+    """One item taken through the whole workflow (builders.approved_item), built once per module."""
+    return module_db.build(builders.approved_item)
+
+
+# Every history table has rows: each test gets its own copy of the module's approved item.
+approved = per_test_copy("module_approved")

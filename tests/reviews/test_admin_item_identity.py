@@ -7,12 +7,11 @@ from django.urls import reverse
 
 from reviews.models import Item
 from tests.factories import ProjectFactory, UserFactory
-from tests.reviews.test_append_only import _approved, approved  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 
 
-def test_admin_cannot_rename_or_move_an_item(client, approved):  # noqa: F811
+def test_admin_cannot_rename_or_move_an_item(client, approved):
     other = ProjectFactory()
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     url = reverse("admin:reviews_item_change", args=[approved.pk])

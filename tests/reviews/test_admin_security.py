@@ -21,7 +21,6 @@ from reviews.models import (
 from reviews.services.projects import membership_add, membership_remove
 from reviews.services.tokens import token_create, token_revoke, token_user
 from tests.factories import ProjectFactory, UserFactory, member
-from tests.reviews.test_append_only import _approved, approved  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +32,7 @@ def _superuser(client):
 
 
 @pytest.mark.parametrize("model", READ_ONLY, ids=lambda m: m.__name__)
-def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, approved):  # noqa: F811
+def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, approved):
     from django.contrib import admin
 
     _superuser(client)
@@ -44,7 +43,7 @@ def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, app
     assert not model_admin.has_delete_permission(request)
 
 
-def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approved):  # noqa: F811
+def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approved):
     claim = Claim.objects.first()
     _superuser(client)
     url = reverse("admin:reviews_claim_change", args=[claim.pk])
@@ -53,7 +52,7 @@ def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approv
     assert Claim.objects.get(pk=claim.pk).value == claim.value
 
 
-def test_item_admin_edits_only_title_and_slices(client, approved):  # noqa: F811
+def test_item_admin_edits_only_title_and_slices(client, approved):
     _superuser(client)
     url = reverse("admin:reviews_item_change", args=[approved.pk])
     page = client.get(url).content.decode()
@@ -73,7 +72,7 @@ def test_item_admin_edits_only_title_and_slices(client, approved):  # noqa: F811
     assert client.post(project_delete, {"post": "yes"}).status_code == 403
 
 
-def test_item_admin_offers_only_its_own_projects_slices(client, approved):  # noqa: F811
+def test_item_admin_offers_only_its_own_projects_slices(client, approved):
     from reviews.models import Slice
 
     theirs = Slice.objects.create(project=ProjectFactory(), name="theirs")

@@ -18,35 +18,11 @@ from reviews.models import (
     Resolution,
     Role,
 )
-from reviews.services.approval import approval_record
-from tests import builders
-from tests.factories import PASSWORD, ProjectFactory, UserFactory, member
-from tests.helpers import per_test_copy
+from tests.factories import UserFactory, member
 
 pytestmark = pytest.mark.django_db
 
 HISTORY = [Answer, Resolution, Approval, Reference, Event]
-
-
-def _approve():
-    project = ProjectFactory()
-    item = builders.review_item_builder()(project)
-    builders.attach_evidence(item)
-    for n in (1, 2):
-        builders.rate(member(project, Role.RATER, username=f"r{n}"), item, {"$.total": "1200"})
-    approval_record(
-        actor=member(project, Role.APPROVER), item=item, password=PASSWORD, confirmed=True
-    )
-    return item
-
-
-@pytest.fixture(scope="module")
-def _approved(module_db):
-    return module_db.build(_approve)
-
-
-# One item taken through the whole workflow, so every history table has rows: built once.
-approved = per_test_copy("_approved")
 
 
 def _row(model):
