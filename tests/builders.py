@@ -187,6 +187,17 @@ def approved_item():
     return item
 
 
+def rated_item(project, review_item, raters, values, *, key="$.total"):
+    """(item, assignments): a new item of `project` whose raters answered `key` with `values`
+    (one each) and submitted; the project's overlap is set to the number of values."""
+    project.overlap = len(values)
+    project.save()
+    item = review_item(project, {key: ["1,200.00", "1,290.00"]})
+    assignments = [rate(r, item, {key: v}) for r, v in zip(raters, values, strict=False)]
+    item.refresh_from_db()
+    return item, assignments
+
+
 # --- the trust chain ---------------------------------------------------------------------------
 
 SIGNED_ROWS = [{"path": "$.total", "expected_value": "1,200.00"}]

@@ -1,16 +1,19 @@
 """What tests/reviews modules share: the queue and batch tests' items and raters
 (test_workflow_queue.py, test_workflow_batches.py), gold items (test_gold_queue.py,
-test_gold_batches.py), the demo evidence files as bytes (the evidence tests), an approved item
+test_gold_batches.py), the demo evidence files as bytes (the evidence tests), an item waiting
+for approval and one for adjudication (the approval and resolution tests), an approved item
 built once per module (the append-only and admin tests), and assert rewriting for
 bad_imports.py.
 
-A module that needs another set of raters defines its own `raters`, which takes precedence.
+The sets of raters differ by test: `raters` (four), `approval_raters` (two, agreeing makes an
+item resolved), `resolution_raters` (three, for the resolution rules). A module that defines its
+own `raters` overrides the one here, and only in that module.
 """
 
 import pytest
 
 from reviews.demo import documents as demo_evidence
-from reviews.models import Role
+from reviews.models import ItemStatus, Role
 from reviews.services.rater_quality import gold_mark
 from tests import builders
 from tests.factories import ItemFactory, ProjectFactory, member
@@ -68,6 +71,36 @@ def make_gold(gold_project, review_item, rate):
 
     make.rita = rita
     return make
+
+
+@pytest.fixture
+def approval_raters(project):
+    """Two raters of `project`, rater-1 and rater-2: when both agree, an item is resolved."""
+    return [member(project, Role.RATER, username=f"rater-{n}") for n in (1, 2)]
+
+
+@pytest.fixture
+def resolved(project, review_item, rate, approval_raters):
+    """Two raters agreed on $.total (1,200.00 vs the generated candidates); rows: currency."""
+    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]}, rows={"$.currency": "EUR"})
+    for rater in approval_raters:
+        rate(rater, item, {"$.total": "1,200.00"})
+    item.refresh_from_db()
+    assert item.status == ItemStatus.RESOLVED
+    return item
+
+
+@pytest.fixture
+def resolution_raters(project):
+    """Three raters of `project`, rater-1 to rater-3, for the resolution rules."""
+    return [member(project, Role.RATER, username=f"rater-{n}") for n in (1, 2, 3)]
+
+
+@pytest.fixture
+def disputed(project, review_item, resolution_raters):
+    """The $.total question of an item two raters answered 1200 and 1290: awaiting adjudication."""
+    item, _ = builders.rated_item(project, review_item, resolution_raters, ["1200", "1290"])
+    return item.questions.get()
 
 
 @pytest.fixture(scope="module")

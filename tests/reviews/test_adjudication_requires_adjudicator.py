@@ -6,7 +6,6 @@ import pytest
 from reviews.models import Decision, Event, QuestionStatus, Resolution, Role
 from reviews.services.resolution import ResolutionError, adjudication_record
 from tests.factories import ProjectFactory, member
-from tests.reviews.test_workflow_resolution import disputed, raters  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +15,7 @@ def _stranger(project, role):
 
 
 @pytest.mark.parametrize("role", [Role.RATER, Role.APPROVER, Role.ADMIN, None])
-def test_only_an_adjudicator_of_the_project_decides(project, disputed, role):  # noqa: F811
+def test_only_an_adjudicator_of_the_project_decides(project, disputed, role):
     events = Event.objects.count()
     with pytest.raises(ResolutionError, match="not an adjudicator"):
         adjudication_record(

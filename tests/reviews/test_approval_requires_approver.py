@@ -7,7 +7,6 @@ from reviews.models import Approval, Reference, Role
 from reviews.services.approval import ApprovalRefused, approval_record
 from reviews.services.batch_approval import approval_batch_record
 from tests.factories import PASSWORD, ProjectFactory, member
-from tests.reviews.test_workflow_approval import raters, resolved  # noqa: F401 (shared fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +16,7 @@ def _counts():
 
 
 @pytest.mark.parametrize("role", [Role.RATER, Role.ADJUDICATOR, Role.ADMIN])
-def test_a_member_without_the_approver_role_cannot_approve(project, resolved, role):  # noqa: F811
+def test_a_member_without_the_approver_role_cannot_approve(project, resolved, role):
     before = _counts()
     with pytest.raises(ApprovalRefused, match="not an approver"):
         approval_record(
@@ -30,7 +29,7 @@ def test_a_member_without_the_approver_role_cannot_approve(project, resolved, ro
     assert _counts() == before
 
 
-def test_an_approver_of_another_project_cannot_approve(resolved):  # noqa: F811
+def test_an_approver_of_another_project_cannot_approve(resolved):
     stranger = member(ProjectFactory(), Role.APPROVER)
     before = _counts()
     with pytest.raises(ApprovalRefused, match="not an approver"):

@@ -28,24 +28,8 @@ def _written():
 
 
 @pytest.fixture
-def raters(project):
-    return [member(project, Role.RATER, username=f"rater-{n}") for n in (1, 2)]
-
-
-@pytest.fixture
 def approver(project):
     return member(project, Role.APPROVER, username="appy")
-
-
-@pytest.fixture
-def resolved(project, review_item, rate, raters):
-    """Two raters agreed on $.total (1,200.00 vs the generated candidates); rows: currency."""
-    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]}, rows={"$.currency": "EUR"})
-    for rater in raters:
-        rate(rater, item, {"$.total": "1,200.00"})
-    item.refresh_from_db()
-    assert item.status == ItemStatus.RESOLVED
-    return item
 
 
 def _refused(item, actor, message, **kwargs):
@@ -59,18 +43,20 @@ def _refused(item, actor, message, **kwargs):
     assert (_written(), item.status) == before, "a refused approval wrote something"
 
 
-def test_approval_with_an_open_question_is_refused(project, review_item, rate, raters, approver):
+def test_approval_with_an_open_question_is_refused(
+    project, review_item, rate, approval_raters, approver
+):
     item = review_item(project)
-    rate(raters[0], item, {"$.total": "1200"})  # the second rater has not answered yet
+    rate(approval_raters[0], item, {"$.total": "1200"})  # the second rater has not answered yet
     _refused(item, approver, "still open")
 
 
 def test_approval_with_a_question_waiting_for_adjudication_is_refused(
-    project, review_item, rate, raters, approver
+    project, review_item, rate, approval_raters, approver
 ):
     item = review_item(project)
-    rate(raters[0], item, {"$.total": "1200"})
-    rate(raters[1], item, {"$.total": "1290"})
+    rate(approval_raters[0], item, {"$.total": "1200"})
+    rate(approval_raters[1], item, {"$.total": "1290"})
     _refused(item, approver, "waiting for adjudication")
 
 
@@ -105,9 +91,11 @@ def test_without_separation_of_duties_the_sole_rater_may_approve(project, review
     assert approval.approver == solo
 
 
-def test_one_of_two_raters_may_approve(resolved, raters, project):
-    member(project, Role.APPROVER, username=raters[0].username)
-    assert approval_record(actor=raters[0], item=resolved, password=PASSWORD, confirmed=True)
+def test_one_of_two_raters_may_approve(resolved, approval_raters, project):
+    member(project, Role.APPROVER, username=approval_raters[0].username)
+    assert approval_record(
+        actor=approval_raters[0], item=resolved, password=PASSWORD, confirmed=True
+    )
 
 
 def test_approval_writes_a_new_ground_truth_version_beside_the_generated_one(resolved, approver):

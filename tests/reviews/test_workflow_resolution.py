@@ -14,6 +14,7 @@ from reviews.models import (
 from reviews.services.answers import AnswerInput
 from reviews.services.approval import approval_record
 from reviews.services.resolution import ResolutionError, adjudication_record, current_resolution
+from tests.builders import rated_item
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db
@@ -21,23 +22,10 @@ pytestmark = pytest.mark.django_db
 UNCLEAR = AnswerInput(Decision.UNCLEAR, flagged=True)
 
 
-@pytest.fixture
-def raters(project):
-    return [member(project, Role.RATER, username=f"rater-{n}") for n in (1, 2, 3)]
-
-
-def _rated(project, review_item, rate, raters, values, *, key="$.total"):
-    """An item whose raters answered `key` with `values` (one each) and submitted."""
-    project.overlap = len(values)
-    project.save()
-    item = review_item(project, {key: ["1,200.00", "1,290.00"]})
-    assignments = [rate(r, item, {key: v}) for r, v in zip(raters, values, strict=False)]
-    item.refresh_from_db()
-    return item, assignments
-
-
-def test_unanimous_agreement_resolves_with_the_source_answers(project, review_item, rate, raters):
-    item, _ = _rated(project, review_item, rate, raters, ["1200", "1200"])
+def test_unanimous_agreement_resolves_with_the_source_answers(
+    project, review_item, resolution_raters
+):
+    item, _ = rated_item(project, review_item, resolution_raters, ["1200", "1200"])
     question = item.questions.get()
     resolution = Resolution.objects.get(question=question)
     assert (resolution.decision, resolution.value, resolution.method) == (
@@ -50,18 +38,18 @@ def test_unanimous_agreement_resolves_with_the_source_answers(project, review_it
     assert item.status == ItemStatus.RESOLVED
 
 
-def test_unanimous_rule_waits_for_every_rater(project, review_item, rate, raters):
+def test_unanimous_rule_waits_for_every_rater(project, review_item, rate, resolution_raters):
     project.overlap = 2
     project.save()
     item = review_item(project)
-    rate(raters[0], item, {"$.total": "1200"})
+    rate(resolution_raters[0], item, {"$.total": "1200"})
     item.refresh_from_db()
     assert item.status == ItemStatus.OPEN
     assert not Resolution.objects.exists()
 
 
-def test_unanimous_disagreement_goes_to_adjudication(project, review_item, rate, raters):
-    item, _ = _rated(project, review_item, rate, raters, ["1200", "1290"])
+def test_unanimous_disagreement_goes_to_adjudication(project, review_item, resolution_raters):
+    item, _ = rated_item(project, review_item, resolution_raters, ["1200", "1290"])
     question = item.questions.get()
     assert question.status == QuestionStatus.ADJUDICATION
     assert item.status == ItemStatus.ADJUDICATION
@@ -69,9 +57,9 @@ def test_unanimous_disagreement_goes_to_adjudication(project, review_item, rate,
     assert Event.objects.filter(item=item, kind="needs_adjudication").exists()
 
 
-def test_majority_two_against_one_resolves(project, review_item, rate, raters):
+def test_majority_two_against_one_resolves(project, review_item, resolution_raters):
     project.resolution_rule = ResolutionRule.MAJORITY
-    item, _ = _rated(project, review_item, rate, raters, ["1290", "1,200.00", "1200"])
+    item, _ = rated_item(project, review_item, resolution_raters, ["1290", "1,200.00", "1200"])
     resolution = Resolution.objects.get(question__item=item)
     assert resolution.method == "majority"
     assert {a.rater.username for a in resolution.source_answers.all()} == {"rater-2", "rater-3"}
@@ -79,18 +67,18 @@ def test_majority_two_against_one_resolves(project, review_item, rate, raters):
     assert item.status == ItemStatus.RESOLVED
 
 
-def test_majority_one_one_one_goes_to_adjudication(project, review_item, rate, raters):
+def test_majority_one_one_one_goes_to_adjudication(project, review_item, resolution_raters):
     project.resolution_rule = ResolutionRule.MAJORITY
-    item, _ = _rated(
-        project, review_item, rate, raters, ["1200", "1290", AnswerInput(Decision.OMIT)]
+    item, _ = rated_item(
+        project, review_item, resolution_raters, ["1200", "1290", AnswerInput(Decision.OMIT)]
     )
     assert item.status == ItemStatus.ADJUDICATION
     assert not Resolution.objects.exists()
 
 
-def test_majority_of_unclear_answers_does_not_resolve(project, review_item, rate, raters):
+def test_majority_of_unclear_answers_does_not_resolve(project, review_item, resolution_raters):
     project.resolution_rule = ResolutionRule.MAJORITY
-    item, _ = _rated(project, review_item, rate, raters, [UNCLEAR, UNCLEAR, "1200"])
+    item, _ = rated_item(project, review_item, resolution_raters, [UNCLEAR, UNCLEAR, "1200"])
     assert item.status == ItemStatus.ADJUDICATION
 
 
@@ -109,34 +97,28 @@ def test_majority_of_unclear_answers_does_not_resolve(project, review_item, rate
     ],
 )
 def test_answers_are_compared_after_normalisation(
-    project, review_item, rate, raters, first, second, agree
+    project, review_item, resolution_raters, first, second, agree
 ):
-    item, _ = _rated(project, review_item, rate, raters, [first, second])
+    item, _ = rated_item(project, review_item, resolution_raters, [first, second])
     assert (item.status == ItemStatus.RESOLVED) is agree
     assert Resolution.objects.filter(question__item=item).exists() is agree
 
 
-def test_resolved_value_is_what_most_raters_typed(project, review_item, rate, raters):
+def test_resolved_value_is_what_most_raters_typed(project, review_item, resolution_raters):
     project.resolution_rule = ResolutionRule.MAJORITY
-    item, _ = _rated(project, review_item, rate, raters, ["1,200.00", "1200", "1,200.00"])
+    item, _ = rated_item(project, review_item, resolution_raters, ["1,200.00", "1200", "1,200.00"])
     assert Resolution.objects.get(question__item=item).value == "1,200.00"
 
 
-def test_latest_answer_counts_not_the_first(project, review_item, rate, raters):
+def test_latest_answer_counts_not_the_first(project, review_item, rate, resolution_raters):
     project.overlap = 2
     project.save()
     item = review_item(project)
-    rate(raters[0], item, {"$.total": "1200"})
-    mine = rate(raters[1], item, {"$.total": "1290"}, submit=False)
-    rate(raters[1], item, {"$.total": "1,200"}, assignment=mine)
+    rate(resolution_raters[0], item, {"$.total": "1200"})
+    mine = rate(resolution_raters[1], item, {"$.total": "1290"}, submit=False)
+    rate(resolution_raters[1], item, {"$.total": "1,200"}, assignment=mine)
     resolution = Resolution.objects.get(question__item=item)
     assert sorted(a.seq for a in resolution.source_answers.all()) == [1, 2]
-
-
-@pytest.fixture
-def disputed(project, review_item, rate, raters):
-    item, _ = _rated(project, review_item, rate, raters, ["1200", "1290"])
-    return item.questions.get()
 
 
 def test_adjudication_requires_a_reason(project, disputed):
