@@ -104,10 +104,10 @@ def disputed(project, review_item, resolution_raters):
 
 
 @pytest.fixture(scope="module")
-def module_approved(module_db):
+def module_approved_item(module_db):
     """One item taken through the whole workflow (builders.approved_item), built once per module."""
     return module_db.build(builders.approved_item)
 
 
 # Every history table has rows: each test gets its own copy of the module's approved item.
-approved = per_test_copy("module_approved")
+approved_item = per_test_copy("module_approved_item")

@@ -32,7 +32,7 @@ def _superuser(client):
 
 
 @pytest.mark.parametrize("model", READ_ONLY, ids=lambda m: m.__name__)
-def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, approved):
+def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, approved_item):
     from django.contrib import admin
 
     _superuser(client)
@@ -43,7 +43,7 @@ def test_content_and_workflow_rows_cannot_be_changed_in_admin(client, model, app
     assert not model_admin.has_delete_permission(request)
 
 
-def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approved):
+def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approved_item):
     claim = Claim.objects.first()
     _superuser(client)
     url = reverse("admin:reviews_claim_change", args=[claim.pk])
@@ -52,38 +52,38 @@ def test_a_claim_posted_to_its_admin_page_stays_as_the_model_said(client, approv
     assert Claim.objects.get(pk=claim.pk).value == claim.value
 
 
-def test_item_admin_edits_only_title_and_slices(client, approved):
+def test_item_admin_edits_only_title_and_slices(client, approved_item):
     _superuser(client)
-    url = reverse("admin:reviews_item_change", args=[approved.pk])
+    url = reverse("admin:reviews_item_change", args=[approved_item.pk])
     page = client.get(url).content.decode()
     for field in ("output", "expected", "input", "metadata", "overlap"):
         assert f'name="{field}"' not in page
     client.post(url, {"title": "renamed", "output": '"forged"', "expected": '"forged"'})
-    approved.refresh_from_db()
-    assert approved.title == "renamed" and approved.output != "forged"
+    approved_item.refresh_from_db()
+    assert approved_item.title == "renamed" and approved_item.output != "forged"
     assert (
         client.post(
-            reverse("admin:reviews_item_delete", args=[approved.pk]), {"post": "yes"}
+            reverse("admin:reviews_item_delete", args=[approved_item.pk]), {"post": "yes"}
         ).status_code
         == 403
     )
-    assert Item.objects.filter(pk=approved.pk).exists()
-    project_delete = reverse("admin:reviews_project_delete", args=[approved.project_id])
+    assert Item.objects.filter(pk=approved_item.pk).exists()
+    project_delete = reverse("admin:reviews_project_delete", args=[approved_item.project_id])
     assert client.post(project_delete, {"post": "yes"}).status_code == 403
 
 
-def test_item_admin_offers_only_its_own_projects_slices(client, approved):
+def test_item_admin_offers_only_its_own_projects_slices(client, approved_item):
     from reviews.models import Slice
 
     theirs = Slice.objects.create(project=ProjectFactory(), name="theirs")
     _superuser(client)
-    url = reverse("admin:reviews_item_change", args=[approved.pk])
-    response = client.post(url, {"title": approved.title, "slices": [theirs.pk]})
+    url = reverse("admin:reviews_item_change", args=[approved_item.pk])
+    response = client.post(url, {"title": approved_item.title, "slices": [theirs.pk]})
     assert response.status_code == 200  # the form again, with its error
-    assert not approved.slices.exists()
-    ours = Slice.objects.create(project=approved.project, name="ours")
-    assert client.post(url, {"title": approved.title, "slices": [ours.pk]}).status_code == 302
-    assert list(approved.slices.all()) == [ours]
+    assert not approved_item.slices.exists()
+    ours = Slice.objects.create(project=approved_item.project, name="ours")
+    assert client.post(url, {"title": approved_item.title, "slices": [ours.pk]}).status_code == 302
+    assert list(approved_item.slices.all()) == [ours]
 
 
 @pytest.fixture

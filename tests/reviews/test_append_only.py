@@ -41,7 +41,7 @@ FIELD = {
 
 
 @pytest.mark.parametrize("model", HISTORY, ids=lambda m: m.__name__)
-def test_saving_an_existing_row_is_refused(approved, model):
+def test_saving_an_existing_row_is_refused(approved_item, model):
     row = _row(model)
     field = FIELD[model.__name__]
     setattr(row, field, "rewritten")
@@ -55,7 +55,7 @@ def test_saving_an_existing_row_is_refused(approved, model):
 
 
 @pytest.mark.parametrize("model", HISTORY, ids=lambda m: m.__name__)
-def test_deleting_a_row_is_refused(approved, model):
+def test_deleting_a_row_is_refused(approved_item, model):
     row = _row(model)
     count = model.objects.count()
     with pytest.raises(AppendOnlyError):
@@ -64,7 +64,7 @@ def test_deleting_a_row_is_refused(approved, model):
 
 
 @pytest.mark.parametrize("model", HISTORY, ids=lambda m: m.__name__)
-def test_queryset_update_and_delete_are_refused(approved, model):
+def test_queryset_update_and_delete_are_refused(approved_item, model):
     count = model.objects.count()
     field = FIELD[model.__name__]
     with pytest.raises(AppendOnlyError):
@@ -82,7 +82,7 @@ def test_queryset_update_and_delete_are_refused(approved, model):
 
 
 @pytest.mark.parametrize("model", [*HISTORY, ImportJob], ids=lambda m: m.__name__)
-def test_admin_cannot_add_change_or_delete_history(approved, model):
+def test_admin_cannot_add_change_or_delete_history(approved_item, model):
     model_admin = admin.site._registry[model]
     superuser = UserFactory(is_staff=True, is_superuser=True)
     request = RequestFactory().get("/admin/")
@@ -96,7 +96,7 @@ def test_admin_cannot_add_change_or_delete_history(approved, model):
         assert not model_admin.has_delete_permission(request, row)
 
 
-def test_admin_change_page_of_an_answer_is_read_only(client, approved):
+def test_admin_change_page_of_an_answer_is_read_only(client, approved_item):
     superuser = UserFactory(is_staff=True, is_superuser=True)
     client.force_login(superuser)
     answer = _row(Answer)
@@ -138,12 +138,12 @@ def _url_for(pattern, names, world):
 
 
 @pytest.mark.parametrize("method", ["DELETE", "PUT", "PATCH"])
-def test_no_review_url_accepts_delete_put_or_patch(client, approved, method):
+def test_no_review_url_accepts_delete_put_or_patch(client, approved_item, method):
     """Even for a member holding every role, on URLs pointing at real objects: 405."""
     from reviews.models import ApiToken, ImportJob
     from reviews.services.tokens import token_create
 
-    project = approved.project
+    project = approved_item.project
     user = member(project, *Role.values, username="all-roles")
     user.is_staff = True
     user.save()
@@ -151,11 +151,11 @@ def test_no_review_url_accepts_delete_put_or_patch(client, approved, method):
     job = ImportJob.objects.create(project=project, file="imports/x.jsonl", original_name="x")
     world = {
         "slug": project.slug,
-        "item": approved.pk,
-        "question": approved.questions.get().pk,
+        "item": approved_item.pk,
+        "question": approved_item.questions.get().pk,
         "user": get_user_model().objects.get(username="r1").pk,
         "job": job.pk,
-        "sha": approved.sources.get().document.sha256,
+        "sha": approved_item.sources.get().document.sha256,
         "token": token.pk,
     }
     assert ApiToken.objects.filter(pk=token.pk).exists()
