@@ -187,6 +187,11 @@ def test_a_correction_needs_a_reason(corrected, resolved, approver):
     _refused(resolved, approver, "give a reason")
 
 
+def test_a_correction_reason_is_bounded(corrected, resolved, approver):
+    """It is signed and kept for good: at most 10,000 characters, whoever calls."""
+    _refused(resolved, approver, "at most 10,000 characters", correction_reason="x" * 10_001)
+
+
 def test_a_correction_supersedes_the_previous_ground_truth_which_stays_readable(
     corrected, resolved, approver
 ):
