@@ -46,6 +46,7 @@ from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.events import event_record
 from reviews.services.ground_truth import approval_import, generated_add
 from reviews.services.imports import ImportContext, register_importer
+from reviews.services.items import places_given_back
 from reviews.services.resolution import item_status_refresh
 
 EvidenceOpener = Callable[[str], bytes]
@@ -245,6 +246,8 @@ def import_review(
             for i, c in enumerate(review.claims)
         )
     new_questions = _questions(review, item, sources, context)
+    if new_questions and not created:
+        places_given_back([item.pk])
     known = _kept_fields(review, context, record)
     if created or changed or new_questions:
         _item_imported(item, context, known=known, generated=generated, created=created)
@@ -252,7 +255,7 @@ def import_review(
         context.counts["items_unchanged"] += 1
     if review.status == "approved":
         _import_approved(review, item, context, record=record, file=file)
-    _refresh_status(item)
+    _refresh_status(item, new_questions=bool(new_questions))
     return item
 
 
@@ -381,6 +384,8 @@ def _resolve_from_file(review, item, context) -> None:
         question.save(update_fields=["status"])
 
 
-def _refresh_status(item: Item) -> None:
-    if item.status != ItemStatus.APPROVED:
+def _refresh_status(item: Item, *, new_questions: bool) -> None:
+    """An approved item stays approved unless the file disputes a field it never asked: then it
+    opens for its raters again, and its next approval is a correction."""
+    if item.status != ItemStatus.APPROVED or new_questions:
         item_status_refresh(item)

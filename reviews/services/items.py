@@ -16,6 +16,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviews.models import (
+    Assignment,
+    AssignmentStatus,
     Document,
     EventKind,
     Item,
@@ -145,7 +147,8 @@ def questions_add(
 ) -> QuestionsAdded:
     """Ask each spec's question once: an item that already has it (same kind and key) is left
     as it is. The new question goes after the item's others; items that get one are re-opened
-    so raters are offered them, with a `question_added` event carrying `source`."""
+    and given back to the raters who submitted them (`places_given_back`), with a
+    `question_added` event carrying `source`."""
     result = QuestionsAdded()
     for chunk in _chunks(specs):
         new = _not_asked_yet(chunk)
@@ -156,6 +159,7 @@ def questions_add(
             .exclude(status=ItemStatus.OPEN)
             .update(status=ItemStatus.OPEN, updated_at=timezone.now())
         )
+        places_given_back(item_ids)
         events_record(
             kind=EventKind.QUESTION_ADDED,
             actor=actor,
@@ -163,6 +167,17 @@ def questions_add(
         )
         result.created += item_ids
     return result
+
+
+def places_given_back(item_ids) -> int:
+    """Items that get a new question go back to the raters who submitted them: their places,
+    which fill the item's overlap, turn from submitted to assigned, so the queue serves the item
+    to them again (they answer the new question; the settled ones stay settled). Left
+    submitted, those places would keep every other rater out and the item would wait for
+    nobody."""
+    return Assignment.objects.filter(
+        item_id__in=item_ids, status=AssignmentStatus.SUBMITTED, gold=False
+    ).update(status=AssignmentStatus.ASSIGNED)
 
 
 def _not_asked_yet(chunk: Sequence[QuestionSpec]) -> list[QuestionSpec]:
