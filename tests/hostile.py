@@ -33,6 +33,8 @@ CASES = [
     Hostile("wrong-size.zip", "corrupt zip member"),
     Hostile("invalid-utf8.jsonl", "not UTF-8 text"),
     Hostile("utf16.csv", "UTF-16 text: save the file as UTF-8"),
+    Hostile("utf16-no-mark.csv", "UTF-16 text: save the file as UTF-8"),
+    Hostile("nul.csv", "a NUL byte: not text"),
     # Evidence from outside the file's own upload or bundle (another project's upload).
     Hostile("escape.review.json", "path escapes the bundle root: '../imports/"),
     Hostile("escape.zip", "path escapes the bundle root: '../../media/imports/"),
@@ -111,6 +113,8 @@ def build_small(folder: Path) -> None:
         b'{"type": "item", "item_id": "ok"}\n{"type": "item", "item_id": "caf\xe9"}\n'
     )
     (folder / "utf16.csv").write_bytes("type,item_id\nitem,a\n".encode("utf-16"))
+    (folder / "utf16-no-mark.csv").write_bytes("type,item_id\nitem,a\n".encode("utf-16-le"))
+    (folder / "nul.csv").write_bytes(b"type,item_id\nitem,a\nitem,b\x00c\n")
     _evidence_cases(folder)
 
 

@@ -126,13 +126,27 @@ def _detect_csv(name: str, text: str, sniffers: Sequence[Sniffer]) -> str:
     )
 
 
+def _refuse_nul_bytes(name: str, sample: bytes) -> None:
+    """UTF-16 (a byte-order mark, or a NUL in most characters: one without its mark) is named
+    as such; a stray NUL byte is named where it is: no text column stores it."""
+    if sample[:2] in (b"\xff\xfe", b"\xfe\xff") or sample.count(b"\x00") * 4 >= len(sample) > 0:
+        raise FormatError("UTF-16 text: save the file as UTF-8", file=name)
+    at = sample.find(b"\x00")
+    if at >= 0:
+        line = sample.count(b"\n", 0, at) + 1
+        raise FormatError(
+            "a NUL byte: not text (no database text column stores it)",
+            file=name,
+            record=f"line {line}",
+        )
+
+
 def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
     """The format of the sniffer that recognises the name and first bytes."""
     lower = name.lower()
     if lower.endswith(".zip") or head.startswith(b"PK\x03\x04"):
         return _container(sniffers, "zip", name)
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head[:4096]:
-        raise FormatError("UTF-16 text: save the file as UTF-8", file=name)
+    _refuse_nul_bytes(name, head[:4096])
     # A cut multi-byte character at the end of the head must not fail detection.
     text = head[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
     body = text.lstrip()

@@ -122,3 +122,17 @@ def test_unknown_and_ambiguous_inputs_name_the_choices(name, data, message):
     assert exc.value.file == name
     assert message in exc.value.reason
     assert "one of review, jsonl, csv, textflow" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "data, reason, record",
+    [
+        ("type,item_id\nitem,a\n".encode("utf-16"), "UTF-16 text", None),
+        ("type,item_id\nitem,a\n".encode("utf-16-le"), "UTF-16 text", None),  # no mark
+        (b"type,item_id\nitem,a\nitem,b\x00c\n", "a NUL byte: not text", "line 3"),
+    ],
+)
+def test_nul_bytes_name_utf16_or_the_line_of_the_stray_one(data, reason, record):
+    with pytest.raises(FormatError) as exc:
+        detect_format("x.csv", data)
+    assert reason in exc.value.reason and exc.value.record == record
