@@ -31,9 +31,16 @@ def prompt_sha256(template: str) -> str:
     return hashlib.sha256(template.encode("utf-8")).hexdigest()
 
 
+MAX_PROMPT_CHARS = 100_000  # every version is kept for good; a model's context is smaller
+
+
 def check_template(template: str) -> None:
     if not template.strip():
         raise PromptError("the prompt template is empty")
+    if len(template) > MAX_PROMPT_CHARS:
+        raise PromptError(
+            f"the prompt template is {len(template):,} characters (at most {MAX_PROMPT_CHARS:,})"
+        )
     for name in PLACEHOLDER.findall(template):
         if name not in DATA_FIELDS + TEXT_FIELDS:
             raise PromptError(

@@ -41,6 +41,7 @@ def test_versions_cannot_be_edited(labelled):
         ({"provider": "gemini"}, "provider:"),
         ({"criterion": "nope"}, "criterion: no criterion 'nope'"),
         ({"prompt": "Judge {{ secret }}"}, "unknown placeholder"),
+        ({"prompt": "x" * 100_001}, "100,001 characters"),
         ({"api_key_env": "sk-live-abc"}, "api_key_env:"),
         ({"samples": 0}, "samples:"),
     ],
