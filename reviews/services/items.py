@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from reviews.models import (
@@ -23,9 +23,11 @@ from reviews.models import (
     Item,
     ItemSource,
     ItemStatus,
+    Membership,
     Project,
     Question,
     QuestionKind,
+    Role,
 )
 from reviews.services.events import event_record, events_record
 
@@ -174,10 +176,18 @@ def places_given_back(item_ids) -> int:
     which fill the item's overlap, turn from submitted to assigned, so the queue serves the item
     to them again (they answer the new question; the settled ones stay settled). Left
     submitted, those places would keep every other rater out and the item would wait for
-    nobody."""
-    return Assignment.objects.filter(
-        item_id__in=item_ids, status=AssignmentStatus.SUBMITTED, gold=False
-    ).update(status=AssignmentStatus.ASSIGNED)
+    nobody. A rater no longer in the project keeps their submitted place: it still counts, and
+    the new question settles on the answers of those who come back."""
+    still_rating = Membership.objects.filter(
+        project=OuterRef("item__project"), user=OuterRef("rater"), role=Role.RATER
+    )
+    return (
+        Assignment.objects.filter(
+            item_id__in=item_ids, status=AssignmentStatus.SUBMITTED, gold=False
+        )
+        .filter(Exists(still_rating))
+        .update(status=AssignmentStatus.ASSIGNED)
+    )
 
 
 def _not_asked_yet(chunk: Sequence[QuestionSpec]) -> list[QuestionSpec]:

@@ -84,8 +84,12 @@ def _resolution_value(members: list[Answer]):
 def question_try_resolve(
     *, question: Question, rater_ids: list[int], rule: str
 ) -> Resolution | None:
+    # Submitting needs an answer to every open question, so every rater who submitted since the
+    # question was asked answered it. Only one who submitted before it was added (an item given
+    # back, `items.places_given_back`) and has left the project never will: the question
+    # settles on the answers of those who were asked.
     answers = latest_answers(question, rater_ids)
-    if len(answers) < len(rater_ids):
+    if not answers:
         return None
     members = _agreeing(answers, rule)
     if members is None:

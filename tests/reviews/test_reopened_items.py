@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from reviews.models import AssignmentStatus, Decision, ItemStatus, QuestionStatus, Role
+from reviews.models import (
+    AssignmentStatus,
+    Decision,
+    ItemStatus,
+    Membership,
+    QuestionStatus,
+    Role,
+)
 from reviews.services.answers import AnswerInput
 from reviews.services.assignment import assignment_claim_next
 from reviews.services.imports import file_import
@@ -67,3 +74,19 @@ def test_a_new_disputed_field_reopens_an_approved_item_for_its_raters(tmp_path):
     rater = places.first().rater
     claim = assignment_claim_next(rater=rater, project=item.project)
     assert claim is not None and claim.item_id == item.pk
+
+
+def test_a_rater_who_left_keeps_their_place_and_the_others_settle_it(review_item):
+    project = ProjectFactory(overlap=2)
+    item = review_item(project, {"$.total": ["1", "2"]})
+    stays, leaves = (member(project, Role.RATER, username=n) for n in ("stays", "leaves"))
+    for rater in (stays, leaves):
+        rate(rater, item, {"$.total": "1"})
+    Membership.objects.filter(project=project, user=leaves).delete()
+    spec = QuestionSpec(item_id=item.pk, kind="criterion", key="clarity", labels=["ok", "poor"])
+    questions_add(actor=None, specs=[spec], source={"selection": "test"})
+    statuses = dict(item.assignments.values_list("rater__username", "status"))
+    assert statuses == {"stays": AssignmentStatus.ASSIGNED, "leaves": AssignmentStatus.SUBMITTED}
+    claim = assignment_claim_next(rater=stays, project=project)
+    rate(stays, item, {"clarity": AnswerInput(Decision.LABEL, "ok")}, assignment=claim)
+    assert item.questions.get(key="clarity").status == QuestionStatus.RESOLVED
