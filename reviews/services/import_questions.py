@@ -19,6 +19,7 @@ from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Item, ItemStatus, Project, Question
 from reviews.services.bulk_insert import JsonText, PkSet, insert_rows, model_constants
 from reviews.services.events import events_record
+from reviews.services.items import places_given_back
 
 CHUNK = 1000
 
@@ -129,6 +130,7 @@ def questions_add_to_items(
             Item.objects.filter(pk__in=reopen).exclude(status=ItemStatus.OPEN).update(
                 status=ItemStatus.OPEN, updated_at=timezone.now()
             )
+            places_given_back(reopen)
     return created
 
 

@@ -90,3 +90,23 @@ def test_a_rater_who_left_keeps_their_place_and_the_others_settle_it(review_item
     claim = assignment_claim_next(rater=stays, project=project)
     rate(stays, item, {"clarity": AnswerInput(Decision.LABEL, "ok")}, assignment=claim)
     assert item.questions.get(key="clarity").status == QuestionStatus.RESOLVED
+
+
+def test_an_import_that_asks_a_rated_item_a_new_question_gives_it_back(review_item, tmp_path):
+    project = ProjectFactory(overlap=1)
+    item = review_item(project, {"$.total": ["1", "2"]})
+    first = member(project, Role.RATER, username="first")
+    rate(first, item, {"$.total": "1"})
+    records = [
+        {"type": "criterion", "name": "correct", "labels": ["pass", "fail"]},
+        {"type": "item", "item_id": item.external_id},
+    ]
+    path = tmp_path / "more.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    file_import(
+        actor=None, project=project, path=path, options={"questions": ["criterion:correct"]}
+    )
+    item.refresh_from_db()
+    assert item.status == ItemStatus.OPEN
+    claim = assignment_claim_next(rater=first, project=project)
+    assert claim is not None and claim.item_id == item.pk
