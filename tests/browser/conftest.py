@@ -31,7 +31,9 @@ def login(page, live_server):
         page.get_by_label("Username").fill(username)
         page.get_by_label("Password").fill(password)
         page.get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
+        # The login page is loaded already: wait for the page after it, or a goto right after
+        # this could cancel the login's POST on a busy machine (signed out, a missing link).
+        page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
     return log_in
 
