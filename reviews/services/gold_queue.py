@@ -71,8 +71,9 @@ def gold_mixed_into_batch(
     *, project: Project, batch, assigned: list[Assignment], rng
 ) -> list[Assignment]:
     """A batch's new `assigned` places with gold items mixed in, blind: a rater with n places
-    gets n * s / (1 - s) gold items, rounded half up, they never held (so about s of their batch is gold,
-    s the project's gold share; all of them at s = 1), each at a random place in their order.
+    gets n * s / (1 - s) gold items they never held, rounded half up (so about s of their batch
+    is gold, s the project's gold share; all of them at s = 1), each at a random place in their
+    order.
     A rater with no ordinary place gets none, as the pull queue serves gold only while ordinary
     items wait. Returned in the order to insert: the queue serves a rater's places in it."""
     share = project.gold_share

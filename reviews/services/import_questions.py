@@ -16,10 +16,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviews.formats.errors import FormatError
-from reviews.models import EventKind, Item, ItemStatus, Project, Question
+from reviews.models import EventKind, Project, Question
 from reviews.services.bulk_insert import JsonText, PkSet, insert_rows, model_constants
 from reviews.services.events import events_record
-from reviews.services.items import places_given_back
+from reviews.services.items import items_reopen
 
 CHUNK = 1000
 
@@ -127,10 +127,7 @@ def questions_add_to_items(
             reopened.update(new)
         reopen = [pk for pk in old if pk in reopened]
         if reopen:
-            Item.objects.filter(pk__in=reopen).exclude(status=ItemStatus.OPEN).update(
-                status=ItemStatus.OPEN, updated_at=timezone.now()
-            )
-            places_given_back(reopen)
+            items_reopen(reopen)
     return created
 
 

@@ -156,12 +156,7 @@ def questions_add(
         new = _not_asked_yet(chunk)
         item_ids = [s.item_id for s in new]
         Question.objects.bulk_create(_questions_after_the_last(new, item_ids))
-        result.reopened += (
-            Item.objects.filter(pk__in=item_ids)
-            .exclude(status=ItemStatus.OPEN)
-            .update(status=ItemStatus.OPEN, updated_at=timezone.now())
-        )
-        places_given_back(item_ids)
+        result.reopened += items_reopen(item_ids)
         events_record(
             kind=EventKind.QUESTION_ADDED,
             actor=actor,
@@ -169,6 +164,18 @@ def questions_add(
         )
         result.created += item_ids
     return result
+
+
+def items_reopen(item_ids) -> int:
+    """Items that got a new question: open again, and given back to their raters
+    (`places_given_back`). Returns how many were not open before."""
+    reopened = (
+        Item.objects.filter(pk__in=item_ids)
+        .exclude(status=ItemStatus.OPEN)
+        .update(status=ItemStatus.OPEN, updated_at=timezone.now())
+    )
+    places_given_back(item_ids)
+    return reopened
 
 
 def places_given_back(item_ids) -> int:
