@@ -15,14 +15,25 @@ on the history tables, whoever sends it:
   `history_unlocked(connection)`: SQLite has no TRUNCATE, so the test suite's flush (which is
   `DELETE FROM` every table) runs inside it (evalsite/pytest_plugin.py). Outside Django (the
   `sqlite3` shell) the function does not exist, so the change fails too.
+  `INSERT OR REPLACE` / `REPLACE INTO` (and an `INSERT` inside `UPDATE OR REPLACE`'s kin) would
+  go around both: SQLite's REPLACE deletes the row it collides with without firing delete
+  triggers (unless `recursive_triggers` is on, which the `sqlite3` shell never sets). So each
+  table also has a BEFORE INSERT trigger refusing a row that collides with an existing one on
+  its primary key or any unique index, read from SQLite's own schema (`_sqlite_insert_guard`).
+  It calls no Django function, so the shell can still append rows but never replace one. A
+  plain INSERT that collides fails either way; the guard only names the reason. PostgreSQL has
+  no REPLACE, and its UPSERT (`ON CONFLICT DO UPDATE`) fires the UPDATE trigger.
 
 SQLite drops a table's triggers when a migration rebuilds the table (`ALTER` by copy), so
-`ensure_triggers` also runs after every `migrate` (reviews.apps) and puts missing ones back.
+`ensure_triggers` also runs after every `migrate` (reviews.apps) and puts missing ones back; it
+rebuilds every insert guard, so a unique index added later is guarded too, and any table added to
+`HISTORY_TABLES` gets all its triggers at the next `migrate`.
 Deleting a project or item with history is refused as well: history outlives its project.
 """
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -77,11 +88,66 @@ def _sqlite_create(table: str) -> list[str]:
     ]
 
 
-def create_statements(vendor: str, tables) -> list[str]:
-    build = {"postgresql": _pg_create, "sqlite": _sqlite_create}.get(vendor)
-    if build is None:
-        return []  # another backend: the models' own guard still applies
-    return [sql for table in tables for sql in build(table)]
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unique_keys(cursor, table: str) -> list[tuple[list[str], str]]:
+    """(columns, partial index condition or "") of the primary key and every unique index."""
+    quoted = _quote(table)
+    cursor.execute(f"PRAGMA table_info({quoted})")
+    primary = [row[1] for row in sorted(cursor.fetchall(), key=lambda r: r[5]) if row[5]]
+    keys = [(primary, "")] if primary else []
+    cursor.execute(f"PRAGMA index_list({quoted})")
+    for _seq, index, unique, origin, partial in cursor.fetchall():
+        if not unique or origin == "pk":
+            continue
+        cursor.execute(f"PRAGMA index_info({_quote(index)})")
+        columns = [row[2] for row in cursor.fetchall()]
+        if None in columns:
+            raise ValueError(f"{table}: unique index {index} on an expression is not guarded")
+        condition = ""
+        if partial:
+            cursor.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = %s", [index]
+            )
+            condition = re.split(r"\bWHERE\b", cursor.fetchone()[0], maxsplit=1, flags=re.I)[1]
+        keys.append((columns, condition))
+    return keys
+
+
+def _sqlite_insert_guard(cursor, table: str) -> list[str]:
+    quoted = _quote(table)
+    cursor.execute(f"PRAGMA table_info({quoted})")
+    # NEW's values under the table's own column names, for a partial index's condition.
+    new_row = ", ".join(f"NEW.{_quote(row[1])} AS {_quote(row[1])}" for row in cursor.fetchall())
+    collisions = []
+    for columns, condition in _unique_keys(cursor, table):
+        same = " AND ".join(f"{_quote(c)} = NEW.{_quote(c)}" for c in columns)
+        if condition:
+            new_matches = f"EXISTS (SELECT 1 FROM (SELECT {new_row}) WHERE {condition})"  # noqa: S608
+            same += f" AND ({condition}) AND {new_matches}"
+        collisions.append(f"EXISTS (SELECT 1 FROM {quoted} WHERE {same})")  # noqa: S608
+    trigger = _quote(f"{table}_no_replace")
+    return [
+        f"DROP TRIGGER IF EXISTS {trigger}",
+        f"CREATE TRIGGER {trigger} BEFORE INSERT ON {quoted} WHEN {' OR '.join(collisions)} "
+        f"BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: "
+        "an INSERT over an existing row refused'); END",
+    ]
+
+
+def create_statements(connection: BaseDatabaseWrapper, tables) -> list[str]:
+    if connection.vendor == "postgresql":
+        return [sql for table in tables for sql in _pg_create(table)]
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            return [
+                sql
+                for table in tables
+                for sql in _sqlite_create(table) + _sqlite_insert_guard(cursor, table)
+            ]
+    return []  # another backend: the models' own guard still applies
 
 
 def drop_statements(vendor: str, tables) -> list[str]:
@@ -89,7 +155,9 @@ def drop_statements(vendor: str, tables) -> list[str]:
         return [f"DROP TRIGGER IF EXISTS {t}_append_only ON {t}" for t in tables]
     if vendor == "sqlite":
         return [
-            f"DROP TRIGGER IF EXISTS {t}_no_{op}" for t in tables for op in ("update", "delete")
+            f"DROP TRIGGER IF EXISTS {t}_no_{op}"
+            for t in tables
+            for op in ("update", "delete", "replace")
         ]
     return []
 
@@ -104,7 +172,7 @@ def migration_operations(app_label: str, tables):
         # A table added to HISTORY_TABLES later gets its trigger from its own migration.
         existing = set(schema_editor.connection.introspection.table_names())
         present = [t for t in tables if t in existing]
-        for sql in create_statements(schema_editor.connection.vendor, present):
+        for sql in create_statements(schema_editor.connection, present):
             schema_editor.execute(sql, params=None)  # the function body holds a literal %
 
     def backward(apps, schema_editor):
@@ -115,13 +183,15 @@ def migration_operations(app_label: str, tables):
 
 
 def ensure_triggers(connection: BaseDatabaseWrapper) -> None:
-    """Re-create missing SQLite triggers (a table rebuild drops them); no-op elsewhere."""
+    """Re-create missing SQLite triggers (a table rebuild drops them) and every insert guard
+    (a unique index may have been added since); no-op elsewhere."""
     if connection.vendor != "sqlite":
         return
     existing = set(connection.introspection.table_names())
     tables = [t for ts in HISTORY_TABLES.values() for t in ts if t in existing]
+    statements = create_statements(connection, tables)
     with connection.cursor() as cursor:
-        for sql in create_statements("sqlite", tables):
+        for sql in statements:
             cursor.execute(sql)
 
 

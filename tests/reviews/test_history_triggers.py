@@ -4,7 +4,10 @@ Runs on SQLite and, in the PostgreSQL run (`DATABASE_URL=postgres://…`), on Po
 triggers differ per backend (reviews/history_triggers.py), the promise does not.
 """
 
+import sqlite3
+
 import pytest
+from django.apps import apps
 from django.db import IntegrityError, connection, models, transaction
 
 from judging.models import (
@@ -17,7 +20,12 @@ from judging.models import (
     JudgeVersion,
     ScoreRun,
 )
-from reviews.history_triggers import HISTORY_TABLES, ensure_triggers, history_unlocked
+from reviews.history_triggers import (
+    HISTORY_TABLES,
+    create_statements,
+    ensure_triggers,
+    history_unlocked,
+)
 from reviews.models import (
     Answer,
     Approval,
@@ -30,6 +38,7 @@ from reviews.models import (
     Role,
     TrustedKey,
 )
+from reviews.models.append_only import AppendOnlyModel
 from reviews.services.approval import approval_record
 from tests import builders
 from tests.factories import PASSWORD, ProjectFactory, member
@@ -104,9 +113,114 @@ def _refused(sql, params=()):
         cursor.execute(sql, params)
 
 
+def _append_only_models():
+    return {m for m in apps.get_models() if issubclass(m, AppendOnlyModel)}
+
+
 def test_every_history_model_is_covered():
-    tables = {m._meta.db_table for m in HISTORY}
+    """Every append-only model has its triggers and is tested here: none can be missed."""
+    assert set(HISTORY) == _append_only_models()
+    tables = {m._meta.db_table for m in _append_only_models()}
     assert tables == {t for ts in HISTORY_TABLES.values() for t in ts}
+
+
+def _columns(model, without_id=False):
+    names = [f.column for f in model._meta.concrete_fields]
+    return ", ".join(c for c in names if not (without_id and c == "id"))
+
+
+def _other_unique_keys(model, row):
+    """Every unique set of columns but the id, as the database has them, that `row` fills
+    (NULLs never collide)."""
+    values = {f.column: getattr(row, f.attname) for f in model._meta.concrete_fields}
+    with connection.cursor() as cursor:
+        found = connection.introspection.get_constraints(cursor, model._meta.db_table)
+    return [
+        tuple(c["columns"])
+        for c in found.values()
+        if (c["unique"] or c["primary_key"])
+        and c["columns"] not in ([], ["id"])
+        and all(values[column] is not None for column in c["columns"])
+    ]
+
+
+def _rewrites(model):
+    """Each way SQL can put a row over an existing history row on this backend."""
+    table, row = model._meta.db_table, model._base_manager.order_by("pk").first()
+    columns, rest = _columns(model), _columns(model, without_id=True)
+    copy = f"SELECT {columns} FROM {table} WHERE id = {row.pk}"  # noqa: S608
+    new_id = f"SELECT {row.pk + 10**6}, {rest} FROM {table} WHERE id = {row.pk}"  # noqa: S608
+    upsert = f"INSERT INTO {table} ({columns}) {copy} AND true ON CONFLICT"  # noqa: S608
+    statements = [
+        f"{upsert} (id) DO UPDATE SET id = excluded.id",
+        # A copy under a new id collides with the row on its other unique columns, if any.
+        *(
+            f"INSERT INTO {table} ({columns}) {new_id} AND true ON CONFLICT ({', '.join(u)}) "
+            f"DO UPDATE SET id = excluded.id"
+            for u in _other_unique_keys(model, row)
+        ),
+    ]
+    if connection.vendor == "sqlite":
+        statements += [
+            f"INSERT OR REPLACE INTO {table} ({columns}) {copy}",
+            f"REPLACE INTO {table} ({columns}) {copy}",
+        ]
+        if _other_unique_keys(model, row):
+            statements.append(f"REPLACE INTO {table} ({columns}) {new_id}")
+    return statements
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", HISTORY, ids=lambda m: m.__name__)
+def test_replace_and_upsert_cannot_rewrite(history, model):
+    """REPLACE deletes the row it collides with without firing delete triggers (SQLite);
+    an UPSERT updates it. Every unique key of every history table, on both databases."""
+    before = list(model.objects.order_by("pk").values())
+    for sql in _rewrites(model):
+        _refused(sql)
+    assert list(model.objects.order_by("pk").values()) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sqlite3_shell_cannot_replace_history_either(own_history):
+    """Outside Django: no flag function, no recursive triggers; appending still works."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's REPLACE; PostgreSQL has none")
+    shell = sqlite3.connect(connection.settings_dict["NAME"])
+    try:
+        for model in HISTORY:
+            rewrites = [s for s in _rewrites(model) if "REPLACE" in s]
+            before = shell.execute(f"SELECT * FROM {model._meta.db_table}").fetchall()  # noqa: S608
+            for sql in rewrites:
+                with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                    shell.execute(sql)
+            after = shell.execute(f"SELECT * FROM {model._meta.db_table}").fetchall()  # noqa: S608
+            assert after == before, model.__name__
+        shell.execute(
+            "INSERT INTO reviews_event (item_id, kind, data, created_at) "
+            "SELECT item_id, 'note', '{}', created_at FROM reviews_event LIMIT 1"
+        )
+        shell.commit()
+    finally:
+        shell.close()
+
+
+@pytest.mark.django_db
+def test_a_partial_unique_index_is_guarded_only_where_it_applies():
+    """The guard reads unique indexes from the schema, conditions included (future tables)."""
+    if connection.vendor != "sqlite":
+        pytest.skip("the insert guard is SQLite's")
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE t_hist (id integer PRIMARY KEY, k int, live bool)")
+        cursor.execute("CREATE UNIQUE INDEX t_hist_live ON t_hist (k) WHERE live")
+        for sql in create_statements(connection, ["t_hist"]):
+            cursor.execute(sql)
+        cursor.execute("INSERT INTO t_hist VALUES (1, 7, 1), (2, 7, 0)")
+        cursor.execute("INSERT INTO t_hist VALUES (3, 7, 0)")  # outside the index: no collision
+        _refused("REPLACE INTO t_hist VALUES (4, 7, 1)")
+        _refused("REPLACE INTO t_hist VALUES (2, 8, 0)")
+        cursor.execute("SELECT id, k, live FROM t_hist ORDER BY id")
+        assert cursor.fetchall() == [(1, 7, 1), (2, 7, 0), (3, 7, 0)]
 
 
 @pytest.mark.django_db
