@@ -33,7 +33,6 @@ def setup_django(*, keep: bool = False, prefix: str = "evalsite-bench-") -> Path
     os.environ.setdefault("SECRET_KEY", "bench-only-not-secret-" + "x" * 40)
     os.environ.setdefault("DEBUG", "false")
     os.environ.setdefault("TASKS_BACKEND", "immediate")
-    os.environ.setdefault("JUDGE_ALLOWED_HOSTS", "127.0.0.1")  # the stub model server
     os.environ.setdefault("EVALSITE_VAR_DIR", str(work))
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{work / 'bench.sqlite3'}")
     (Path(os.environ["EVALSITE_VAR_DIR"]) / "static").mkdir(parents=True, exist_ok=True)

@@ -28,10 +28,14 @@ MB = 1024 * 1024
 
 
 def start_stub() -> tuple[subprocess.Popen, str]:
+    """The stub model server on a free port, which JUDGE_ALLOWED_HOSTS then allows."""
+    from django.conf import settings
+
     proc = subprocess.Popen(
         [sys.executable, "-c", STUB], cwd=ROOT, stdout=subprocess.PIPE, text=True
     )
     port = int(proc.stdout.readline())
+    settings.JUDGE_ALLOWED_HOSTS = [f"127.0.0.1:{port}"]
     return proc, f"http://127.0.0.1:{port}/v1"
 
 

@@ -63,8 +63,9 @@ def _settings_for(folder: Path) -> dict:
             **settings.STORAGES,
             "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
         },
-        # Judges in tests talk to stub servers on loopback ports, with the STUB_KEY variable.
-        "JUDGE_ALLOWED_HOSTS": ["127.0.0.1"],
+        # Judges in tests talk to stub servers on loopback ports (each `WireServer` allows its
+        # own port while it runs), with the STUB_KEY variable; port 9 (discard) answers nothing.
+        "JUDGE_ALLOWED_HOSTS": ["127.0.0.1:9"],
         "JUDGE_API_KEY_ENVS": [*settings.JUDGE_API_KEY_ENVS, "STUB_KEY"],
     }
 

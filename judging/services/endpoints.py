@@ -5,8 +5,10 @@ them reach hosts only the server can see (cloud metadata, the database, internal
 and an arbitrary variable name would send any of the server's secrets (SECRET_KEY, DATABASE_URL)
 as a bearer token to a host they choose. So both are limited by operator settings:
 
-- base URL: empty (the provider's default), the origin of a provider's default, or a host in
-  JUDGE_ALLOWED_HOSTS (http/https only, no user:password@ part);
+- base URL: empty (the provider's default), the origin of a provider's default, or an entry of
+  JUDGE_ALLOWED_HOSTS (http/https only, no user:password@ part). An entry `host:port` allows
+  that port only; a bare `host` allows ports 80 and 443 only, so allowing `127.0.0.1` for a
+  model server does not open the database's port or the site's own admin on it;
 - key variable: one of JUDGE_API_KEY_ENVS.
 
 Checked when a judge is saved and again before every run (settings can change in between).
@@ -35,6 +37,31 @@ def _default_origins() -> set[tuple[str, str, int | None]]:
     return {_origin(cls.default_base_url) for cls in PROVIDERS.values()}
 
 
+_WEB_PORTS = frozenset({80, 443})
+
+
+def _allowed_entry(entry: str) -> tuple[str, frozenset[int]]:
+    """`host`, `host:port`, `[v6]` or `[v6]:port` -> (host, the ports it allows)."""
+    host, port = entry.strip().lower(), None
+    if host.startswith("["):
+        host, _, rest = host[1:].partition("]")
+        port = rest.removeprefix(":") if rest else None
+    elif host.count(":") == 1:
+        host, port = host.split(":")
+    if not host or (port is not None and not (port.isdigit() and 0 < int(port) < 65536)):
+        raise EndpointRefused(
+            f"JUDGE_ALLOWED_HOSTS: {entry!r} is not a host or host:port; an operator must fix it"
+        )
+    return host, _WEB_PORTS if port is None else frozenset({int(port)})
+
+
+def _allowed(host: str, port: int | None) -> bool:
+    return any(
+        host == allowed and port in ports
+        for allowed, ports in map(_allowed_entry, settings.JUDGE_ALLOWED_HOSTS)
+    )
+
+
 def check_base_url(base_url: str) -> None:
     if not base_url:
         return
@@ -47,12 +74,12 @@ def check_base_url(base_url: str) -> None:
         raise EndpointRefused("base_url: only http:// or https:// URLs with a host")
     if parts.username or parts.password:
         raise EndpointRefused("base_url: no user name or password in the URL")
-    allowed_hosts = {host.lower() for host in settings.JUDGE_ALLOWED_HOSTS}
-    if origin in _default_origins() or origin[1] in allowed_hosts:
+    _scheme, host, port = origin
+    if origin in _default_origins() or _allowed(host, port):
         return
     raise EndpointRefused(
-        f"base_url: host {origin[1]!r} is not allowed on this server; an operator can add it "
-        "to JUDGE_ALLOWED_HOSTS"
+        f"base_url: host {host!r} port {port} is not allowed on this server; an operator can "
+        f"add {host}:{port} to JUDGE_ALLOWED_HOSTS (a bare host allows ports 80 and 443 only)"
     )
 
 

@@ -12,6 +12,7 @@ import threading
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import override_settings
 from django.urls import reverse
 
 from judging.models import Run
@@ -77,18 +78,22 @@ def _stub_run(project) -> Run:
     server = make_server()
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
+    stub = f"127.0.0.1:{server.server_address[1]}"
     try:
-        settings = JudgeSettings(
-            provider="openai-compatible",
-            model="stub",
-            prompt="Is the description faithful? Answer with one of {{ labels }}.",
-            criterion="faithful",
-            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
-        )
-        config = judge_config_save(project=project, name="faithful-stub", settings=settings).config
-        run = run_create(config=config, split="calibration", limit=6)
-        run_execute(run)
-        return run
+        with override_settings(JUDGE_ALLOWED_HOSTS=[stub]):
+            settings = JudgeSettings(
+                provider="openai-compatible",
+                model="stub",
+                prompt="Is the description faithful? Answer with one of {{ labels }}.",
+                criterion="faithful",
+                base_url=f"http://{stub}/v1",
+            )
+            config = judge_config_save(
+                project=project, name="faithful-stub", settings=settings
+            ).config
+            run = run_create(config=config, split="calibration", limit=6)
+            run_execute(run)
+            return run
     finally:
         server.shutdown()
         server.server_close()

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def stub_url():
+def stub_url(settings):
     server = make_server()
+    settings.JUDGE_ALLOWED_HOSTS = [f"127.0.0.1:{server.server_address[1]}"]
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"

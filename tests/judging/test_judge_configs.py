@@ -16,9 +16,9 @@ def labelled(project, tmp_path):
 
 
 def test_prompt_edit_is_a_new_version_with_its_sha(labelled):
-    first = judge(labelled, "http://127.0.0.1:1/v1")
-    same = judge(labelled, "http://127.0.0.1:1/v1")
-    edited = judge(labelled, "http://127.0.0.1:1/v1", prompt=PROMPT + " Be strict.")
+    first = judge(labelled, "http://127.0.0.1:9/v1")
+    same = judge(labelled, "http://127.0.0.1:9/v1")
+    edited = judge(labelled, "http://127.0.0.1:9/v1", prompt=PROMPT + " Be strict.")
     assert (first.created, same.created, edited.created) == (True, False, True)
     assert same.version == first.version
     assert edited.version.number == 2
@@ -27,7 +27,7 @@ def test_prompt_edit_is_a_new_version_with_its_sha(labelled):
 
 
 def test_versions_cannot_be_edited(labelled):
-    version = judge(labelled, "http://127.0.0.1:1/v1").version
+    version = judge(labelled, "http://127.0.0.1:9/v1").version
     version.prompt = "changed"
     with pytest.raises(AppendOnlyError):
         version.save()
@@ -48,7 +48,7 @@ def test_versions_cannot_be_edited(labelled):
 )
 def test_bad_settings_name_the_setting_and_write_nothing(labelled, fields, message):
     with pytest.raises(JudgeConfigError, match=message):
-        judge(labelled, "http://127.0.0.1:1/v1", **fields)
+        judge(labelled, "http://127.0.0.1:9/v1", **fields)
     assert not JudgeVersion.objects.exists()
 
 

@@ -52,7 +52,6 @@ def test_killed_worker_resumes_without_repeating_finished_calls(tmp_path):
         "RUN_STALE_SECONDS": "1",
         "EVALSITE_VAR_DIR": str(tmp_path),
         "DEBUG": "true",
-        "JUDGE_ALLOWED_HOSTS": "127.0.0.1",  # the stub model server
     }
     records = [{"type": "criterion", "name": "faithful", "labels": ["pass", "fail"]}] + [
         {"type": "item", "item_id": f"i{i:03}", "input": "q", "output": f"a{i}"}
@@ -63,6 +62,7 @@ def test_killed_worker_resumes_without_repeating_finished_calls(tmp_path):
     prompt = tmp_path / "prompt.txt"
     prompt.write_text(PROMPT)
     with WireServer("openai-compatible", answer=slow) as server:
+        env["JUDGE_ALLOWED_HOSTS"] = server.host_port  # the stub model server, its port only
         manage(env, "migrate", "-v", "0")
         manage(env, "create_project", "kill")
         manage(env, "import_items", "--project", "kill", str(items))

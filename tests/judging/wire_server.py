@@ -4,7 +4,8 @@
         provider = make_provider("anthropic", model="m", base_url=srv.url)
 
 Each request takes the next step of the script (the last one repeats); every request is recorded
-(path, headers, JSON body) so tests count calls and read what was sent.
+(path, headers, JSON body) so tests count calls and read what was sent. While it runs, its
+`127.0.0.1:port` is in JUDGE_ALLOWED_HOSTS, as an operator lists a model server.
 """
 
 import contextlib
@@ -13,6 +14,9 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from django.conf import settings
+from django.test import override_settings
 
 
 @dataclass
@@ -82,14 +86,23 @@ class WireServer:
 
     @property
     def url(self) -> str:
+        return f"http://{self.host_port}" + ("" if self.wire == "anthropic" else "/v1")
+
+    @property
+    def host_port(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}" + ("" if self.wire == "anthropic" else "/v1")
+        return f"{host}:{port}"
 
     def __enter__(self):
         self._thread.start()
+        self._allowed = override_settings(
+            JUDGE_ALLOWED_HOSTS=[*settings.JUDGE_ALLOWED_HOSTS, self.host_port]
+        )
+        self._allowed.enable()
         return self
 
     def __exit__(self, *exc):
+        self._allowed.disable()
         self._server.shutdown()
         self._server.server_close()
 
