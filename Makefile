@@ -46,8 +46,8 @@ serve: install
 	@echo "Evalsite on http://$(HOST):$(PORT)/ ($(WEB_WORKERS) gunicorn workers and a task worker)"
 	$(PY) manage.py db_worker --queue-name '*' --no-reload & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/gunicorn evalsite.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) \
-	  --access-logfile - --graceful-timeout 10
+	$(VENV)/bin/gunicorn evalsite.wsgi --config gunicorn.conf.py --bind $(HOST):$(PORT) \
+	  --workers $(WEB_WORKERS) --access-logfile -
 
 # Debian's Chromium drives the browser tests (never `playwright install`).
 chromium:

@@ -210,6 +210,9 @@ EVIDENCE_GC_MINUTES = env_int("EVIDENCE_GC_MINUTES", 60, minimum=1)
 
 # Seconds without a worker's heartbeat before a running import counts as dead (Retry offered).
 IMPORT_STALE_SECONDS = env_int("IMPORT_STALE_SECONDS", 60, minimum=1)
+# Under gunicorn: seconds without a byte of a request body before the server gives up on it (408)
+# and frees the thread (evalsite/body_timeout.py); 0 turns it off.
+REQUEST_BODY_TIMEOUT = env_int("REQUEST_BODY_TIMEOUT", 15, minimum=0)
 
 # Import limits (reviews/formats/limits.py): each refused with its own message naming it.
 IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 2048 * 1024 * 1024, minimum=1)

@@ -1,0 +1,19 @@
+"""gunicorn's settings for `make serve` (and any gunicorn started in this folder: gunicorn reads
+./gunicorn.conf.py by default). Command-line options (`--workers`, `--bind`) override these.
+
+A slow or stalled client must not hold the server: threads (gthread) so one stalled request
+takes one thread, not a whole worker process; a request body that stops arriving is given up
+after REQUEST_BODY_TIMEOUT seconds (evalsite/body_timeout.py, in the WSGI application); a
+connection that sends nothing is deferred to the worker's poller and dropped after `keepalive`.
+Put a reverse proxy in front for slow request headers (nginx's client_header_timeout), which
+gunicorn reads without a timeout.
+"""
+
+import os
+
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", "4"))
+# A worker whose main loop stops beating for this long is restarted.
+timeout = 30
+graceful_timeout = 10
+keepalive = 5
