@@ -34,14 +34,20 @@ run: install .env
 	DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
 
 # Production serving: gunicorn (static files through whitenoise) and a task worker, on PostgreSQL.
-# Needs SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL=postgres://... in the environment (README,
-# "Production"); refuses to start when `check --deploy` finds anything. Ctrl-C stops both.
+# Needs SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL=postgres://... (the site's role, which owns no
+# table) and MIGRATE_DATABASE_URL=postgres://... (the tables' owner: migrations and grants only)
+# in the environment (README, "Production"); refuses to start when `check --deploy` finds
+# anything or the site's role could switch the history triggers off. Ctrl-C stops both.
 WEB_WORKERS ?= $(shell echo $$((2 * $$(nproc) + 1)))
 serve: install
 	@case "$$DATABASE_URL" in postgres://*|postgresql://*) ;; \
 	  *) echo "make serve needs DATABASE_URL=postgres://... (SQLite is for make run)" >&2; exit 1;; esac
+	@[ -n "$$MIGRATE_DATABASE_URL" ] || { echo "make serve needs MIGRATE_DATABASE_URL=postgres://... \
+	  (the tables' owner; DATABASE_URL's role owns nothing: docs/security.md)" >&2; exit 1; }
 	$(PY) manage.py check --deploy --fail-level WARNING
-	$(PY) manage.py migrate --noinput
+	DATABASE_URL="$$MIGRATE_DATABASE_URL" $(PY) manage.py migrate --noinput
+	$(PY) manage.py grant_app_role
+	$(PY) manage.py check --database default --tag database --fail-level WARNING
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Evalsite on http://$(HOST):$(PORT)/ ($(WEB_WORKERS) gunicorn workers and a task worker)"
 	$(PY) manage.py db_worker --queue-name '*' --no-reload & worker=$$!; \

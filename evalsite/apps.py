@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class EvalsiteConfig(AppConfig):
     name = "evalsite"
     verbose_name = "Evalsite"
+
+    def ready(self):
+        from evalsite import checks  # noqa: F401  (registers the database role check)

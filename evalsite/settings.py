@@ -124,6 +124,13 @@ DATABASES = {
         base_dir=BASE_DIR,
     )
 }
+# PostgreSQL in production: the tables' owner, for `grant_app_role` (the `owner` alias) and for
+# `migrate`, which make serve runs with DATABASE_URL set to it (data migrations of other apps
+# use the default alias); the site connects as DATABASE_URL's role, which owns nothing and so
+# cannot disable the history triggers (evalsite/db_roles.py, docs/security.md).
+MIGRATE_DATABASE_URL = env_str("MIGRATE_DATABASE_URL", "")
+if MIGRATE_DATABASE_URL:
+    DATABASES["owner"] = parse_database_url(MIGRATE_DATABASE_URL, base_dir=BASE_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # A rater's claim and autosave commit without waiting for PostgreSQL's disk flush (see
 # reviews/services/durability.py); true makes them wait like every other write.
