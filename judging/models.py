@@ -2,9 +2,10 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from reviews.models import AppendOnlyModel, Item, Project
+from reviews.models.append_only import AppendOnlyQuerySet
 from reviews.models.constraints import fraction_check
 
 User = settings.AUTH_USER_MODEL
@@ -76,8 +77,28 @@ class Judge(models.Model):
         return self.name
 
 
+class OnRevisionMixin:
+    """Rows given on a revision of an item's content: figures count the `current()` ones; the
+    `stale()` ones (given on earlier content) stay visible and are counted apart."""
+
+    def current(self):
+        return self.filter(revision=F("item__revision"))
+
+    def stale(self):
+        return self.filter(revision__lt=F("item__revision"))
+
+
+class VerdictQuerySet(OnRevisionMixin, models.QuerySet):
+    pass
+
+
+class HumanLabelQuerySet(OnRevisionMixin, AppendOnlyQuerySet):
+    pass
+
+
 class Verdict(models.Model):
-    """A judge's label on an item for a criterion (or a pairwise preference), one sample."""
+    """A judge's label on an item for a criterion (or a pairwise preference), one sample, on
+    one revision of the item's content."""
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="verdicts")
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="verdicts")
@@ -94,14 +115,19 @@ class Verdict(models.Model):
     )
     extra = models.JSONField(default=dict, blank=True, help_text="Unknown keys, kept for export.")
     source_name = models.CharField(max_length=255, blank=True, help_text="The imported file.")
+    revision = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="The item's, when given."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = VerdictQuerySet.as_manager()
 
     class Meta:
         ordering = ["item", "criterion", "judge", "sample"]
         constraints = [
             models.UniqueConstraint(
-                fields=["item", "criterion", "judge", "sample", "display_order"],
-                name="verdict_unique_sample",
+                fields=["item", "criterion", "judge", "sample", "display_order", "revision"],
+                name="verdict_unique_sample_revision",
             ),
             fraction_check("confidence", "verdict_confidence_in_0_1", nullable=True),
             models.CheckConstraint(
@@ -125,13 +151,19 @@ class HumanLabel(AppendOnlyModel):
     note = models.TextField(blank=True)
     extra = models.JSONField(default=dict, blank=True, help_text="Unknown keys, kept for export.")
     source_name = models.CharField(max_length=255, blank=True)
+    revision = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="The item's, when given."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = HumanLabelQuerySet.as_manager()
 
     class Meta:
         ordering = ["item", "criterion", "rater"]
         constraints = [
             models.UniqueConstraint(
-                fields=["item", "criterion", "rater"], name="humanlabel_unique_rater"
+                fields=["item", "criterion", "rater", "revision"],
+                name="humanlabel_unique_rater_revision",
             ),
         ]
 

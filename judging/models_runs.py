@@ -158,6 +158,9 @@ class Call(models.Model):
         "read of evidence made before its item existed (ground-truth generation).",
     )
     fingerprint = models.CharField(max_length=64)
+    revision = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="The item's, when asked."
+    )
     sample = models.PositiveSmallIntegerField(default=0)
     display_order = models.CharField(max_length=2, blank=True)
     status = models.CharField(max_length=16, choices=CallStatus.choices)

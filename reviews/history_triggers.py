@@ -50,6 +50,7 @@ HISTORY_TABLES = {
         "reviews_trustedkey",
         "reviews_keyrevocation",
         "reviews_goldmark",
+        "reviews_itemrevision",
     ),
     "judging": (
         "judging_humanlabel",

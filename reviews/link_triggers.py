@@ -190,6 +190,20 @@ def truncate_operation():
     return _run_python(_truncate, _truncate_drop)
 
 
+def around_sqlite_rebuild():
+    """(before, after) operations for a migration that rebuilds the item or slice table on
+    SQLite (an ALTER by copy): SQLite refuses to rename the copy while a trigger names the
+    table, so the link triggers go first and come back after. Nothing on PostgreSQL."""
+
+    def on_sqlite(statements):
+        return lambda vendor: statements(vendor) if vendor == "sqlite" else []
+
+    return (
+        _run_python(on_sqlite(_drop), on_sqlite(_create)),
+        _run_python(on_sqlite(_create), on_sqlite(_drop)),
+    )
+
+
 def ensure_triggers(connection: BaseDatabaseWrapper) -> None:
     """Re-create missing SQLite triggers (a table rebuild drops them); no-op elsewhere."""
     if connection.vendor != "sqlite":

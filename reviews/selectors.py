@@ -102,10 +102,14 @@ class QuestionView:
     my_answer: Answer | None  # the rater's own latest answer, never anyone else's
     options: list[tuple[str, str]]  # pairwise: [(original label, text)] in this rater's order
     status: str  # as the rater sees it: a gold item's questions look open
+    # The rater's latest answer when it was given on an earlier revision of the item's
+    # content (then `my_answer` is None: the question is asked again).
+    earlier: Answer | None = None
 
     @property
     def seq(self) -> int:
-        return self.my_answer.seq if self.my_answer else 0
+        latest = self.my_answer or self.earlier
+        return latest.seq if latest else 0
 
 
 def rater_workspace(
@@ -131,17 +135,19 @@ def rater_workspace(
     mine: dict[int, Answer] = {}
     for answer in Answer.objects.filter(question__in=questions, rater=rater).order_by("seq"):
         mine[answer.question_id] = answer
+    earlier = {pk: a for pk, a in mine.items() if a.revision != item.revision}
     return [
         QuestionView(
             question=q,
             candidates=[
                 candidate_view(c, n, blind) for n, c in enumerate(by_question.get(q.pk, []), 1)
             ],
-            my_answer=mine.get(q.pk),
+            my_answer=None if q.pk in earlier else mine.get(q.pk),
             options=[
                 (label, q.options.get(label, "")) for label in pairwise_orders.get(str(q.pk), [])
             ],
             status=QuestionStatus.OPEN if gold else q.status,
+            earlier=earlier.get(q.pk),
         )
         for q in questions
     ]

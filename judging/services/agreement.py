@@ -21,7 +21,7 @@ from judging.models import Criterion, ItemSplit, Judge, Split, SplitDraw, Verdic
 from judging.services.agreement_build import N_RESAMPLES, agreement_report_build
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples
 from judging.services.criteria import criterion_fields
-from judging.services.labels import final_labels, rater_labels
+from judging.services.labels import final_labels, rater_labels, stale_label_items
 from judging.services.splits import (
     SplitError,
     current_draw,
@@ -61,13 +61,18 @@ def _judge_samples(
     samples: dict[int, dict] = {pk: defaultdict(list) for pk in judges}
     orders: dict[int, dict] = {pk: defaultdict(list) for pk in judges}
     rows = (
-        Verdict.objects.filter(criterion=criterion, item__in=items)
+        Verdict.objects.current()
+        .filter(criterion=criterion, item__in=items)
         .order_by("item_id", "judge_id", "sample", "display_order")
         .values_list("item_id", "judge_id", "label", "display_order")
     )
     for item_id, judge_id, label, order in rows:
         samples[judge_id][names[item_id]].append(label)
         orders[judge_id][names[item_id]].append(order)
+    stale: dict[int, set] = defaultdict(set)
+    earlier = Verdict.objects.stale().filter(criterion=criterion, item__in=items)
+    for judge_id, item_id in earlier.values_list("judge_id", "item_id").distinct():
+        stale[judge_id].add(names[item_id])
     return [
         JudgeSamples(
             name=judge.name,
@@ -75,6 +80,7 @@ def _judge_samples(
             configuration=judge.configuration,
             samples=dict(samples[pk]),
             orders=dict(orders[pk]),
+            stale_items=frozenset(stale[pk]),
         )
         for pk, judge in judges.items()
     ]
@@ -93,6 +99,9 @@ def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]
             for rater, labels in raters.items()
         },
         judges=_judge_samples(criterion, items, names),
+        stale_label_items=frozenset(
+            names[pk] for pk in stale_label_items(criterion=criterion, items=items)
+        ),
     )
 
 

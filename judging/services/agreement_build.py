@@ -223,6 +223,9 @@ def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples
         "unparsed_excluded": len(votes.unparsed_only & final.keys()),
         "unparsed_samples": votes.unparsed_samples,
         "human_ties_excluded": len(set(criterion.human_ties) & set(votes.labels)),
+        # Given on an earlier revision of the item's content: not counted above.
+        "stale_verdicts": len(frozenset().union(*(j.stale_items for j in judges))),
+        "stale_labels": len(criterion.stale_label_items),
     }
     humans = [final[item] for item in paired]
     judged = [votes.labels[item] for item in paired]

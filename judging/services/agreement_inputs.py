@@ -19,6 +19,7 @@ class JudgeSamples:
     configuration: str
     samples: Mapping[str, Sequence[str]]
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)  # pairwise: "AB" / "BA"
+    stale_items: frozenset[str] = frozenset()  # items with its verdicts on earlier content
 
 
 @dataclass(frozen=True)
@@ -34,4 +35,5 @@ class CriterionInput:
     human_ties: Sequence[str] = ()  # items whose human labels tie (no final label)
     rater_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     judges: Sequence[JudgeSamples] = ()
+    stale_label_items: frozenset[str] = frozenset()  # items with labels on earlier content
     collapsed_at: str | None = None  # set by `agreement_cuts.collapse`

@@ -24,7 +24,7 @@ from judging.services.agreement_inputs import CriterionInput
 from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
 from judging.services.labels import criterion_questions
 from judging.services.splits import current_draw, items_in_split, split_extend
-from reviews.models import Resolution, Slice
+from reviews.models import ItemRevision, Resolution, Slice
 
 SEED = 0
 RESAMPLES = 2000
@@ -48,6 +48,7 @@ def inputs_fingerprint(project) -> str:
         Verdict.objects.filter(criterion_id__in=ids).aggregate(**stats),
         HumanLabel.objects.filter(criterion_id__in=ids).aggregate(**stats),
         Resolution.objects.filter(question__item__project=project).aggregate(**stats),
+        ItemRevision.objects.filter(item__project=project).aggregate(**stats),
         ItemSplit.objects.filter(draw__project=project).aggregate(n=Count("pk"), m=Max("draw_id")),
         criteria,
         list(

@@ -1,10 +1,12 @@
 """Verdicts and human labels waiting to be written together.
 
 A 100k-verdict file must not cost 100k INSERTs: records are checked one by one as they are read
-(criterion, label set), then written per batch: one query to find the batch's items, one to find
-what is already stored, one bulk insert. Re-importing the same rows is a no-op (counted as
-unchanged); a row that contradicts a stored one is refused, because verdicts and human labels
-are evidence, not settings to overwrite.
+(criterion, label set), then written per batch: one query to find the batch's items, one for
+their current revisions, one to find what is already stored, one bulk insert. Each row records
+the item's current revision (reviews.services.revisions): it was given on that content.
+Re-importing the same rows is a no-op (counted as unchanged); a row that contradicts one stored
+on the same revision is refused, because verdicts and human labels are evidence, not settings
+to overwrite. Rows given on an earlier revision stay as they are (stale, counted apart).
 """
 
 from __future__ import annotations
@@ -46,16 +48,22 @@ class ItemLookup:
                 )
         return self.pks
 
+    def revisions(self, pks) -> dict[int, int]:
+        """Item pk -> its current revision (read per batch: an item record earlier in the file
+        may have changed it)."""
+        return dict(Item.objects.filter(pk__in=set(pks)).values_list("pk", "revision"))
+
 
 _NOT_STORED = {"item_id", "where", "pair"}  # the item is its pk; `where` names the record
 
 
-def stored_row(model, pending, item_pk: int, context: ImportContext):
-    """The model row for a checked record: its fields as read, on the item, from the file."""
+def stored_row(model, pending, item_pk: int, revision: int, context: ImportContext):
+    """The model row for a checked record: its fields as read, on the item's current
+    revision, from the file."""
     values = {f.name: getattr(pending, f.name) for f in fields(pending)}
     for name in _NOT_STORED:
         values.pop(name, None)
-    return model(item_id=item_pk, source_name=context.file[:255], **values)
+    return model(item_id=item_pk, revision=revision, source_name=context.file[:255], **values)
 
 
 class _Batch:
@@ -91,8 +99,15 @@ class PendingVerdict:
     extra: dict[str, Any] = field(default_factory=dict)
     pair: dict[str, str] | None = None  # pairwise: {"A": answer_a, "B": answer_b}
 
-    def key(self, item_pk: int) -> tuple:
-        return (item_pk, self.criterion.pk, self.judge.pk, self.sample, self.display_order)
+    def key(self, item_pk: int, revision: int) -> tuple:
+        return (
+            item_pk,
+            self.criterion.pk,
+            self.judge.pk,
+            self.sample,
+            self.display_order,
+            revision,
+        )
 
 
 class VerdictBatch(_Batch):
@@ -100,10 +115,12 @@ class VerdictBatch(_Batch):
         if not self.pending:
             return
         pks = self.items.resolve([(v.item_id, v.where) for v in self.pending])
+        revisions = self.items.revisions(pks[v.item_id] for v in self.pending)
         stored = self._stored(pks)
         new: dict[tuple, PendingVerdict] = {}
         for verdict in self.pending:
-            key = verdict.key(pks[verdict.item_id])
+            pk = pks[verdict.item_id]
+            key = verdict.key(pk, revisions[pk])
             previous = stored.get(key) or (
                 (new[key].label, new[key].raw, f"first given on {new[key].where}")
                 if key in new
@@ -116,7 +133,7 @@ class VerdictBatch(_Batch):
             else:
                 raise self._conflict(verdict, previous)
         Verdict.objects.bulk_create(
-            [stored_row(Verdict, v, pks[v.item_id], self.context) for v in new.values()],
+            [stored_row(Verdict, v, key[0], key[-1], self.context) for key, v in new.items()],
             batch_size=BATCH,
         )
         self._store_pairs(pks)
@@ -130,9 +147,16 @@ class VerdictBatch(_Batch):
             criterion_id__in={v.criterion.pk for v in self.pending},
             judge_id__in={v.judge.pk for v in self.pending},
         ).values_list(
-            "item_id", "criterion_id", "judge_id", "sample", "display_order", "label", "raw"
+            "item_id",
+            "criterion_id",
+            "judge_id",
+            "sample",
+            "display_order",
+            "revision",
+            "label",
+            "raw",
         )
-        return {row[:5]: (row[5], row[6], "already stored") for row in rows}
+        return {row[:6]: (row[6], row[7], "already stored") for row in rows}
 
     def _conflict(self, verdict: PendingVerdict, previous: tuple[str, str, str]) -> FormatError:
         order = f", display order {verdict.display_order}" if verdict.display_order else ""
@@ -202,18 +226,20 @@ class HumanLabelBatch(_Batch):
         if not self.pending:
             return
         pks = self.items.resolve([(p.item_id, p.where) for p in self.pending])
+        revisions = self.items.revisions(pks[p.item_id] for p in self.pending)
         stored = dict(
-            (row[:3], row[3])
+            (row[:4], row[4])
             for row in HumanLabel.objects.filter(
                 item_id__in={pks[p.item_id] for p in self.pending},
                 criterion_id__in={p.criterion.pk for p in self.pending},
-            ).values_list("item_id", "criterion_id", "rater", "label")
+            ).values_list("item_id", "criterion_id", "rater", "revision", "label")
         )
         new = []
         for pending in self.pending:
-            previous = stored.get((pks[pending.item_id], pending.criterion.pk, pending.rater))
+            pk = pks[pending.item_id]
+            previous = stored.get((pk, pending.criterion.pk, pending.rater, revisions[pk]))
             if previous is None:
-                new.append(stored_row(HumanLabel, pending, pks[pending.item_id], self.context))
+                new.append(stored_row(HumanLabel, pending, pk, revisions[pk], self.context))
             elif previous == pending.label:
                 self.context.counts["human_labels_unchanged"] += 1
             else:
@@ -222,7 +248,8 @@ class HumanLabelBatch(_Batch):
                     "$.label",
                     f"rater {pending.rater!r} already labelled item {pending.item_id!r} "
                     f"{previous!r} for criterion {pending.criterion.name!r} in an earlier "
-                    "import; human labels are never overwritten",
+                    "import, on the same revision of the item; human labels are never "
+                    "overwritten",
                 )
         HumanLabel.objects.bulk_create(new, batch_size=BATCH)
         self.context.counts["human_labels"] += len(new)

@@ -122,7 +122,7 @@ def _upsert_items(parsed: TextflowFile, context: ImportContext) -> dict[str, int
         source={"file": context.file},
         new_status=ItemStatus.RESOLVED,  # no questions until send_to_humans asks for labels
     )
-    for what in ("created", "updated", "unchanged"):
+    for what in ("created", "updated", "revised", "unchanged"):
         context.counts[f"items_{what}"] += upserted.counts[what]
     return upserted.pks
 

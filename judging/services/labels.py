@@ -8,6 +8,9 @@ imported labels. A tie among imported labels gives no final label: such items ar
 Per-rater labels (for human–human agreement): each rater's latest answer on a submitted
 assignment, keyed by username, plus imported labels keyed by the rater name in the file. If a
 username and an imported name coincide on the same item, the workflow answer is used.
+
+Only labels given on the item's current revision count (reviews.services.revisions): a label
+given on earlier content is stale, counted apart by `stale_label_items`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from judging.models import Criterion, HumanLabel
 from reviews.models import (
@@ -55,7 +58,8 @@ def _label_of(decision: str, value, criterion: Criterion) -> str | None:
 def _resolved_labels(criterion: Criterion, items: QuerySet | None) -> dict[int, str]:
     rows = (
         Resolution.objects.filter(
-            question__in=criterion_questions(criterion=criterion, items=items)
+            question__in=criterion_questions(criterion=criterion, items=items),
+            revision=F("question__item__revision"),
         )
         .order_by("created_at", "pk")
         .values_list("question__item_id", "decision", "value")
@@ -68,8 +72,21 @@ def _resolved_labels(criterion: Criterion, items: QuerySet | None) -> dict[int, 
 
 
 def _imported(criterion: Criterion, items: QuerySet | None) -> QuerySet:
-    labels = HumanLabel.objects.filter(criterion=criterion)
+    labels = HumanLabel.objects.current().filter(criterion=criterion)
     return labels if items is None else labels.filter(item__in=items)
+
+
+def stale_label_items(*, criterion: Criterion, items: QuerySet) -> set[int]:
+    """Items with a human label on the criterion (imported, or a resolution) given on an
+    earlier revision of their content: not counted, counted apart."""
+    imported = HumanLabel.objects.stale().filter(criterion=criterion, item__in=items)
+    resolved = Resolution.objects.filter(
+        question__in=criterion_questions(criterion=criterion, items=items),
+        revision__lt=F("question__item__revision"),
+    )
+    return set(imported.values_list("item_id", flat=True)) | set(
+        resolved.values_list("question__item_id", flat=True)
+    )
 
 
 def final_labels(*, criterion: Criterion, items: QuerySet | None = None) -> FinalLabels:
@@ -107,6 +124,7 @@ def rater_labels(
             question__in=criterion_questions(criterion=criterion, items=items),
             assignment__status=AssignmentStatus.SUBMITTED,
             assignment__gold=False,  # gold checks are scored on the Raters page, not here
+            revision=F("question__item__revision"),
         )
         .order_by("seq")
         .values_list("question__item_id", "rater__username", "decision", "value")

@@ -2,7 +2,9 @@
 
 A call's fingerprint is the SHA-256 of everything that decides its answer: provider, model,
 temperature, sample index, the prompt version's SHA-256 and the rendered request (instructions,
-data, image digests, reply schema). The same fingerprint is the same call: it is made once.
+data, image digests, reply schema), and from an item's second revision on, the revision (content
+changed back to an earlier one is asked again: its verdict must be on the current revision). The
+same fingerprint is the same call: it is made once.
 """
 
 import hashlib
@@ -26,6 +28,7 @@ class PlanError(ValueError):
 @dataclass(frozen=True)
 class PlannedCall:
     item_id: int
+    revision: int  # the item's, as the request shows it
     sample: int
     display_order: str
     fingerprint: str
@@ -33,7 +36,7 @@ class PlannedCall:
     record: dict  # the request as stored (images by digest, never their bytes)
 
 
-def fingerprint(version: JudgeVersion, sample: int, record: dict) -> str:
+def fingerprint(version: JudgeVersion, sample: int, record: dict, revision: int = 1) -> str:
     identity = {
         "provider": version.provider,
         "model": version.model,
@@ -42,6 +45,8 @@ def fingerprint(version: JudgeVersion, sample: int, record: dict) -> str:
         "prompt_sha256": version.prompt_sha256,
         "request": record,
     }
+    if revision > 1:  # revision 1 keeps the fingerprints calls had before revisions existed
+        identity["item_revision"] = revision
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -100,5 +105,11 @@ def plan_calls(version: JudgeVersion, items: Iterator[Item]) -> Iterator[Planned
             record = request_record(request)
             for sample in range(version.samples):
                 yield PlannedCall(
-                    item.pk, sample, order, fingerprint(version, sample, record), request, record
+                    item.pk,
+                    item.revision,
+                    sample,
+                    order,
+                    fingerprint(version, sample, record, item.revision),
+                    request,
+                    record,
                 )

@@ -1,6 +1,7 @@
 """Writing finished calls: a Call row per call and, for judges, the Verdict an import would write.
 
-Results are written in small batches, one transaction each, by the runner's main thread."""
+Both record the item revision the request showed. Results are written in small batches, one
+transaction each, by the runner's main thread."""
 
 from dataclasses import dataclass
 
@@ -54,6 +55,7 @@ def _call(run: Run, outcome: Outcome, status: str, **fields) -> Call:
     return Call(
         run=run,
         item_id=planned.item_id,
+        revision=planned.revision,
         fingerprint=planned.fingerprint,
         sample=planned.sample,
         display_order=planned.display_order,
@@ -86,25 +88,47 @@ def _one(run: Run, version: JudgeVersion, outcome: Outcome) -> tuple[str, int, i
             ).save()
     except IntegrityError:  # another run finished the same call first: keep theirs
         return "reused", 0, 0
-    Verdict.objects.bulk_create(
-        [
-            Verdict(
-                item_id=planned.item_id,
-                criterion=version.criterion,
-                judge=version.judge,
-                sample=planned.sample,
-                label=label,
-                raw=raw,
-                explanation=explanation,
-                confidence=confidence,
-                display_order=planned.display_order,
-                extra={"run": run.pk, "version": version.number},
-                source_name=f"run {run.pk} ({version})",
-            )
-        ],
-        ignore_conflicts=True,  # an identical configuration already has this sample
+    verdict = Verdict(
+        item_id=planned.item_id,
+        revision=planned.revision,
+        criterion=version.criterion,
+        judge=version.judge,
+        sample=planned.sample,
+        label=label,
+        raw=raw,
+        explanation=explanation,
+        confidence=confidence,
+        display_order=planned.display_order,
+        extra={"run": run.pk, "version": version.number},
+        source_name=f"run {run.pk} ({version})",
     )
+    _verdict_latest_wins(verdict)
     return status, reply.input_tokens or 0, reply.output_tokens or 0
+
+
+_REPLACED = ("label", "raw", "explanation", "confidence", "extra", "source_name")
+
+
+def _verdict_latest_wins(verdict: Verdict) -> None:
+    """Store the run's verdict. The same sample on the same revision from this judge
+    configuration (an earlier run or import under the same provider, model, temperature and
+    prompt) is replaced: the newest reply counts. What it said stays in its own Call row or
+    file, and in the new verdict's `extra.replaced`."""
+    earlier = Verdict.objects.filter(
+        item_id=verdict.item_id,
+        revision=verdict.revision,
+        criterion=verdict.criterion,
+        judge=verdict.judge,
+        sample=verdict.sample,
+        display_order=verdict.display_order,
+    ).first()
+    if earlier is None:
+        verdict.save()
+        return
+    verdict.extra["replaced"] = {"label": earlier.label, "source_name": earlier.source_name}
+    for name in _REPLACED:
+        setattr(earlier, name, getattr(verdict, name))
+    earlier.save(update_fields=[*_REPLACED])
 
 
 @transaction.atomic

@@ -1,6 +1,8 @@
 """Executing a run: calls in a thread pool, results written in batches by this thread.
 
-Finished calls (by fingerprint) are skipped, so a run resumed after a crash or a cancel makes only
+A run asks only about items whose current revision lacks this judge's verdicts (every sample and
+display order): unchanged items judged before are not asked again, changed ones are. Finished
+calls (by fingerprint) are skipped too, so a run resumed after a crash or a cancel makes only
 the calls that are missing. The run's status is re-read between batches: `cancelling` stops
 submitting, lets the calls in flight finish and records them.
 """
@@ -10,10 +12,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import islice
 
-from django.db.models import F
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from judging.models import Call, CallStatus, Run, RunStatus
+from judging.models import Call, CallStatus, JudgeVersion, Run, RunStatus, Verdict
 from judging.providers import Provider, ProviderError, make_provider
 from judging.services.endpoints import EndpointRefused, check_endpoint
 from judging.services.run_plan import PlannedCall, plan_calls
@@ -27,8 +30,39 @@ LOOKUP_CHUNK = 256
 
 
 def run_items(run: Run):
+    """The run's split's items still to judge, in pk order, `limit` of them at most."""
     items = items_in_split(project=run.project, split=run.split).order_by("pk")
+    items = items_unjudged(items, run.version, calls_per_item(run))
     return items[: run.limit] if run.limit else items
+
+
+def _plan_counts(run: Run) -> None:
+    """The run's `planned` calls: those still to make, and those of items already judged on
+    their current revision, which count as `reused` (less this run's own, when it resumes)."""
+    per_item = calls_per_item(run)
+    split = items_in_split(project=run.project, split=run.split)
+    todo = run_items(run).count() * per_item
+    judged = (split.count() - items_unjudged(split, run.version, per_item).count()) * per_item
+    own = run.done + run.unparsed
+    Run.objects.filter(pk=run.pk).update(planned=todo + judged, reused=max(judged - own, 0))
+
+
+def items_unjudged(items: QuerySet, version: JudgeVersion, per_item: int) -> QuerySet:
+    """`items` whose current revision has fewer than `per_item` verdicts of `version`'s
+    judge on its criterion (a verdict on an earlier revision does not count)."""
+    verdicts = (
+        Verdict.objects.filter(
+            item=OuterRef("pk"),
+            revision=OuterRef("revision"),
+            criterion_id=version.criterion_id,
+            judge_id=version.judge_id,
+        )
+        .order_by()
+        .values("item")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return items.annotate(judged=Coalesce(Subquery(verdicts), 0)).filter(judged__lt=per_item)
 
 
 def calls_per_item(run: Run) -> int:
@@ -105,7 +139,7 @@ def run_execute(
     run.refresh_from_db()
     own_provider = provider is None
     planned = (plan or (lambda r: plan_calls(r.version, run_items(r).iterator())))(run)
-    Run.objects.filter(pk=run.pk).update(planned=run_items(run).count() * calls_per_item(run))
+    _plan_counts(run)
     status, error = RunStatus.FAILED, "interrupted"
     try:
         provider = provider or provider_for(run)  # refused endpoints fail the run, named

@@ -67,6 +67,11 @@ class Item(models.Model):
         blank=True,
         help_text="Overrides the project's overlap (e.g. a calibration batch).",
     )
+    revision = models.PositiveIntegerField(
+        default=1,
+        db_default=1,  # also for rows written by raw SQL
+        help_text="The current revision of its content (input, output, reference, evidence).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -82,6 +87,7 @@ class Item(models.Model):
             models.CheckConstraint(
                 condition=Q(overlap__isnull=True) | Q(overlap__gte=1), name="item_overlap_gte_1"
             ),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="item_revision_gte_1"),
         ]
         indexes = [
             models.Index(fields=["project", "status", "id"]),
@@ -95,6 +101,35 @@ class Item(models.Model):
     @property
     def effective_overlap(self) -> int:
         return self.overlap or self.project.overlap
+
+
+class ItemRevision(AppendOnlyModel):
+    """The content an item had at revision `number`, kept when an import replaced it.
+
+    The current revision's content is the item's own fields (`Item.revision` numbers it), so
+    a new item writes no row here; a re-import that changes the content writes the replaced
+    one. Verdicts, judge calls, human labels and answers record the revision they were given
+    on; figures count only those on the current one (reviews.services.revisions)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    input = models.JSONField(null=True, blank=True)
+    output = models.JSONField(null=True, blank=True)
+    expected = models.JSONField(null=True, blank=True)
+    evidence = models.JSONField(default=list, blank=True, help_text="Artifact ids, sorted.")
+    sha256 = models.CharField(max_length=64, help_text="The content fingerprint.")
+    replaced_by_file = models.CharField(max_length=255, blank=True)
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "number"], name="itemrevision_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="itemrevision_number_gte_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.item_id} r{self.number}"
 
 
 class ItemSlice(models.Model):
@@ -206,6 +241,7 @@ class QuestionReason(models.TextChoices):
     OMITTED_BY_SOME = "omitted_by_some", "Omitted by some models"
     OMITTED_BY_ALL = "omitted_by_all", "Omitted by every model"
     LOW_CONFIDENCE = "low_confidence", "Low confidence"
+    CONTENT_CHANGED = "content_changed", "Asked again: the output changed"
 
 
 class QuestionStatus(models.TextChoices):

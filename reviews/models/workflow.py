@@ -134,6 +134,9 @@ class Answer(AppendOnlyModel):
     )
     flagged = models.BooleanField(default=False)
     note = models.TextField(blank=True)
+    revision = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="The item's, when given."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -172,6 +175,9 @@ class Resolution(AppendOnlyModel):
     )
     supersedes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    revision = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="The item's, when settled."
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -177,7 +177,8 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
     current = latest.seq if latest is not None else 0
     if current != expected_seq:
         raise StaleAnswer(latest)
-    if latest is not None and _same(latest, given):
+    content = question.item.revision  # what the rater saw: the answer is given on it
+    if latest is not None and latest.revision == content and _same(latest, given):
         return latest  # a repeated save (blur after typing, a retry) is not a change
     answer = raw_rows.insert(
         Answer(
@@ -185,6 +186,7 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
             rater=actor,
             assignment=assignment,
             seq=current + 1,
+            revision=content,
             decision=given.decision,
             value=given.value,
             chosen_claim_id=given.chosen_claim_id,
@@ -218,8 +220,10 @@ def _same(answer: Answer, given: AnswerInput) -> bool:
 
 def _questions_to_answer(assignment: Assignment) -> tuple[list[Question], list[Question]]:
     """The questions the rater answers (a gold item: all; else the open ones), and those of
-    them still unanswered, in one query."""
-    answered = Answer.objects.filter(question=OuterRef("pk"), rater_id=assignment.rater_id)
+    them still unanswered on the item's current revision, in one query."""
+    answered = Answer.objects.filter(
+        question=OuterRef("pk"), rater_id=assignment.rater_id, revision=OuterRef("item__revision")
+    )
     questions = Question.objects.filter(item_id=assignment.item_id)
     if not assignment.gold:
         questions = questions.filter(status=QuestionStatus.OPEN)

@@ -379,6 +379,7 @@ def _resolve_from_file(review, item, context) -> None:
             value=disputed.value if disputed.decision == "set" else None,
             method=Resolution.Method.IMPORTED,
             reason=f"decided in {context.file}" + (f": {disputed.note}" if disputed.note else ""),
+            revision=item.revision,
         )
         question.status = QuestionStatus.RESOLVED
         question.save(update_fields=["status"])

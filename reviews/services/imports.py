@@ -107,6 +107,7 @@ COUNT_WORDS = {
     "items_created": "new items",
     "items_updated": "items updated",
     "items_unchanged": "items unchanged",
+    "items_revised": "of them with changed content (a new revision)",
     "questions": "questions added",
     "documents": "evidence files stored",
     "references": "generated reference versions",
@@ -152,9 +153,10 @@ class ImportReport:
             if (n := self.counts.get(key))
         )
         unchanged = self.counts.get("items_unchanged", 0)
-        line = f"imported {_plural(items, 'item')}" + (
-            f" ({unchanged} unchanged)" if unchanged else ""
-        )
+        revised = self.counts.get("items_revised", 0)
+        kinds = [f"{unchanged} unchanged"] if unchanged else []
+        kinds += [f"{revised} with changed content"] if revised else []
+        line = f"imported {_plural(items, 'item')}" + (f" ({', '.join(kinds)})" if kinds else "")
         line += f", {_plural(self.counts.get('questions', 0), 'question')}"
         return f"{line}{', ' + extra if extra else ''}, 0 errors"
 

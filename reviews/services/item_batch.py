@@ -29,6 +29,8 @@ from reviews.services.bulk_insert import JsonText, PkSet, insert_rows, next_pks,
 from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.events import event_record
 from reviews.services.imports import ImportContext
+from reviews.services.items import questions_ask_again
+from reviews.services.revisions import content_changes, revision_keep
 
 BATCH = 1000
 
@@ -165,6 +167,7 @@ class ItemBatch:
             # it is open from the start instead of updated afterwards.
             status=ItemStatus.OPEN if context.every_item else ItemStatus.RESOLVED,
             overlap=None,
+            revision=1,
             created_at=now,
             updated_at=now,
         )
@@ -213,16 +216,22 @@ class ItemBatch:
         if not (changed or slices_added or evidence_added):
             self.context.counts["items_unchanged"] += 1
             return
-        if changed:
+        # The previous values stay in the timeline: an update never loses data silently.
+        data: dict[str, Any] = {"file": self.context.file, "record": where, "previous": changed}
+        revised = content_changes(item, fields, evidence_added)
+        if revised:
+            data["revision"] = revision_keep(item, evidence=have, file=self.context.file)
+        if changed or revised:
             for key in changed:
                 setattr(item, key, fields[key])
-            item.save(update_fields=[*changed, "updated_at"])
+            item.save(update_fields=[*changed, "revision", "updated_at"])
         if slices_added:
             item.slices.add(*(self._slice(name) for name in slices_added))
         if evidence_added:
             self._attach_evidence(item.pk, record, where, have=have)
-        # The previous values stay in the timeline: an update never loses data silently.
-        data: dict[str, Any] = {"file": self.context.file, "record": where, "previous": changed}
+        if revised:
+            data["asked_again"] = questions_ask_again([item.pk]).get(item.pk, [])
+            self.context.counts["items_revised"] += 1
         if slices_added:
             data["slices_added"] = slices_added
         if evidence_added:

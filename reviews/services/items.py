@@ -27,9 +27,12 @@ from reviews.models import (
     Project,
     Question,
     QuestionKind,
+    QuestionReason,
+    QuestionStatus,
     Role,
 )
 from reviews.services.events import event_record, events_record
+from reviews.services.revisions import content_changes, revision_keep
 
 CHUNK = 1000
 ITEM_FIELDS = frozenset({"title", "input", "output", "expected", "metadata"})
@@ -38,7 +41,7 @@ ITEM_FIELDS = frozenset({"title", "input", "output", "expected", "metadata"})
 @dataclass
 class ItemsUpserted:
     pks: dict[str, int]  # external id -> pk, for every row given
-    counts: Counter = field(default_factory=Counter)  # created, updated, unchanged
+    counts: Counter = field(default_factory=Counter)  # created, updated (revised), unchanged
 
 
 def _chunks(values: Sequence, size: int = CHUNK) -> Iterator[Sequence]:
@@ -84,12 +87,18 @@ def items_upsert(
         if not changed:
             result.counts["unchanged"] += 1
             continue
+        data = {**source, "previous": changed}
+        revised = content_changes(item, fields, ())
+        if revised:
+            evidence = item.sources.values_list("artifact_id", flat=True)
+            data["revision"] = revision_keep(item, evidence=evidence, file=source.get("file", ""))
         for key in changed:
             setattr(item, key, fields[key])
-        item.save(update_fields=[*changed, "updated_at"])
-        event_record(
-            item=item, kind=EventKind.UPDATED, actor=actor, data={**source, "previous": changed}
-        )
+        item.save(update_fields=[*changed, "revision", "updated_at"])
+        if revised:
+            data["asked_again"] = questions_ask_again([item.pk]).get(item.pk, [])
+            result.counts["revised"] += 1
+        event_record(item=item, kind=EventKind.UPDATED, actor=actor, data=data)
         result.counts["updated"] += 1
     _items_create(new, project=project, actor=actor, source=source, result=result)
     return result
@@ -176,6 +185,26 @@ def items_reopen(item_ids) -> int:
     )
     places_given_back(item_ids)
     return reopened
+
+
+LABEL_KINDS = (QuestionKind.CRITERION, QuestionKind.PAIRWISE)
+
+
+def questions_ask_again(item_ids: Sequence[int]) -> dict[int, list[str]]:
+    """A changed item's criterion and pairwise questions, open or settled, are asked again:
+    open, with the reason shown to raters; the item re-opens and goes back to its raters
+    (`items_reopen`). Answers given on the earlier revision no longer count for them.
+    Returns item pk -> the questions' keys."""
+    questions = Question.objects.filter(item_id__in=item_ids, kind__in=LABEL_KINDS)
+    asked: dict[int, list[str]] = {}
+    for item_id, key in questions.order_by("item_id", "position", "id").values_list(
+        "item_id", "key"
+    ):
+        asked.setdefault(item_id, []).append(key)
+    if asked:
+        questions.update(status=QuestionStatus.OPEN, reason=QuestionReason.CONTENT_CHANGED)
+        items_reopen(list(asked))
+    return asked
 
 
 def places_given_back(item_ids) -> int:

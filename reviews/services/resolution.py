@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from django.db import transaction
+from django.db.models import F
 
 from reviews.access import roles_of
 from reviews.models import (
@@ -53,9 +54,13 @@ def answer_key(answer: Answer):
 
 
 def latest_answers(question: Question, rater_ids) -> list[Answer]:
-    """Each listed rater's latest answer to `question`."""
+    """Each listed rater's latest answer to `question` on its item's current revision (an
+    answer given on earlier content does not settle a question asked again)."""
     latest: dict[int, Answer] = {}
-    for answer in Answer.objects.filter(question=question, rater_id__in=rater_ids).order_by("seq"):
+    answers = Answer.objects.filter(
+        question=question, rater_id__in=rater_ids, revision=F("question__item__revision")
+    )
+    for answer in answers.order_by("seq"):
         latest[answer.rater_id] = answer
     return list(latest.values())
 
@@ -106,6 +111,7 @@ def question_try_resolve(
         decision=members[0].decision,
         value=_resolution_value(members),
         method=rule,
+        revision=members[0].revision,
     )
     _link_sources(resolution, members)  # the answers it came from, not the outvoted ones
     question.status = QuestionStatus.RESOLVED
@@ -217,6 +223,7 @@ def adjudication_record(
         decided_by=actor,
         reason=reason,
         supersedes=previous,
+        revision=item.revision,
     )
     raters = Assignment.objects.filter(
         item=question.item, status=AssignmentStatus.SUBMITTED, gold=False

@@ -31,6 +31,7 @@ from reviews.models import (
     Approval,
     Event,
     GoldMark,
+    ItemRevision,
     KeyRevocation,
     Reference,
     Resolution,
@@ -60,6 +61,7 @@ HISTORY = [
     TrustedKey,
     KeyRevocation,
     GoldMark,
+    ItemRevision,
 ]
 
 
@@ -86,6 +88,7 @@ def _history():
     )
     KeyRevocation.objects.create(key=key, reason="leaked", revoked_by=admin)
     GoldMark.objects.create(item=item, gold=True, answers={})
+    ItemRevision.objects.create(item=item, number=1, sha256="0" * 64)
     return item
 
 

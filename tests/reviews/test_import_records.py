@@ -197,7 +197,7 @@ def test_a_changed_item_is_updated_and_its_previous_values_kept(project, tmp_pat
     changed = list(_items(3))
     changed[1]["output"] = "a better answer"
     report = file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", changed))
-    assert report.counts == {"items_unchanged": 2, "items_updated": 1}
+    assert report.counts == {"items_unchanged": 2, "items_updated": 1, "items_revised": 1}
     item = Item.objects.get(external_id="item-00001")
     assert item.output == "a better answer"
     event = Event.objects.get(item=item, kind="updated")
@@ -205,6 +205,8 @@ def test_a_changed_item_is_updated_and_its_previous_values_kept(project, tmp_pat
         "file": "v2.jsonl",
         "record": "line 2",
         "previous": {"output": "answer 1"},
+        "revision": 2,
+        "asked_again": [],
     }
 
 
@@ -234,7 +236,7 @@ def test_a_reimport_adds_new_evidence_to_existing_items(project, tmp_path):
     )
     more = list(_items(2, evidence=["receipt.png", "statement.pdf"]))
     report = file_import(actor=None, project=project, path=_jsonl(tmp_path / "v2.jsonl", more))
-    assert _nonzero(report.counts) == {"items_updated": 2, "documents": 1}
+    assert _nonzero(report.counts) == {"items_updated": 2, "items_revised": 2, "documents": 1}
     item = Item.objects.get(external_id="item-00000")
     assert list(item.sources.order_by("position").values_list("path", flat=True)) == [
         "receipt.png",
