@@ -11,6 +11,8 @@ from typing import Any
 COLUMNS = [
     ("n", "n"),
     ("ties excl.", "ties_excluded"),
+    ("stale verdicts", "stale_verdicts"),
+    ("stale labels", "stale_labels"),
     ("observed", "observed_agreement"),
     ("kappa [95% CI]", "cohen_kappa"),
     ("AC1", "gwet_ac1"),

@@ -64,10 +64,12 @@ def baseline_run(
             prompt_sha256=baseline.fingerprint,
         )
         done = set(
-            Verdict.objects.filter(judge=row, criterion=target).values_list("item_id", flat=True)
+            Verdict.objects.current()
+            .filter(judge=row, criterion=target)
+            .values_list("item_id", flat=True)
         )
         verdicts, skipped, passed = [], 0, 0
-        for item in items.only("pk", "output", "expected"):
+        for item in items.only("pk", "output", "expected", "revision"):
             if item.output is None or item.expected is None:
                 skipped += 1
                 continue
@@ -78,6 +80,7 @@ def baseline_run(
             verdicts.append(
                 Verdict(
                     item_id=item.pk,
+                    revision=item.revision,
                     criterion=target,
                     judge=row,
                     sample=0,

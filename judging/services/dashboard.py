@@ -92,7 +92,8 @@ def _slice_members(project, names: dict[int, str]) -> dict[str, set[str]]:
 def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[str, list]]:
     """judge name -> item -> sample confidences, in sample order."""
     rows = (
-        Verdict.objects.filter(criterion=criterion, item_id__in=list(names))
+        Verdict.objects.current()
+        .filter(criterion=criterion, item_id__in=list(names))
         .order_by("item_id", "judge_id", "sample", "display_order")
         .values_list("judge__provider", "judge__model", "item_id", "confidence")
     )
@@ -104,7 +105,9 @@ def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[
 
 def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
     """How many of the items a judge labelled on this criterion were also asked of people."""
-    judged = Verdict.objects.filter(criterion=criterion).values("item_id").distinct().count()
+    judged = (
+        Verdict.objects.current().filter(criterion=criterion).values("item_id").distinct().count()
+    )
     asked = criterion_questions(criterion=criterion).values("item_id").distinct().count()
     return {
         "items_judged": judged,

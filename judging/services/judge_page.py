@@ -27,9 +27,11 @@ def calibration_kappa(version: JudgeVersion) -> tuple[Stat, int]:
     items = items_in_split(project=version.config.project, split=Split.CALIBRATION)
     humans = final_labels(criterion=criterion, items=items).labels
     samples = defaultdict(list)
-    rows = Verdict.objects.filter(
-        judge_id=version.judge_id, criterion=criterion, item_id__in=list(humans)
-    ).values_list("item_id", "label")
+    rows = (
+        Verdict.objects.current()
+        .filter(judge_id=version.judge_id, criterion=criterion, item_id__in=list(humans))
+        .values_list("item_id", "label")
+    )
     for item_id, label in rows:
         samples[item_id].append(label if label in criterion.labels else None)
     pairs = [(group_vote(s), humans[pk]) for pk, s in samples.items()]

@@ -43,11 +43,15 @@ def panel_votes(panel: Panel, split: str = "all") -> tuple[PanelResult, object]:
     criterion = versions[0].criterion
     groups = {v.judge_id: f"{v.provider}/{v.model}" for v in versions}
     votes: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    rows = Verdict.objects.filter(
-        criterion=criterion,
-        judge_id__in=groups,
-        item__in=items_in_split(project=panel.project, split=split),
-    ).values_list("item_id", "judge_id", "label")
+    rows = (
+        Verdict.objects.current()
+        .filter(
+            criterion=criterion,
+            judge_id__in=groups,
+            item__in=items_in_split(project=panel.project, split=split),
+        )
+        .values_list("item_id", "judge_id", "label")
+    )
     for item_id, judge_id, label in rows:
         votes[item_id][groups[judge_id]].append(None if label == UNPARSED else label)
     result = PanelResult()

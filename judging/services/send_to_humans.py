@@ -60,7 +60,8 @@ class SendResult:
 def split_vote_items(*, criterion: Criterion) -> list[int]:
     """Items where some judge gave the criterion more than one distinct label across samples."""
     rows = (
-        Verdict.objects.filter(criterion=criterion)
+        Verdict.objects.current()
+        .filter(criterion=criterion)
         .values("item_id", "judge_id")
         .annotate(distinct_labels=Count("label", distinct=True))
         .filter(distinct_labels__gt=1)
@@ -73,7 +74,7 @@ def inconsistent_pair_items(*, criterion: Criterion) -> list[int]:
     """Items where some judge's verdict on a pair changed with the display order (AB vs BA,
     mapped back to the original answers): position bias, worth a human look."""
     seen: dict[tuple[int, int, int], set[str]] = defaultdict(set)
-    rows = Verdict.objects.filter(criterion=criterion).exclude(display_order="")
+    rows = Verdict.objects.current().filter(criterion=criterion).exclude(display_order="")
     for item_id, judge_id, sample, label in rows.values_list(
         "item_id", "judge_id", "sample", "label"
     ):
@@ -99,7 +100,8 @@ def _judged(items, criterion: Criterion):
     """Only items the criterion applies to: those a judge labelled on it."""
     if criterion is None:
         return items
-    return items.filter(pk__in=Verdict.objects.filter(criterion=criterion).values("item_id"))
+    judged = Verdict.objects.current().filter(criterion=criterion)
+    return items.filter(pk__in=judged.values("item_id"))
 
 
 def calibration_sample(

@@ -1,5 +1,7 @@
 """One item as the calibration work sees it: its evidence (input, output, reference, files),
-every human label, every judge sample, and the failure tags of its disagreements."""
+every human label, every judge sample, and the failure tags of its disagreements. Verdicts and
+labels given on an earlier revision of its content are listed apart ("given on an earlier
+output"), with the diff of that output to the current one."""
 
 from __future__ import annotations
 
@@ -7,13 +9,14 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from judging.metrics.voting import group_vote
-from judging.models import Criterion, ItemSplit, Split, Verdict
+from judging.models import Criterion, HumanLabel, ItemSplit, Split, Verdict
 from judging.services.failures import buckets_for, current_tags
 from judging.services.labels import final_labels, rater_labels
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import item_for_overseer
 from reviews.models import Item
 from reviews.selectors import item_documents
+from reviews.services.revisions import earlier_outputs
 
 
 def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
@@ -27,12 +30,16 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
     verdicts = list(
         Verdict.objects.filter(item=item, criterion=criterion)
         .select_related("judge")
-        .order_by("judge__provider", "judge__model", "sample")
+        .order_by("judge__provider", "judge__model", "-revision", "sample")
     )
     human = final.labels.get(item.pk)
     judges = {}
     for verdict in verdicts:
-        judges.setdefault(verdict.judge.name, []).append(verdict)
+        if verdict.revision == item.revision:
+            judges.setdefault(verdict.judge.name, []).append(verdict)
+    stale_labels = HumanLabel.objects.filter(
+        item=item, criterion=criterion, revision__lt=item.revision
+    )
     return {
         "criterion": criterion,
         "human": human,
@@ -50,6 +57,8 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
             }
             for name, samples in judges.items()
         ],
+        "stale_verdicts": [v for v in verdicts if v.revision < item.revision],
+        "stale_labels": list(stale_labels.order_by("-revision", "rater")),
     }
 
 
@@ -73,6 +82,7 @@ def dashboard_item(request, slug, item_pk):
             "panels": []
             if hidden
             else [_criterion_panel(c, item, tags) for c in criteria.order_by("name", "version")],
+            "earlier_outputs": [] if hidden else earlier_outputs(item),
             "buckets": buckets_for(access.project),
             "can_tag": access.is_adjudicator,
             "held_out_hidden": hidden,

@@ -12,9 +12,12 @@ content: changing them makes no revision.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from reviews.models import Item, ItemRevision
@@ -62,3 +65,41 @@ def revision_keep(item: Item, *, evidence: Iterable[str], file: str = "") -> int
     )
     item.revision += 1
     return item.revision
+
+
+@dataclass(frozen=True)
+class EarlierOutput:
+    """An earlier revision's output beside the current one, for the item pages."""
+
+    number: int
+    replaced_at: datetime
+    replaced_by_file: str
+    diff: str  # unified diff, earlier -> current output
+
+
+def _lines(value: Any) -> list[str]:
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    return (text or "").splitlines()
+
+
+def earlier_outputs(item: Item) -> list[EarlierOutput]:
+    """Each earlier revision of `item`, newest first, with the diff of its output to the
+    current one (one query)."""
+    current = _lines(item.output)
+    return [
+        EarlierOutput(
+            number=kept.number,
+            replaced_at=kept.replaced_at,
+            replaced_by_file=kept.replaced_by_file,
+            diff="\n".join(
+                difflib.unified_diff(
+                    _lines(kept.output),
+                    current,
+                    f"output, revision {kept.number}",
+                    f"output, revision {item.revision} (current)",
+                    lineterm="",
+                )
+            ),
+        )
+        for kept in item.revisions.order_by("-number")
+    ]

@@ -10,11 +10,29 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
-from judging.models import Call, HumanLabel, Run, Verdict
+from judging.models import Call, Criterion, HumanLabel, Run, Verdict
+from judging.services.dashboard import dashboard_refresh
+from judging.services.labels import final_labels, stale_label_items
 from judging.stub_model import answer
-from reviews.models import Event, Item, ItemRevision
+from reviews.models import (
+    AssignmentStatus,
+    Decision,
+    Event,
+    Item,
+    ItemRevision,
+    ItemStatus,
+    QuestionReason,
+    QuestionStatus,
+    Role,
+)
+from reviews.selectors import rater_workspace
+from reviews.services.answers import AnswerError, AnswerInput
+from reviews.services.assignment import assignment_claim_next
 from reviews.services.revisions import content_sha256
+from tests.builders import rate
+from tests.factories import member
 from tests.judging.helpers import (
     criterion_record,
     human_record,
@@ -22,6 +40,7 @@ from tests.judging.helpers import (
     item_record,
     report_json,
     row_for,
+    see_held_out,
     verdict_record,
     write_jsonl,
 )
@@ -229,3 +248,64 @@ def test_an_agreement_report_in_json_names_the_new_keys(project, tmp_path):
     report = report_json(project, "--split", "all")
     assert {"stale_verdicts", "stale_labels"} <= set(report["results"][0])
     json.dumps(report)
+
+
+def test_item_page_and_dashboard_mark_what_was_given_on_an_earlier_output(
+    client, project, tmp_path
+):
+    _judged_and_labelled(project, tmp_path, n=4)
+    import_items(project, write_jsonl(tmp_path / "v2.jsonl", _items(4, changed={1})))
+    dashboard_refresh(project=project)
+    see_held_out(client, member(project, Role.ADMIN), project)
+
+    item = Item.objects.get(external_id="i01")
+    page = client.get(reverse("dashboard_item", args=[project.slug, item.pk])).content.decode()
+    assert "given on an earlier output" in page and 'data-stale="1 1"' in page
+    assert "human label by rita: <strong>fail</strong>" in page
+    assert "-answer 1" in page and "+new answer 1" in page  # the diff of the two outputs
+    unchanged = Item.objects.get(external_id="i00")
+    other = client.get(reverse("dashboard_item", args=[project.slug, unchanged.pk]))
+    assert "given on an earlier output" not in other.content.decode()
+
+    board = client.get(reverse("project_dashboard", args=[project.slug])).content.decode()
+    assert 'data-stale-verdicts="1" data-stale-labels="1"' in board
+
+
+def test_a_changed_items_criterion_question_is_asked_again_of_its_rater(project, tmp_path):
+    project.overlap = 1
+    project.save(update_fields=["overlap"])
+    records = [criterion_record(), *_items(2)]
+    path = write_jsonl(tmp_path / "v1.jsonl", records)
+    import_items(project, path, "--questions", "criterion:faithful")
+    rater = member(project, Role.RATER, username="rita")
+    item = Item.objects.get(external_id="i01")
+    first = rate(rater, item, {"faithful": AnswerInput(Decision.LABEL, "pass")})
+    criterion = Criterion.objects.get(project=project)
+    assert final_labels(criterion=criterion).labels == {item.pk: "pass"}
+
+    import_items(project, write_jsonl(tmp_path / "v2.jsonl", _items(2, changed={1})))
+    item.refresh_from_db()
+    question = item.questions.get(key="faithful")
+    assert (item.status, question.status) == (ItemStatus.OPEN, QuestionStatus.OPEN)
+    assert question.reason == QuestionReason.CONTENT_CHANGED
+    assert Event.objects.get(item=item, kind="updated").data["asked_again"] == ["faithful"]
+    assert final_labels(criterion=criterion).labels == {}  # the old resolution is stale
+    assert stale_label_items(criterion=criterion, items=Item.objects.all()) == {item.pk}
+    first.refresh_from_db()
+    assert first.status == AssignmentStatus.ASSIGNED  # given back to the rater
+
+    claim = assignment_claim_next(rater=rater, project=project)
+    assert claim is not None and claim.item_id == item.pk
+    (view,) = rater_workspace(rater=rater, item=item, blind=True, pairwise_orders={})
+    assert view.my_answer is None and view.earlier.value == "pass" and view.seq == 1
+    with pytest.raises(AnswerError, match="missing: faithful"):
+        rate(rater, item, {}, assignment=claim)  # the answer on the old output is not enough
+    rate(rater, item, {"faithful": AnswerInput(Decision.LABEL, "fail")}, assignment=claim)
+    question.refresh_from_db()
+    assert question.status == QuestionStatus.RESOLVED
+    assert final_labels(criterion=criterion).labels == {item.pk: "fail"}
+    assert list(question.answers.order_by("seq").values_list("revision", "value")) == [
+        (1, "pass"),
+        (2, "fail"),
+    ]
+    assert list(question.resolutions.order_by("pk").values_list("revision", flat=True)) == [1, 2]
