@@ -200,6 +200,7 @@ class ItemAdmin(admin.ModelAdmin):
         "expected",
         "metadata",
         "overlap",
+        "revision",
     ]
     actions = ["mark_gold", "unmark_gold"]
 
