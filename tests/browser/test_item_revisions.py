@@ -12,7 +12,12 @@ from tests.factories import PASSWORD, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CRITERION = {"type": "criterion", "name": "faithful", "labels": ["pass", "fail"], "positive": "pass"}
+CRITERION = {
+    "type": "criterion",
+    "name": "faithful",
+    "labels": ["pass", "fail"],
+    "positive": "pass",
+}
 JUDGE = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}
 
 
@@ -43,12 +48,22 @@ def test_changed_outputs_by_upload_are_marked_on_the_item_and_the_dashboard(
     for i in range(4):
         label = "pass" if i % 2 == 0 else "fail"
         records.append(
-            {"type": "verdict", "item_id": f"i{i}", "criterion": "faithful", "label": label,
-             "judge": JUDGE}
+            {
+                "type": "verdict",
+                "item_id": f"i{i}",
+                "criterion": "faithful",
+                "label": label,
+                "judge": JUDGE,
+            }
         )
         records.append(
-            {"type": "human_label", "item_id": f"i{i}", "criterion": "faithful", "rater": "rita",
-             "label": label}
+            {
+                "type": "human_label",
+                "item_id": f"i{i}",
+                "criterion": "faithful",
+                "rater": "rita",
+                "label": label,
+            }
         )
     file_import(actor=admin, project=project, path=_write(tmp_path / "v1.jsonl", records))
 
