@@ -21,7 +21,7 @@ def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
         i for i in Item.objects.filter(project=project).order_by("id") if "textflow" in i.metadata
     ]
     verdicts: dict[int, list[Verdict]] = {}
-    rows = Verdict.objects.filter(item__in=items, criterion__name=CORRECTNESS)
+    rows = Verdict.objects.current().filter(item__in=items, criterion__name=CORRECTNESS)
     for verdict in rows.order_by("item_id", "sample", "judge_id"):
         verdicts.setdefault(verdict.item_id, []).append(verdict)
     variant = items[0].metadata["textflow"].get("variant", "upstream") if items else "upstream"

@@ -7,6 +7,7 @@ judge's agreement row still counted 60 items; a re-run's new "fail" was dropped 
 
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -309,3 +310,31 @@ def test_a_changed_items_criterion_question_is_asked_again_of_its_rater(project,
         (2, "fail"),
     ]
     assert list(question.resolutions.order_by("pk").values_list("revision", flat=True)) == [1, 2]
+
+
+TEXTFLOW = Path(__file__).parent.parent / "data" / "examples" / "textflow-evaluated.json"
+
+
+def test_a_textflow_reimport_with_a_changed_response_exports_only_the_new_decisions(
+    project, tmp_path
+):
+    call_command("import_items", "--project", project.slug, str(TEXTFLOW), stdout=StringIO())
+    changed = json.loads(TEXTFLOW.read_text())
+    changed["0"] |= {
+        "response": "Repot it at once.",
+        "decision1": "Incorrect",
+        "decision2": "Incorrect",
+        "decision3": "Incorrect",
+        "final_decision": "Incorrect",
+    }
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(changed))
+    call_command("import_items", "--project", project.slug, str(path), stdout=StringIO())
+    item = Item.objects.get(external_id="wiki90012/1")
+    assert item.revision == 2 and Verdict.objects.filter(item=item).count() == 6
+    out = tmp_path / "out.json"
+    call_command("export_textflow", "--project", project.slug, "--out", str(out))
+    exported = json.loads(out.read_text())["0"]
+    assert exported["response"] == "Repot it at once."
+    assert [exported[f"decision{n}"] for n in (1, 2, 3)] == ["Incorrect"] * 3
+    assert "decision4" not in exported
