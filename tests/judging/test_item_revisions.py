@@ -272,7 +272,7 @@ def test_item_page_and_dashboard_mark_what_was_given_on_an_earlier_output(
     assert 'data-stale-verdicts="1" data-stale-labels="1"' in board
 
 
-def test_a_changed_items_criterion_question_is_asked_again_of_its_rater(project, tmp_path):
+def test_a_changed_items_criterion_question_is_asked_again_of_its_rater(client, project, tmp_path):
     project.overlap = 1
     project.save(update_fields=["overlap"])
     records = [criterion_record(), *_items(2)]
@@ -299,6 +299,10 @@ def test_a_changed_items_criterion_question_is_asked_again_of_its_rater(project,
     assert claim is not None and claim.item_id == item.pk
     (view,) = rater_workspace(rater=rater, item=item, blind=True, pairwise_orders={})
     assert view.my_answer is None and view.earlier.value == "pass" and view.seq == 1
+    client.force_login(rater)
+    page = client.get(reverse("review_item", args=[project.slug, item.pk])).content.decode()
+    assert "Asked again: the output changed" in page
+    assert "Your answer on the earlier output: pass" in page
     with pytest.raises(AnswerError, match="missing: faithful"):
         rate(rater, item, {}, assignment=claim)  # the answer on the old output is not enough
     rate(rater, item, {"faithful": AnswerInput(Decision.LABEL, "fail")}, assignment=claim)
