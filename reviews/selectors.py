@@ -16,6 +16,7 @@ from reviews.models import (
     ItemStatus,
     Membership,
     Question,
+    QuestionKind,
     QuestionStatus,
     Resolution,
     Role,
@@ -102,8 +103,8 @@ class QuestionView:
     my_answer: Answer | None  # the rater's own latest answer, never anyone else's
     options: list[tuple[str, str]]  # pairwise: [(original label, text)] in this rater's order
     status: str  # as the rater sees it: a gold item's questions look open
-    # The rater's latest answer when it was given on an earlier revision of the item's
-    # content (then `my_answer` is None: the question is asked again).
+    # The rater's latest answer to a criterion or pairwise question when it was given on an
+    # earlier revision of the item's content (then `my_answer` is None: it is asked again).
     earlier: Answer | None = None
 
     @property
@@ -135,7 +136,8 @@ def rater_workspace(
     mine: dict[int, Answer] = {}
     for answer in Answer.objects.filter(question__in=questions, rater=rater).order_by("seq"):
         mine[answer.question_id] = answer
-    earlier = {pk: a for pk, a in mine.items() if a.revision != item.revision}
+    asked_again = {q.pk for q in questions if q.kind != QuestionKind.FIELD}
+    earlier = {pk: a for pk, a in mine.items() if a.revision != item.revision and pk in asked_again}
     return [
         QuestionView(
             question=q,

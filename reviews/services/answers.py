@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from reviews import raw_rows
@@ -23,6 +23,7 @@ from reviews.models import (
     EventKind,
     Item,
     Question,
+    QuestionKind,
     QuestionStatus,
     decisions_for,
 )
@@ -220,9 +221,10 @@ def _same(answer: Answer, given: AnswerInput) -> bool:
 
 def _questions_to_answer(assignment: Assignment) -> tuple[list[Question], list[Question]]:
     """The questions the rater answers (a gold item: all; else the open ones), and those of
-    them still unanswered on the item's current revision, in one query."""
-    answered = Answer.objects.filter(
-        question=OuterRef("pk"), rater_id=assignment.rater_id, revision=OuterRef("item__revision")
+    them still unanswered (a criterion or pairwise question: on the item's current revision),
+    in one query."""
+    answered = Answer.objects.filter(question=OuterRef("pk"), rater_id=assignment.rater_id).filter(
+        Q(revision=OuterRef("item__revision")) | Q(question__kind=QuestionKind.FIELD)
     )
     questions = Question.objects.filter(item_id=assignment.item_id)
     if not assignment.gold:

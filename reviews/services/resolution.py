@@ -26,6 +26,7 @@ from reviews.models import (
     Item,
     ItemStatus,
     Question,
+    QuestionKind,
     QuestionStatus,
     Resolution,
     ResolutionRule,
@@ -54,12 +55,13 @@ def answer_key(answer: Answer):
 
 
 def latest_answers(question: Question, rater_ids) -> list[Answer]:
-    """Each listed rater's latest answer to `question` on its item's current revision (an
-    answer given on earlier content does not settle a question asked again)."""
+    """Each listed rater's latest answer to `question`; for a criterion or pairwise question,
+    on its item's current revision (an answer given on earlier content does not settle a
+    question asked again: `items.questions_ask_again`)."""
     latest: dict[int, Answer] = {}
-    answers = Answer.objects.filter(
-        question=question, rater_id__in=rater_ids, revision=F("question__item__revision")
-    )
+    answers = Answer.objects.filter(question=question, rater_id__in=rater_ids)
+    if question.kind != QuestionKind.FIELD:
+        answers = answers.filter(revision=F("question__item__revision"))
     for answer in answers.order_by("seq"):
         latest[answer.rater_id] = answer
     return list(latest.values())

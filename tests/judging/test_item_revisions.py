@@ -342,3 +342,23 @@ def test_a_textflow_reimport_with_a_changed_response_exports_only_the_new_decisi
     assert exported["response"] == "Repot it at once."
     assert [exported[f"decision{n}"] for n in (1, 2, 3)] == ["Incorrect"] * 3
     assert "decision4" not in exported
+
+
+def test_a_field_answer_given_before_the_content_changed_still_counts(
+    project, tmp_path, review_item
+):
+    """Only criterion and pairwise questions are asked again: a field question's answer is
+    about the evidence and stays an answer."""
+    project.overlap = 1
+    project.save(update_fields=["overlap"])
+    item = review_item(project, {"$.total": ["1", "2"]}, criteria={"tone": ["good", "bad"]})
+    rater = member(project, Role.RATER, username="rita")
+    claim = rate(rater, item, {"$.total": "1"}, submit=False)
+    record = item_record(item.external_id, output="changed")
+    import_items(project, write_jsonl(tmp_path / "v2.jsonl", [record]))
+    item.refresh_from_db()
+    assert item.revision == 2
+    rate(rater, item, {"tone": AnswerInput(Decision.LABEL, "good")}, assignment=claim)
+    total = item.questions.get(key="$.total")
+    assert total.status == QuestionStatus.RESOLVED and total.resolutions.get().value == "1"
+    assert item.questions.get(key="tone").status == QuestionStatus.RESOLVED
