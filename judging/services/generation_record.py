@@ -64,6 +64,9 @@ def generation_data(*, runs, case) -> dict:
             "model": f"{run.version.provider}/{run.version.model}",
             "version": run.version.number,
             "prompt_sha256": run.version.prompt_sha256,
+            # Who configured this reader (its judge version): separation of duties keeps them
+            # from approving what it read (reviews/services/duties.py).
+            "configured_by": run.version.created_by_id,
             "independence": case.labels[name],
             "run": run.pk,
             "claims": _claims(case.first[name]),

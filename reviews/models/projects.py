@@ -36,7 +36,7 @@ class Project(models.Model):
         default=True,
         help_text=(
             "An adjudicator may not decide an item they rated; an approver may not approve an "
-            "item they rated alone or adjudicated."
+            "item they rated, adjudicated or set up the generation of."
         ),
     )
     show_rater_names = models.BooleanField(

@@ -18,18 +18,16 @@ from reviews.access import roles_of
 from reviews.formats.canonical import canonical_json, canonical_rows
 from reviews.models import (
     Approval,
-    Assignment,
-    AssignmentStatus,
     Authority,
     Decision,
     Item,
     ItemStatus,
     QuestionKind,
     QuestionStatus,
-    Resolution,
     Role,
 )
 from reviews.selectors import current_resolutions
+from reviews.services.duties import approval_conflicts
 from reviews.services.ground_truth import STATEMENT, approval_sign  # noqa: F401 (the page shows it)
 from reviews.services.references import current_ground_truth, latest_reference
 
@@ -126,24 +124,7 @@ def approval_blockers(item: Item, approver) -> list[str]:
     if latest_reference(item, Authority.GENERATED) is None:
         reasons.append("This item has no generated reference to approve.")
     if item.project.separation_of_duties:
-        raters = set(
-            Assignment.objects.filter(item=item, status=AssignmentStatus.SUBMITTED).values_list(
-                "rater_id", flat=True
-            )
-        )
-        if raters == {approver.pk}:
-            reasons.append("You were the only rater of this item (separation of duties).")
-        adjudicated = Resolution.objects.filter(
-            question__item=item,
-            method=Resolution.Method.ADJUDICATED,
-            decided_by=approver,
-            superseded_by__isnull=True,
-        )
-        if adjudicated.exists():
-            reasons.append(
-                "You adjudicated this item: another approver must approve it "
-                "(separation of duties)."
-            )
+        reasons.extend(approval_conflicts(item, approver))
     return reasons
 
 

@@ -19,10 +19,10 @@ pytestmark = pytest.mark.django_db
 #   candidates, their sources and documents (7); whether the adjudicator rated it (separation
 #   of duties), ground truth, the next item in the queue, the evidence documents (4) = 15;
 # - item_approve (approver): the generated reference, current resolutions, field questions (3);
-#   the approver-role check, open questions, generated reference, sole-rater check, adjudicator
-#   check, ground truth (6); and the evidence beside the diff: the same panel reads as
-#   item_detail (7) and the documents (1) = 21.
-PINNED = {"item_detail": 15, "item_approve": 21}
+#   the approver-role check, open questions, generated reference, separation of duties (whether
+#   they answered, adjudicated, set up a generation: 3), ground truth (7); and the evidence beside
+#   the diff: the same panel reads as item_detail (7) and the documents (1) = 22.
+PINNED = {"item_detail": 15, "item_approve": 22}
 
 
 @pytest.fixture
