@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.db.models.functions import Lower
 from django.urls import reverse
 
 from reviews.models.constraints import fraction_check
@@ -14,6 +15,7 @@ class ResolutionRule(models.TextChoices):
 
 
 class Project(models.Model):
+    # Unique ignoring case too (the constraint below): `Demo` beside `demo` would be a look-alike.
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -82,6 +84,11 @@ class Project(models.Model):
             models.CheckConstraint(
                 condition=models.Q(resolution_rule__in=ResolutionRule.values),
                 name="project_resolution_rule_valid",
+            ),
+            models.UniqueConstraint(
+                Lower("slug"),
+                name="project_slug_unique_ignoring_case",
+                violation_error_message="A project with this slug (ignoring case) exists already.",
             ),
         ]
 

@@ -62,7 +62,9 @@ def project_create(
         "instructions": instructions,
         "import_questions": import_questions,
     }
-    existing = Project.objects.select_for_update().filter(slug=slug).first()
+    existing = Project.objects.select_for_update().filter(slug__iexact=slug).first()
+    if existing is not None and existing.slug != slug:  # `Demo` beside `demo`: a look-alike
+        raise _slug_taken(existing.slug, asked=slug)
     if existing is not None:
         return ProjectResult(project=_existing(existing, actor, requested), created=False)
     given = {field: value for field, value in requested.items() if value is not None}
@@ -71,14 +73,21 @@ def project_create(
     try:
         with transaction.atomic():
             project.save()
-    except IntegrityError:  # created by someone else a moment ago
+    except IntegrityError:  # created by someone else a moment ago (in any case)
         raise _slug_taken(slug) from None
     if actor is not None:  # the first admin of a project just created: nobody to ask yet
         Membership.objects.create(project=project, user=actor, role=Role.ADMIN)
     return ProjectResult(project=project, created=True)
 
 
-def _slug_taken(slug: str) -> ValidationError:
+def _slug_taken(slug: str, *, asked: str = "") -> ValidationError:
+    if asked:
+        return ValidationError(
+            {
+                "slug": f"A project with the slug {slug!r} exists already, and slugs ignore "
+                f"case: {asked!r} would look like it. Choose another slug."
+            }
+        )
     return ValidationError(
         {"slug": f"A project with the slug {slug!r} exists already: choose another slug."}
     )
