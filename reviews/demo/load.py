@@ -34,7 +34,13 @@ class DemoUser:
     password: str
     full_name: str
     roles: tuple[str, ...]
-    staff: bool = False
+    staff: bool = False  # never a superuser: staff see only their own projects in /admin/
+
+    @property
+    def described(self) -> str:
+        """The roles as `make run` prints them and README's logins table says."""
+        roles = ["project admin" if role == Role.ADMIN else str(role) for role in self.roles]
+        return ", ".join(roles + (["site staff (not a superuser)"] if self.staff else []))
 
 
 DEMO_USERS = (
@@ -55,7 +61,7 @@ def _demo_user(spec: DemoUser):
             "last_name": last,
             "email": f"{spec.username}@demo.evalsite.local",
             "is_staff": spec.staff,
-            "is_superuser": spec.staff,
+            "is_superuser": False,  # a demo with a superuser before this one loses it
         },
     )
     user.set_password(spec.password)

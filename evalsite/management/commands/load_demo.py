@@ -27,5 +27,4 @@ class Command(BaseCommand):
                 self.stdout.write(f"demo project {project.slug!r}: {project.items.count()} items")
         self.stdout.write("demo logins (username / password / roles):")
         for spec in DEMO_USERS:
-            roles = ", ".join(spec.roles) + (" + site staff" if spec.staff else "")
-            self.stdout.write(f"  {spec.username:<7} {spec.password:<17} {roles}")
+            self.stdout.write(f"  {spec.username:<7} {spec.password:<17} {spec.described}")
