@@ -1,15 +1,17 @@
 """Django admin for every judging model; history (labels, tags, snapshots, access log) is
-read-only."""
+read-only. Staff see and change only their projects' rows (reviews/admin_scope.py); model
+prices belong to no project: superusers only."""
 
 from django import forms
 from django.contrib import admin
 
 from judging import models as m
 from reviews.admin import ReadOnlyAdmin
+from reviews.admin_scope import ProjectScoped, SuperuserOnly
 
 
 @admin.register(m.Criterion)
-class CriterionAdmin(ReadOnlyAdmin):
+class CriterionAdmin(ProjectScoped, ReadOnlyAdmin):
     """A criterion version is what labels and verdicts mean: a change is a new version, imported."""
 
     list_display = ["name", "version", "project", "critical", "ordinal", "pairwise"]
@@ -17,91 +19,98 @@ class CriterionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(m.Judge)
-class JudgeAdmin(ReadOnlyAdmin):
+class JudgeAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["provider", "model", "temperature", "project"]
     list_filter = ["project", "provider"]
 
 
 @admin.register(m.Verdict)
-class VerdictAdmin(ReadOnlyAdmin):
+class VerdictAdmin(ProjectScoped, ReadOnlyAdmin):
     """What a judge said: the agreement figures and failure analysis are computed from these."""
 
+    project_path = "item__project"
     list_display = ["item", "criterion", "judge", "sample", "label", "confidence"]
     list_filter = ["criterion__name", "judge__model"]
     search_fields = ["item__external_id"]
 
 
 @admin.register(m.HumanLabel)
-class HumanLabelAdmin(ReadOnlyAdmin):
+class HumanLabelAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "criterion", "rater", "label", "created_at"]
 
 
 @admin.register(m.SplitDraw)
-class SplitDrawAdmin(ReadOnlyAdmin):
+class SplitDrawAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["project", "seed", "held_out_fraction", "created_at"]
 
 
 @admin.register(m.ItemSplit)
-class ItemSplitAdmin(ReadOnlyAdmin):
+class ItemSplitAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "split", "draw"]
     list_filter = ["split"]
 
 
 @admin.register(m.HeldOutAccess)
-class HeldOutAccessAdmin(ReadOnlyAdmin):
+class HeldOutAccessAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["project", "user", "what", "created_at"]
 
 
 @admin.register(m.GateSetting)
-class GateSettingAdmin(admin.ModelAdmin):
+class GateSettingAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["project", "criterion", "min_lower", "min_n", "max_ci_width"]
     list_filter = ["project"]
 
 
 @admin.register(m.DashboardSnapshot)
-class DashboardSnapshotAdmin(ReadOnlyAdmin):
+class DashboardSnapshotAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["project", "computed_at"]
     exclude = ["payload"]
 
 
 @admin.register(m.FailureBucket)
-class FailureBucketAdmin(admin.ModelAdmin):
+class FailureBucketAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["project", "name", "position"]
     list_filter = ["project"]
 
 
 @admin.register(m.FailureTag)
-class FailureTagAdmin(ReadOnlyAdmin):
+class FailureTagAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "criterion", "judge", "bucket", "tagged_by", "created_at"]
 
 
 @admin.register(m.ModelPrice)
-class ModelPriceAdmin(admin.ModelAdmin):
-    """The per-model prices runs estimate their cost from (USD per million tokens)."""
+class ModelPriceAdmin(SuperuserOnly, admin.ModelAdmin):
+    """The per-model prices runs estimate their cost from (USD per million tokens): every
+    project's, so superusers only."""
 
     list_display = ["provider", "model", "input_per_million", "output_per_million"]
 
 
 @admin.register(m.JudgeConfig)
-class JudgeConfigAdmin(ReadOnlyAdmin):
+class JudgeConfigAdmin(ProjectScoped, ReadOnlyAdmin):
     """Judges change through their page or `judge_config` (a new version), never here."""
 
     list_display = ["name", "project", "base_url", "api_key_env"]
 
 
 @admin.register(m.JudgeVersion)
-class JudgeVersionAdmin(ReadOnlyAdmin):
+class JudgeVersionAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "config__project"
     list_display = ["config", "number", "provider", "model", "prompt_sha256", "created_at"]
 
 
 @admin.register(m.Run)
-class RunAdmin(ReadOnlyAdmin):
+class RunAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["pk", "version", "split", "status", "done", "unparsed", "failed"]
     list_filter = ["status", "split"]
 
 
 @admin.register(m.Call)
-class CallAdmin(ReadOnlyAdmin):
+class CallAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "run__project"
     list_display = ["run", "item", "sample", "display_order", "status", "attempts"]
     list_filter = ["status"]
 
@@ -123,7 +132,7 @@ class PanelForm(forms.ModelForm):
 
 
 @admin.register(m.Panel)
-class PanelAdmin(admin.ModelAdmin):
+class PanelAdmin(ProjectScoped, admin.ModelAdmin):
     """Panels vote with `manage.py panel_vote`; ties (and dissent, if chosen) go to people."""
 
     form = PanelForm

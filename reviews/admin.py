@@ -1,16 +1,20 @@
 """Django admin for every model. History (answers, resolutions, approvals, references, events)
-is read-only here: it changes only through the services, and never in place."""
+is read-only here: it changes only through the services, and never in place. Staff see and
+change only the rows of the projects they administer (reviews/admin_scope.py: `project_path`
+is how a row reaches its project); rows of no project are superusers'."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from reviews import models as m
+from reviews.admin_scope import ProjectScoped, SuperuserOnly
 from reviews.services.projects import (
     SETTINGS_FIELDS,
     may_manage_members,
     membership_add,
     membership_remove,
+    user_by_username_or_email,
 )
 from reviews.services.rater_quality import GoldError, gold_mark
 from reviews.services.tokens import token_revoke
@@ -53,9 +57,11 @@ class MembershipInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(m.Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(ProjectScoped, admin.ModelAdmin):
     """Read-only settings: projects are created at /projects/new/ (or `create_project`) and
     their settings change only on the project's own settings page, by its admins."""
+
+    project_path = "pk"
 
     list_display = ["slug", "name", "overlap", "resolution_rule", "blind", "created_at"]
     search_fields = ["slug", "name"]
@@ -70,9 +76,18 @@ class ProjectAdmin(admin.ModelAdmin):
 
 
 class MembershipForm(forms.ModelForm):
+    # Typed, not chosen: a select (or autocomplete) would list every user of the site.
+    user = forms.CharField(label="User", help_text="Their username or e-mail address.")
+
     class Meta:
         model = m.Membership
         fields = ["project", "user", "role"]
+
+    def clean_user(self):
+        user = user_by_username_or_email(self.cleaned_data["user"])
+        if user is None:
+            raise forms.ValidationError("No active user has that username or e-mail address.")
+        return user
 
     def clean(self):
         data = super().clean()
@@ -83,7 +98,7 @@ class MembershipForm(forms.ModelForm):
 
 
 @admin.register(m.Membership)
-class MembershipAdmin(ActorForm, admin.ModelAdmin):
+class MembershipAdmin(ProjectScoped, ActorForm, admin.ModelAdmin):
     """Add or remove through the membership service: staff who are not superusers manage only
     the projects they are admins of, and a project never loses its last admin. A membership is
     never edited in place (that would move a role to another project or person)."""
@@ -92,18 +107,6 @@ class MembershipAdmin(ActorForm, admin.ModelAdmin):
     list_display = ["project", "user", "role", "created_at"]
     list_filter = ["role", "project"]
     search_fields = ["user__username", "user__email", "project__slug"]
-    autocomplete_fields = ["user"]
-
-    def get_queryset(self, request):
-        memberships = super().get_queryset(request)
-        if request.user.is_superuser:
-            return memberships
-        return memberships.filter(project__in=_administered(request.user))
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "project" and not request.user.is_superuser:
-            kwargs["queryset"] = _administered(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_change_permission(self, request, obj=None):
         return False
@@ -127,20 +130,17 @@ class MembershipAdmin(ActorForm, admin.ModelAdmin):
             self.delete_model(request, membership)
 
 
-def _administered(user):
-    return m.Project.objects.filter(memberships__user=user, memberships__role=m.Role.ADMIN)
-
-
 @admin.register(m.Slice)
-class SliceAdmin(admin.ModelAdmin):
+class SliceAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["project", "name", "critical"]
     list_filter = ["project", "critical"]
 
 
 @admin.register(m.ApiToken)
-class ApiTokenAdmin(ReadOnlyAdmin):
+class ApiTokenAdmin(SuperuserOnly, ReadOnlyAdmin):
     """Tokens are created by their owner, who is shown the secret once. Here they can only be
-    revoked: editing would let a revoked token work again, or hand it to another user."""
+    revoked: editing would let a revoked token work again, or hand it to another user. A token
+    belongs to a user, not a project: superusers only."""
 
     list_display = [
         "user",
@@ -166,24 +166,19 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
 
 @admin.register(m.Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(ProjectScoped, ReadOnlyAdmin):
+    """An evidence file, content-addressed and shared by every item citing it (in any project):
+    its geometry (`page_sizes`) is what the viewer and word boxes use, so nothing edits it
+    here. Staff see the documents their projects' items cite."""
+
+    project_path = "sources__item__project"
     list_display = ["original_name", "kind", "page_count", "size_bytes", "sha256", "created_at"]
     list_filter = ["kind"]
     search_fields = ["sha256", "original_name"]
-    readonly_fields = [
-        "sha256",
-        "kind",
-        "mime",
-        "file",
-        "page_count",
-        "size_bytes",
-        "width",
-        "height",
-    ]
 
 
 @admin.register(m.Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["external_id", "project", "status", "created_at"]
     list_filter = ["project", "status"]
     search_fields = ["external_id", "title"]
@@ -247,90 +242,101 @@ class ItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(m.GoldMark)
-class GoldMarkAdmin(ReadOnlyAdmin):
+class GoldMarkAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "gold", "source", "created_by", "created_at"]
     list_filter = ["gold"]
 
 
 @admin.register(m.RaterQualitySetting)
-class RaterQualitySettingAdmin(admin.ModelAdmin):
+class RaterQualitySettingAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["project", "alert_below", "min_answers"]
 
 
 @admin.register(m.ItemSource)
-class ItemSourceAdmin(ReadOnlyAdmin):
+class ItemSourceAdmin(ProjectScoped, ReadOnlyAdmin):
     """Which evidence an item cites: repointing it would show approved values beside other
     evidence (or another project's document)."""
 
+    project_path = "item__project"
     list_display = ["item", "artifact_id", "document", "page"]
     search_fields = ["item__external_id", "artifact_id"]
 
 
 @admin.register(m.Question)
-class QuestionAdmin(ReadOnlyAdmin):
+class QuestionAdmin(ProjectScoped, ReadOnlyAdmin):
     """What raters answered: editing a key or kind after answers would change their meaning."""
 
+    project_path = "item__project"
     list_display = ["item", "kind", "key", "status"]
     list_filter = ["kind", "status"]
     search_fields = ["item__external_id", "key"]
 
 
 @admin.register(m.Claim)
-class ClaimAdmin(ReadOnlyAdmin):
+class ClaimAdmin(ProjectScoped, ReadOnlyAdmin):
     """What a model claimed, as raters saw and chose it."""
 
+    project_path = "item__project"
     list_display = ["item", "path", "value", "confidence", "page"]
     search_fields = ["item__external_id", "path"]
 
 
 @admin.register(m.AssignmentBatch)
-class AssignmentBatchAdmin(ReadOnlyAdmin):
+class AssignmentBatchAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["name", "project", "overlap", "created_at"]
 
 
 @admin.register(m.Assignment)
-class AssignmentAdmin(ReadOnlyAdmin):
+class AssignmentAdmin(ProjectScoped, ReadOnlyAdmin):
     """Workflow state, moved only by the queue (a hand-made "submitted" would skip answers)."""
 
+    project_path = "item__project"
     list_display = ["item", "rater", "status", "claimed_at", "lease_expires_at", "submitted_at"]
     list_filter = ["status"]
     search_fields = ["item__external_id", "rater__username"]
 
 
 @admin.register(m.ImportJob)
-class ImportJobAdmin(ReadOnlyAdmin):
+class ImportJobAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["original_name", "project", "status", "records_done", "created_at"]
 
 
 @admin.register(m.Reference)
-class ReferenceAdmin(ReadOnlyAdmin):
+class ReferenceAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "authority", "version", "sha256", "created_at"]
     list_filter = ["authority"]
 
 
 @admin.register(m.Answer)
-class AnswerAdmin(ReadOnlyAdmin):
+class AnswerAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "question__item__project"
     list_display = ["question", "rater", "seq", "decision", "value", "created_at"]
 
 
 @admin.register(m.Resolution)
-class ResolutionAdmin(ReadOnlyAdmin):
+class ResolutionAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "question__item__project"
     list_display = ["question", "decision", "value", "method", "decided_by", "created_at"]
 
 
 @admin.register(m.Approval)
-class ApprovalAdmin(ReadOnlyAdmin):
+class ApprovalAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "sequence", "approver", "approved_at", "key_id"]
 
 
 @admin.register(m.Event)
-class EventAdmin(ReadOnlyAdmin):
+class EventAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ["item", "kind", "actor", "created_at"]
     list_filter = ["kind"]
 
 
 @admin.register(m.ResolutionSource)
-class ResolutionSourceAdmin(ReadOnlyAdmin):
+class ResolutionSourceAdmin(ProjectScoped, ReadOnlyAdmin):
+    project_path = "resolution__question__item__project"
     list_display = ["resolution", "answer"]
 
 
@@ -356,7 +362,7 @@ class TrustedKeyForm(forms.ModelForm):
 
 
 @admin.register(m.TrustedKey)
-class TrustedKeyAdmin(ActorForm, ReadOnlyAdmin):
+class TrustedKeyAdmin(ProjectScoped, ActorForm, ReadOnlyAdmin):
     """Registered keys stay on record (append-only): add here, never edit or delete."""
 
     form = TrustedKeyForm
@@ -378,7 +384,8 @@ class TrustedKeyAdmin(ActorForm, ReadOnlyAdmin):
 
 
 @admin.register(m.KeyRevocation)
-class KeyRevocationAdmin(ReadOnlyAdmin):
+class KeyRevocationAdmin(ProjectScoped, ReadOnlyAdmin):
     """Keys are revoked with `manage.py revoke_key` (a project admin, with a reason)."""
 
+    project_path = "key__project"
     list_display = ["key", "reason", "revoked_by", "revoked_at"]

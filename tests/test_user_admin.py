@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from reviews.models import Role
+from reviews.models import Membership, Role
 from tests.factories import PASSWORD, ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,9 @@ def staff(db):
 
 
 def test_staff_with_user_permissions_cannot_change_a_password_or_themselves(client, staff):
-    approver = member(ProjectFactory(), Role.APPROVER, username="april")
+    project = ProjectFactory()
+    approver = member(project, Role.APPROVER, username="april")
+    Membership.objects.create(project=project, user=staff, role=Role.ADMIN)  # sees its members
     client.force_login(staff)
     password_url = reverse("admin:auth_user_password_change", args=[approver.pk])
     new = {"password1": "taken-over-2026", "password2": "taken-over-2026"}

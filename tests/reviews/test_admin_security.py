@@ -99,7 +99,11 @@ def test_staff_cannot_make_themselves_admin_of_a_project(client, staff_with_memb
     client.force_login(staff_with_membership_rights)
     response = client.post(
         reverse("admin:reviews_membership_add"),
-        {"project": victim.pk, "user": staff_with_membership_rights.pk, "role": Role.ADMIN},
+        {
+            "project": victim.pk,
+            "user": staff_with_membership_rights.username,
+            "role": Role.ADMIN,
+        },
     )
     assert response.status_code == 200  # the form again, with its error
     assert not Membership.objects.filter(user=staff_with_membership_rights).exists()
@@ -113,7 +117,7 @@ def test_staff_admin_of_one_project_manages_only_that_one(client, staff_with_mem
     rater = UserFactory()
     client.post(
         reverse("admin:reviews_membership_add"),
-        {"project": own.pk, "user": rater.pk, "role": Role.RATER},
+        {"project": own.pk, "user": rater.username, "role": Role.RATER},
     )
     assert Membership.objects.filter(project=own, user=rater, role=Role.RATER).exists()
     listed = client.get(reverse("admin:reviews_membership_changelist")).content.decode()
