@@ -6,4 +6,4 @@ class EvalsiteConfig(AppConfig):
     verbose_name = "Evalsite"
 
     def ready(self):
-        from evalsite import checks  # noqa: F401  (registers the database role check)
+        from evalsite import checks  # noqa: F401  (registers the database role and proxy checks)

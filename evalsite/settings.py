@@ -82,10 +82,12 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 page
 ]
 
-# Throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one account, or from
-# one client address, that account / address is locked for LOGIN_LOCKOUT_MINUTES. Login and the
-# approver's password re-entry share the counters (reviews/services/reauth.py). The address is
-# REMOTE_ADDR: behind a proxy, have it pass the client's address there.
+# Throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one account from one
+# client address, that account is locked for LOGIN_LOCKOUT_MINUTES from that address only (a
+# guesser elsewhere cannot lock an approver out); after as many from one address, across
+# accounts, that address is locked. Login and the approver's password re-entry share the
+# counters (reviews/reauth.py). The address is the client's (evalsite/client_address.py): behind
+# reverse proxies set TRUSTED_PROXIES to their number, or every user shares the proxy's address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # ModelBackend with the request's user read by hand (evalsite/auth.py says why). A session
@@ -94,7 +96,9 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks (not the pair)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]  # the pair; the address
+AXES_CLIENT_IP_CALLABLE = "evalsite.client_address.client_address"
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0, minimum=0)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False

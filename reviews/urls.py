@@ -51,6 +51,7 @@ project_patterns = [
     path("settings/", projects.project_settings, name="project_settings"),
     path("members/", members.members, name="members"),
     path("members/<id:user_pk>/remove/", members.member_remove, name="member_remove"),
+    path("members/<id:user_pk>/unlock/", members.member_unlock, name="member_unlock"),
     path("items/", items.item_list, name="item_list"),
     path("items/<id:item_pk>/", include(item_patterns)),
     path("adjudication/", items.work_queue, {"kind": "adjudication"}, name="adjudication_queue"),

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Membership, Role
+from reviews.services.lockouts import locked_out, lockout_clear
 from reviews.services.projects import membership_add, membership_remove, user_by_username_or_email
 
 
@@ -30,6 +31,9 @@ def members(request, slug):
     for membership in Membership.objects.filter(project=project).select_related("user"):
         row = rows.setdefault(membership.user_id, {"user": membership.user, "roles": []})
         row["roles"].append(membership.role)
+    locked = locked_out(row["user"].username for row in rows.values())
+    for row in rows.values():
+        row["locked"] = row["user"].username in locked
     return render(
         request,
         "reviews/members.html",
@@ -40,8 +44,7 @@ def members(request, slug):
 @require_POST
 def member_remove(request, slug, user_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    members_of_project = get_user_model().objects.filter(memberships__project=access.project)
-    user = get_object_or_404(members_of_project.distinct(), pk=user_pk)
+    user = _member(access, user_pk)
     role = request.POST.get("role") or None  # none: every role
     try:
         membership_remove(actor=request.user, project=access.project, user=user, role=role)
@@ -51,3 +54,20 @@ def member_remove(request, slug, user_pk):
         what = f"the {Role(role).label.lower()} role" if role else "all roles"
         messages.success(request, f"Removed {what} from {user.username}; their answers stay.")
     return redirect("members", slug)
+
+
+@require_POST
+def member_unlock(request, slug, user_pk):
+    """Clear a member's password lockout at once (an approver locked out cannot sign)."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    user = _member(access, user_pk)
+    lockout_clear(actor=request.user, project=access.project, user=user)
+    messages.success(
+        request, f"{user.username} may sign in again: their wrong passwords are forgotten."
+    )
+    return redirect("members", slug)
+
+
+def _member(access, user_pk):
+    members_of_project = get_user_model().objects.filter(memberships__project=access.project)
+    return get_object_or_404(members_of_project.distinct(), pk=user_pk)
