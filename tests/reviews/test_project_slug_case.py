@@ -65,10 +65,10 @@ def test_the_database_refuses_it_too(demo):
 def test_the_migration_stops_naming_clashes_that_exist_already():
     executor = MigrationExecutor(connection)
     before, added = (
-        ("reviews", "0021_separation_of_duties_approval"),
+        ("reviews", "0022_separation_of_duties_approval"),
         (
             "reviews",
-            "0022_project_slug_ignoring_case",
+            "0023_project_slug_ignoring_case",
         ),
     )
     executor.migrate([before])

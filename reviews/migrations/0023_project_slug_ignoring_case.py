@@ -27,7 +27,7 @@ def refuse_look_alike_slugs(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0021_separation_of_duties_approval'),
+        ('reviews', '0022_separation_of_duties_approval'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
