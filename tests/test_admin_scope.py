@@ -59,6 +59,7 @@ from tests.helpers import per_test_copy
 User = get_user_model()
 REGISTERED = sorted(admin.site._registry.items(), key=lambda pair: pair[0]._meta.label)
 IDS = [model._meta.label for model, _ in REGISTERED]
+GATE = {"criterion": "safe", "min_lower": 0.6, "min_n": 50, "max_ci_width": 0.3}
 
 
 @dataclass
@@ -250,3 +251,25 @@ def test_a_project_admin_adds_a_member_by_username_only_to_their_project(client,
     for project in (world.other, world.demo):
         client.post(url, {"project": project.pk, "user": "newcomer", "role": Role.RATER})
     assert list(newcomer.memberships.values_list("project__slug", flat=True)) == ["demo"]
+
+
+@pytest.mark.parametrize(
+    "url, data, model",
+    [
+        ("admin:reviews_slice_add", {"name": "mine"}, Slice),
+        ("admin:judging_failurebucket_add", {"name": "mine", "position": 0}, FailureBucket),
+        ("admin:judging_gatesetting_add", GATE, GateSetting),
+        ("admin:judging_panel_add", {"name": "mine", "rule": "majority"}, Panel),
+    ],
+)
+def test_a_project_admin_adds_configuration_only_to_their_project(client, world, url, data, model):
+    if model is Panel:
+        data = {**data, "judges": [world.demo.judge_configs.get().pk]}
+    client.force_login(world.insider)
+    form = client.get(reverse(url)).content.decode()
+    assert world.other.name not in form  # the project select offers only theirs
+    before = model.objects.count()
+    refused = client.post(reverse(url), {**data, "project": world.other.pk})
+    assert refused.status_code == 200 and model.objects.count() == before
+    assert client.post(reverse(url), {**data, "project": world.demo.pk}).status_code == 302
+    assert model.objects.count() == before + 1
