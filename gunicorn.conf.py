@@ -17,3 +17,11 @@ threads = int(os.environ.get("WEB_THREADS", "4"))
 timeout = 30
 graceful_timeout = 10
 keepalive = 5
+
+# Behind TRUSTED_PROXIES reverse proxies the connection's address (`%(h)s`) is the last proxy's:
+# the access log shows the forwarded chain too, whose entry TRUSTED_PROXIES from the right is
+# the client (the address the password throttle uses, evalsite/client_address.py).
+if int(os.environ.get("TRUSTED_PROXIES", "0") or "0"):
+    access_log_format = (
+        '%(h)s for="%({x-forwarded-for}i)s" %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
+    )

@@ -203,3 +203,17 @@ def test_only_a_members_lockout_is_cleared_and_only_by_their_admins(project):
         lockout_clear(actor=admin, project=project, user=stranger)
     with pytest.raises(PermissionDenied, match="Only the admins"):
         lockout_clear(actor=member(project, Role.APPROVER), project=project, user=admin)
+
+
+def test_behind_proxies_the_access_log_shows_the_forwarded_chain(monkeypatch):
+    """gunicorn's access log (make serve) names the client behind TRUSTED_PROXIES, not only the
+    proxy that connected."""
+    import runpy
+
+    from django.conf import settings
+
+    config = str(settings.BASE_DIR / "gunicorn.conf.py")
+    monkeypatch.setenv("TRUSTED_PROXIES", "0")
+    assert "access_log_format" not in runpy.run_path(config)
+    monkeypatch.setenv("TRUSTED_PROXIES", "1")
+    assert '"%({x-forwarded-for}i)s"' in runpy.run_path(config)["access_log_format"]
