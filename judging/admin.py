@@ -112,6 +112,7 @@ class RunAdmin(ProjectScoped, ReadOnlyAdmin):
 class CallAdmin(ProjectScoped, ReadOnlyAdmin):
     project_path = "run__project"
     list_display = ["run", "item", "sample", "display_order", "status", "attempts"]
+    list_select_related = ["run__version__config", "item"]  # each row names its run's version
     list_filter = ["status"]
 
 

@@ -6,11 +6,16 @@ project's default buckets on first use, through `judging/services/failures.py`).
 
 from __future__ import annotations
 
-from judging.models import Criterion
+from dataclasses import dataclass
+
+from django.db.models import OuterRef, Subquery
+
+from judging.models import Criterion, DashboardSnapshot, JudgeConfig, JudgeVersion, Run
 from judging.services.failures import buckets_for, current_tags, failure_summary
+from judging.services.runs import Progress, run_progress
 from judging.services.send_to_humans import SELECTIONS
 from judging.services.splits import current_draw
-from reviews.models import Item
+from reviews.models import Item, Membership, Project, Role
 
 
 def disagreement_rows(project, payload) -> tuple[list[dict], dict[int, list[str]]]:
@@ -81,3 +86,60 @@ def dashboard_setup(project) -> dict:
     """What an admin's setup panel offers: the current split draw, criteria, selections."""
     names = Criterion.objects.filter(project=project).values_list("name", flat=True)
     return {"draw": current_draw(project), "criteria": sorted(set(names)), "selections": SELECTIONS}
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    config: JudgeConfig
+    latest: JudgeVersion | None
+
+
+def judge_rows(project) -> list[JudgeRow]:
+    """The project's judges by name, each with its newest version: two queries in all."""
+    newest = JudgeVersion.objects.filter(config=OuterRef("pk")).order_by("-number")
+    configs = list(
+        JudgeConfig.objects.filter(project=project)
+        .annotate(latest_pk=Subquery(newest.values("pk")[:1]))
+        .order_by("name")
+    )
+    versions = JudgeVersion.objects.in_bulk([c.latest_pk for c in configs if c.latest_pk])
+    return [JudgeRow(c, versions.get(c.latest_pk)) for c in configs]
+
+
+def judge_runs(config, *, limit: int = 10) -> list[Progress]:
+    """The judge's latest runs with their progress (each card names its version)."""
+    runs = Run.objects.filter(version__config=config).select_related("version__config")
+    return [run_progress(run) for run in runs[:limit]]
+
+
+def dashboard_cards(user) -> list[dict]:
+    """Per project where `user` reads dashboards, by name: the latest snapshot's release
+    decisions. Two queries, whatever the number of projects."""
+    latest = DashboardSnapshot.objects.filter(project=OuterRef("pk")).order_by(
+        "-computed_at", "-pk"
+    )
+    projects = list(
+        Project.objects.filter(
+            pk__in=Membership.objects.filter(
+                user=user, role__in=[Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+            ).values("project_id")
+        )
+        .annotate(snapshot_pk=Subquery(latest.values("pk")[:1]))
+        .order_by("name")
+    )
+    snapshots = DashboardSnapshot.objects.in_bulk(
+        [p.snapshot_pk for p in projects if p.snapshot_pk]
+    )
+    cards = []
+    for project in projects:
+        snapshot = snapshots.get(project.snapshot_pk)
+        payload = snapshot.payload if snapshot else None
+        cards.append(
+            {
+                "project": project,
+                "computed_at": snapshot.computed_at if snapshot else None,
+                "decisions": payload["decisions"] if payload else [],
+                "criteria": len({c["name"] for c in payload["criteria"]}) if payload else 0,
+            }
+        )
+    return cards

@@ -55,6 +55,9 @@ class MembershipInline(ReadOnly, admin.TabularInline):
     fields = ["user", "role", "created_at"]
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("user", "project")  # not a query a row
+
 
 @admin.register(m.Project)
 class ProjectAdmin(ProjectScoped, admin.ModelAdmin):

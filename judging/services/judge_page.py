@@ -18,28 +18,56 @@ class VersionRow:
     held_out_runs: int
 
 
-def calibration_kappa(version: JudgeVersion) -> tuple[Stat, int]:
-    """Cohen's kappa on calibration items between the version's vote (its samples' most common
-    label) and the final human label; n = items with both. A development figure."""
-    criterion = version.criterion
-    if criterion is None or version.judge_id is None:
-        return Stat.undefined("a ground-truth reader has no criterion"), 0
-    items = items_in_split(project=version.config.project, split=Split.CALIBRATION)
-    humans = final_labels(criterion=criterion, items=items).labels
-    samples = defaultdict(list)
+def calibration_kappas(versions: list[JudgeVersion]) -> dict[int, tuple[Stat, int]]:
+    """Per version (by pk): Cohen's kappa on calibration items between the version's vote (its
+    samples' most common label) and the final human label, and n = items with both. A
+    development figure. The human labels are read once per criterion and every version's
+    verdicts in one query, whatever the number of versions."""
+    found = {}
+    judged = [v for v in versions if v.criterion is not None and v.judge_id is not None]
+    for version in versions:
+        if version not in judged:
+            found[version.pk] = (Stat.undefined("a ground-truth reader has no criterion"), 0)
+    if not judged:
+        return found
+    items = items_in_split(project=judged[0].config.project, split=Split.CALIBRATION)
+    humans = {}
+    for version in judged:
+        if version.criterion_id not in humans:
+            humans[version.criterion_id] = final_labels(criterion=version.criterion, items=items)
+    samples = defaultdict(lambda: defaultdict(list))
     rows = (
         Verdict.objects.current()
-        .filter(judge_id=version.judge_id, criterion=criterion, item_id__in=list(humans))
-        .values_list("item_id", "label")
+        .filter(
+            judge_id__in={v.judge_id for v in judged},
+            criterion_id__in=set(humans),
+            item_id__in={pk for labels in humans.values() for pk in labels.labels},
+        )
+        .values_list("judge_id", "criterion_id", "item_id", "label")
     )
-    for item_id, label in rows:
-        samples[item_id].append(label if label in criterion.labels else None)
-    pairs = [(group_vote(s), humans[pk]) for pk, s in samples.items()]
-    pairs = [(j, h) for j, h in pairs if j is not None and h in criterion.labels]
+    for judge_id, criterion_id, item_id, label in rows:
+        samples[judge_id, criterion_id][item_id].append(label)
+    for version in judged:
+        found[version.pk] = _kappa(
+            version.criterion,
+            samples[version.judge_id, version.criterion_id],
+            humans[version.criterion_id].labels,
+        )
+    return found
+
+
+def _kappa(criterion, samples: dict[int, list[str]], humans: dict[int, str]) -> tuple[Stat, int]:
+    labels = criterion.labels
+    pairs = [
+        (group_vote([s if s in labels else None for s in given]), humans[pk])
+        for pk, given in samples.items()
+        if pk in humans
+    ]
+    pairs = [(j, h) for j, h in pairs if j is not None and h in labels]
     if not pairs:
         return Stat.undefined("no calibration item has both a verdict and a human label"), 0
     judge, human = zip(*pairs, strict=True)
-    return cohen_kappa(confusion_matrix(judge, human, list(criterion.labels))), len(pairs)
+    return cohen_kappa(confusion_matrix(judge, human, list(labels))), len(pairs)
 
 
 def version_rows(config: JudgeConfig) -> list[VersionRow]:
@@ -48,13 +76,11 @@ def version_rows(config: JudgeConfig) -> list[VersionRow]:
         version__config=config, split__in=[Split.HELD_OUT, "all"]
     ).values_list("version__number", flat=True):
         looks[number] += 1
-    rows = []
-    for version in config.versions.select_related("criterion", "config__project").order_by(
-        "-number"
-    ):
-        kappa, n = calibration_kappa(version)
-        rows.append(VersionRow(version, kappa, n, looks[version.number]))
-    return rows
+    versions = list(
+        config.versions.select_related("criterion", "config__project").order_by("-number")
+    )
+    kappas = calibration_kappas(versions)
+    return [VersionRow(v, *kappas[v.pk], looks[v.number]) for v in versions]
 
 
 @dataclass(frozen=True)
@@ -68,10 +94,13 @@ class HeldOutLooks:
 
 
 def held_out_looks(project) -> list[HeldOutLooks]:
-    result = []
-    for config in JudgeConfig.objects.filter(project=project).order_by("name"):
-        runs = Run.objects.filter(version__config=config, split__in=[Split.HELD_OUT, "all"])
-        numbers = set(runs.values_list("version__number", flat=True))
-        latest = runs.select_related("version").order_by("-version__number").first()
-        result.append(HeldOutLooks(config, len(numbers), latest.version if latest else None))
-    return result
+    """Per judge configuration of `project`: two queries, whatever the number of judges."""
+    numbers, latest = defaultdict(set), {}
+    runs = Run.objects.filter(version__config__project=project, split__in=[Split.HELD_OUT, "all"])
+    for run in runs.select_related("version").order_by("version__number"):
+        numbers[run.version.config_id].add(run.version.number)
+        latest[run.version.config_id] = run.version
+    return [
+        HeldOutLooks(config, len(numbers[config.pk]), latest.get(config.pk))
+        for config in JudgeConfig.objects.filter(project=project).order_by("name")
+    ]

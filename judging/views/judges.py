@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from judging.forms import JudgeForm, RunForm
 from judging.models import JudgeConfig, Run
+from judging.selectors import judge_rows, judge_runs
 from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
 from judging.services.judge_page import version_rows
 from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
@@ -42,10 +43,11 @@ def _initial(config: JudgeConfig) -> dict:
 @require_safe
 def judge_list(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    judges = JudgeConfig.objects.filter(project=access.project).order_by("name")
     form = JudgeForm(project=access.project)
     return render(
-        request, "judging/judges.html", {"project": access.project, "judges": judges, "form": form}
+        request,
+        "judging/judges.html",
+        {"project": access.project, "judges": judge_rows(access.project), "form": form},
     )
 
 
@@ -61,7 +63,7 @@ def judge_page(request, slug, name):
             "rows": version_rows(config),
             "form": JudgeForm(initial=_initial(config), project=access.project),
             "run_form": RunForm(),
-            "runs": [run_progress(r) for r in Run.objects.filter(version__config=config)[:10]],
+            "runs": judge_runs(config),
         },
     )
 

@@ -45,8 +45,6 @@ from reviews.services.gold_queue import gold_claim
 # How many candidates one claim looks at before giving up on a busy pool.
 _CANDIDATES_PER_CLAIM = 20
 _RNG = secrets.SystemRandom()
-# The queue page counts a project's pool up to this many items, then says "1,000+".
-POOL_COUNT_LIMIT = 1000
 MAX_SKIP_REASON = 10_000  # characters, as an answer's note
 
 
@@ -86,6 +84,14 @@ def holding_count(now):
 def available_items(*, rater, project: Project, now=None):
     """Open items of `project` with a free rater place that `rater` has not taken or skipped
     (a lapsed claim of theirs is not taken: the item is theirs to claim again)."""
+    return items_available(
+        Item.objects.filter(project=project), rater=rater, overlap=Value(project.overlap), now=now
+    )
+
+
+def items_available(items, *, rater, overlap, now=None):
+    """`available_items` among `items`, their project's overlap given as an expression (a
+    value, or `OuterRef("overlap")` where the projects are the outer query)."""
     now = now or timezone.now()
     mine = (
         Assignment.objects.filter(rater=rater)
@@ -93,10 +99,10 @@ def available_items(*, rater, project: Project, now=None):
         .exclude(status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now)
     )
     return (
-        Item.objects.filter(project=project, status=ItemStatus.OPEN)
+        items.filter(status=ItemStatus.OPEN)
         .exclude(pk__in=mine.values("item_id"))
         .alias(holding=holding_count(now))  # filter only: not selected, so computed once per row
-        .filter(holding__lt=Coalesce("overlap", Value(project.overlap)))
+        .filter(holding__lt=Coalesce("overlap", overlap))
     )
 
 
@@ -216,38 +222,6 @@ def assignment_skip(*, rater, assignment: Assignment, reason: str) -> Assignment
     assignment.save(update_fields=["status", "skip_reason"])
     event_record(item=assignment.item, actor=rater, kind=EventKind.SKIPPED, data={"reason": reason})
     return assignment
-
-
-def queue_summary(*, rater) -> list[dict]:
-    """Per project where `rater` rates: items waiting for them, in progress, done today."""
-    today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    projects = Project.objects.filter(
-        memberships__user=rater, memberships__role=Role.RATER
-    ).order_by("name")
-    summary = []
-    for project in projects:
-        mine = Assignment.objects.filter(rater=rater, item__project=project).aggregate(
-            active=Count("id", filter=Q(status=AssignmentStatus.ACTIVE)),
-            assigned=Count(
-                "id", filter=Q(status=AssignmentStatus.ASSIGNED, item__status=ItemStatus.OPEN)
-            ),
-            done_today=Count(
-                "id", filter=Q(status=AssignmentStatus.SUBMITTED, submitted_at__gte=today)
-            ),
-        )
-        # Counted up to a limit: the count evaluates every open item (0.6 s at 100k items on
-        # PostgreSQL); "1,000+" waiting says as much to a rater as the exact figure.
-        pool = available_items(rater=rater, project=project).order_by()[: POOL_COUNT_LIMIT + 1]
-        pool = pool.count()
-        summary.append(
-            {
-                "project": project,
-                "waiting": min(pool, POOL_COUNT_LIMIT) + mine["assigned"],
-                "waiting_more": pool > POOL_COUNT_LIMIT,
-                **mine,
-            }
-        )
-    return summary
 
 
 def is_rater(user, project: Project) -> bool:

@@ -10,7 +10,8 @@ from django.views.decorators.http import require_POST, require_safe
 from reviews.access import project_for_user
 from reviews.models import Role
 from reviews.selectors import review_queues_of
-from reviews.services.assignment import assignment_claim_next, queue_summary
+from reviews.selectors_pages import queue_summary
+from reviews.services.assignment import assignment_claim_next
 
 
 @require_safe

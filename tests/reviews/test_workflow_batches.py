@@ -7,11 +7,11 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from reviews.models import Assignment, ItemStatus, Role, Slice
+from reviews.selectors_pages import queue_summary
 from reviews.services.assignment import (
     assignment_claim_next,
     assignment_skip,
     available_items,
-    queue_summary,
 )
 from reviews.services.assignment_trail import item_trail
 from reviews.services.batches import batch_create, rater_progress

@@ -1,0 +1,285 @@
+"""Every page's query count, at two data sizes, as each role.
+
+The walk starts from the root URLconf (tests/site_walk.py), so a new URL cannot escape it: each
+named pattern either gets real values for its parameters here and is visited by the rater, the
+adjudicator, the approver, the project admin and a staff member of no project, or is listed in
+NOT_PAGES with the reason (GET must then answer 405). The site (tests/site_data.py) is measured,
+then grown (more projects for the same users, judge configurations, versions and runs, items,
+members, jobs, tokens) and measured again: no page may run more queries on the larger site, and
+each page keeps its pinned count (PINNED: as the first role of ORDER that may see it).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.site_data import APPROVED, JUDGE, VISITORS, Site, StubModel, site_build, site_grow
+from tests.site_walk import Route, admin_model_of, routes
+
+pytestmark = pytest.mark.django_db
+
+# Named patterns that are not GET pages, and why: each must answer a GET with 405.
+NOT_PAGES = {
+    "logout": "POST only (Django's LogoutView)",
+    "admin:logout": "POST only (Django's admin)",
+    "api_token_revoke": "POST: revokes a token",
+    "rater_quality_settings": "POST: saves the rater-quality alert",
+    "member_remove": "POST: removes a member",
+    "item_gold": "POST: marks an item gold",
+    "review_submit": "POST: submits the rater's answers",
+    "review_skip": "POST: skips an item",
+    "question_adjudicate": "POST: records an adjudication",
+    "answer_save": "POST: autosaves an answer",
+    "approval_batch": "POST: approves a batch",
+    "import_job_retry": "POST: retries an import job",
+    "project_export": "POST: an export writes an event per item",
+    "review_next": "POST: claims the next item",
+    "judge_save": "POST: saves a judge version",
+    "run_start": "POST: queues a judge run",
+    "run_stop": "POST: cancels a run",
+    "run_continue": "POST: resumes a run",
+    "score_upload": "POST: scores an uploaded predictions file",
+    "baseline_start": "POST: runs the baselines",
+    "dashboard_recompute": "POST: queues a recompute",
+    "held_out_show": "POST: logs a look at held-out figures",
+    "dashboard_split": "POST: draws a split",
+    "dashboard_send": "POST: sends items to people",
+    "dashboard_tag": "POST: tags a disagreement",
+    "api:items_import": "POST: imports items",
+    "api:items_import_jsonl": "POST: a streamed import",
+    "api:file_upload_import": "POST: imports an uploaded file",
+    "api:score_run_create": "POST: scores predictions",
+}
+# GET pages that no role gets a 200 from, and why (they are still counted).
+NO_PAGE = {
+    "home": "a redirect to each user's start page",
+    "favicon": "a redirect to the static icon",
+    "admin:login": "a signed-in user is sent on to the admin's index",
+    "admin:view_on_site": "a redirect to the object's own page",
+    "api:api-root": "django-ninja's root: a 404 for everyone (the docs are at api/docs)",
+}
+# Admin models with no row to show (their change, history and delete pages answer the admin's
+# "no such object" redirect), and why.
+NO_ROWS = {
+    "django_tasks_database_dbtaskresult": "tests run tasks inline: no task result is stored, "
+    "and its admin's pages need the database task backend to render one",
+}
+# Unnamed patterns are all the admin's: its old object URLs (a redirect to the change page) and
+# its catch-all (a 404 or a slash redirect). Nothing links to them by name.
+UNNAMED_UNDER = "admin/"
+# Pages whose count grows with the data by design, and why.
+GROWS_BY_DESIGN = {
+    "_delete": "the admin's delete confirmation lists every row the delete would remove",
+}
+
+# Per URL name: a query string, and request headers.
+QUERY = {
+    "evidence_locate": "?q=Total",
+    "admin:autocomplete": "?app_label=reviews&model_name=membership&field_name=user&term=r",
+    "dashboard_chart": "?judge=openai/gpt-4o",
+}
+HEADERS = {"run_status": {"HX-Request": "true"}}  # as a page it redirects to its judge's page
+
+ORDER = ("admin", "approver", "adjudicator", "rater", "staff")
+# Queries per page, as the first role of ORDER that gets a 200 (the admin's pages: staff).
+PINNED = {
+    "login": 2,
+    "password_change": 2,
+    "password_change_done": 2,
+    "healthz": 3,
+    "api:openapi-json": 2,
+    "api:openapi-view": 2,
+    "api:item_detail": 9,
+    "api:reference_list": 4,
+    "api:reference_detail": 4,
+    "api:score_run_detail": 5,
+    "project_list": 4,
+    "project_new": 2,
+    "my_queue": 4,
+    "api_tokens": 3,
+    "project_home": 11,
+    "rater_quality": 9,
+    "project_instructions": 3,
+    "project_settings": 3,
+    "members": 4,
+    "item_list": 5,
+    "item_detail": 14,
+    "item_approve": 21,  # as the approver
+    "item_timeline": 7,
+    "review_item": 12,  # as the rater
+    "adjudication_queue": 5,  # as the adjudicator
+    "approval_queue": 5,  # as the approver
+    "assignments": 9,
+    "import_upload": 4,
+    "import_job": 4,
+    "evidence_page": 5,
+    "evidence_words": 4,
+    "evidence_locate": 4,
+    "dashboards": 4,
+    "judge_list": 6,
+    "judge_page": 23,  # ten run cards, each asking its model's price
+    "run_status": 6,
+    "generate": 5,
+    "score_list": 5,
+    "score_run": 5,
+    "project_dashboard": 15,
+    "dashboard_criterion": 11,
+    "dashboard_item": 20,
+    "dashboard_disagreements": 15,
+    "dashboard_failures": 14,
+    "dashboard_report": 14,
+    "dashboard_chart": 11,
+}
+
+
+def _values(site: Site, route: Route) -> dict:
+    """A real value for every parameter name the site's patterns use: judging's pages and the
+    API are visited in the judge-calibration project, reviews' pages in the review demo."""
+    name = route.name or ""
+    judging = route.module.startswith("judging") or name.startswith("api:")
+    users = get_user_model().objects
+    values = {
+        "slug": (site.judged if judging else site.demo).slug,
+        "item_pk": (site.judged_item if judging else site.item).pk,
+        "question_pk": site.item.questions.order_by("pk").first().pk,
+        "user_pk": users.get(username=VISITORS["rater"]).pk,
+        "job_pk": site.job.pk,
+        "sha256": site.document.sha256,
+        "page": 1,
+        "name": "faithful" if name.startswith("dashboard_") else JUDGE,
+        "fmt": "svg" if name == "dashboard_chart" else "md",
+        "kind": "confusion",
+        "external_id": APPROVED,
+        "pk": {
+            "api_token_revoke": site.token_pk,
+            "score_run": site.score_run_pk,
+            "api:score_run_detail": site.score_run_pk,
+        }.get(name, site.run.pk),
+        "app_label": "reviews",
+        "content_type_id": ContentType.objects.get_for_model(site.demo).pk,
+        "object_id": site.demo.pk,
+        "id": users.get(username=VISITORS["staff"]).pk,  # the admin's password form
+    }
+    model = admin_model_of(name, _admin_models())
+    if model is not None:
+        first = model._default_manager.order_by("pk").first()
+        values["object_id"] = first.pk if first else 0
+    return values
+
+
+def _admin_models() -> dict[str, type]:
+    return {f"{m._meta.app_label}_{m._meta.model_name}": m for m in admin.site._registry}
+
+
+def _paths(site: Site, names) -> dict[str, str]:
+    """URL name → path (with its query) for the named patterns in `names`."""
+    found = {}
+    for route in routes():
+        if route.name is None:
+            assert route.route.startswith(UNNAMED_UNDER), f"unnamed pattern {route.route}"
+        elif names(route.name):
+            found[route.name] = route.url(_values(site, route)) + QUERY.get(route.name, "")
+    return found
+
+
+def _clients(site: Site) -> dict[str, Client]:
+    """A signed-in client per role; the readers have asked to see held-out figures."""
+    users = get_user_model().objects.in_bulk(list(VISITORS.values()), field_name="username")
+    clients = {}
+    for role, username in VISITORS.items():
+        client = clients[role] = Client()
+        client.force_login(users[username])
+        if role in ("admin", "approver", "adjudicator"):
+            client.post(reverse("held_out_show", args=[site.judged.slug]))
+    return clients
+
+
+def _measure(clients: dict[str, Client], paths: dict[str, str]) -> dict:
+    """(name, role) → (status, queries, statements). The admin's pages only as staff (every
+    other role is sent to the admin's login, counted on its index). Each page is visited once
+    before it is counted: first visits fill caches, and an evidence page refreshes its cached
+    render's last use at most once a while (TOUCH_EVERY)."""
+    counts = {}
+    for role, client in clients.items():
+        for name, path in paths.items():
+            if name.startswith("admin:") and name != "admin:index" and role != "staff":
+                continue
+            headers = HEADERS.get(name, {})
+            client.get(path, headers=headers)
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(path, headers=headers)
+            statements = [q["sql"] for q in queries.captured_queries]
+            counts[name, role] = (response.status_code, len(statements), statements)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def measured(module_db, tmp_path_factory):
+    """Counts on the small site and on the grown one, and the status of each GET refused."""
+    folder = tmp_path_factory.mktemp("site")
+
+    def measure():
+        with StubModel() as url:
+            site = site_build(url)
+            clients = _clients(site)
+            pages = _paths(site, lambda name: name not in NOT_PAGES)
+            small = _measure(clients, pages)
+            site_grow(site, folder)
+            large = _measure(clients, _paths(site, lambda name: name not in NOT_PAGES))
+        refused = _paths(site, lambda name: name in NOT_PAGES)
+        statuses = {name: clients["admin"].get(path).status_code for name, path in refused.items()}
+        return small, large, statuses
+
+    return module_db.build(measure)
+
+
+def _shown(counts: dict, name: str) -> str | None:
+    """The first role of ORDER that gets a 200 from page `name`."""
+    return next((r for r in ORDER if counts.get((name, r), (0,))[0] == 200), None)
+
+
+def test_every_named_pattern_is_visited_or_refuses_get(measured):
+    small, _, refused = measured
+    assert set(refused) == set(NOT_PAGES), "NOT_PAGES names a URL that no longer exists"
+    assert {name: status for name, status in refused.items() if status != 405} == {}
+    unseen = sorted({name for name, _ in small if _shown(small, name) is None} - set(NO_PAGE))
+    admin_refusals = [
+        n
+        for n in unseen
+        if n.startswith("admin:") and (small[n, "staff"][0] == 403 or any(m in n for m in NO_ROWS))
+    ]
+    assert [n for n in unseen if n not in admin_refusals] == [], (
+        "no role got a 200 from these pages: give their parameters real values in _values"
+    )
+
+
+def test_no_page_runs_more_queries_on_the_larger_site(measured):
+    small, large, _ = measured
+    grown = {
+        key: (small[key][:2], large[key][:2])
+        for key in small
+        if small[key][:2] != large[key][:2]
+        and not any(key[0].endswith(suffix) for suffix in GROWS_BY_DESIGN)
+    }
+    shown = "\n\n".join(
+        f"{key}: {before} -> {after}\n" + "\n".join(sql[:160] for sql in large[key][2])
+        for key, (before, after) in list(grown.items())[:3]
+    )
+    assert grown == {}, shown
+
+
+def test_every_page_keeps_its_pinned_count(measured):
+    small, _, _ = measured
+    counts = {
+        name: small[name, role][1]
+        for name, _ in small
+        if not name.startswith("admin:") and (role := _shown(small, name))
+    }
+    assert counts == PINNED
