@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.test import override_settings
 
 from judging.demo import SLUG as JUDGE_DEMO
 from judging.models import GateSetting, JudgeConfig, ModelPrice, Panel, Run
@@ -229,13 +230,18 @@ def site_grow(
 
 
 class StubModel:
-    """The demo's stub model API on a loopback port, for judge runs (no network)."""
+    """The demo's stub model API on a loopback port, for judge runs (no network), and that
+    port allowed to judges while it serves."""
 
     def __enter__(self) -> str:
         self.server = make_server()
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        host = f"127.0.0.1:{self.server.server_address[1]}"
+        self.allowed = override_settings(JUDGE_ALLOWED_HOSTS=[host])
+        self.allowed.enable()
+        return f"http://{host}/v1"
 
     def __exit__(self, *exc):
+        self.allowed.disable()
         self.server.shutdown()
         self.server.server_close()

@@ -32,6 +32,7 @@ NOT_PAGES = {
     "api_token_revoke": "POST: revokes a token",
     "rater_quality_settings": "POST: saves the rater-quality alert",
     "member_remove": "POST: removes a member",
+    "member_unlock": "POST: clears a member's password lockout",
     "item_gold": "POST: marks an item gold",
     "review_submit": "POST: submits the rater's answers",
     "review_skip": "POST: skips an item",
@@ -108,10 +109,10 @@ PINNED = {
     "rater_quality": 9,
     "project_instructions": 3,
     "project_settings": 3,
-    "members": 4,
+    "members": 5,
     "item_list": 5,
     "item_detail": 14,
-    "item_approve": 21,  # as the approver
+    "item_approve": 22,  # as the approver
     "item_timeline": 7,
     "review_item": 12,  # as the rater
     "adjudication_queue": 5,  # as the adjudicator
@@ -129,13 +130,13 @@ PINNED = {
     "generate": 5,
     "score_list": 5,
     "score_run": 5,
-    "project_dashboard": 15,
-    "dashboard_criterion": 11,
-    "dashboard_item": 20,
-    "dashboard_disagreements": 15,
-    "dashboard_failures": 14,
-    "dashboard_report": 14,
-    "dashboard_chart": 11,
+    "project_dashboard": 16,
+    "dashboard_criterion": 12,
+    "dashboard_item": 23,
+    "dashboard_disagreements": 16,
+    "dashboard_failures": 15,
+    "dashboard_report": 15,
+    "dashboard_chart": 12,
 }
 
 
