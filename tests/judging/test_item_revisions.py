@@ -362,3 +362,24 @@ def test_a_field_answer_given_before_the_content_changed_still_counts(
     total = item.questions.get(key="$.total")
     assert total.status == QuestionStatus.RESOLVED and total.resolutions.get().value == "1"
     assert item.questions.get(key="tone").status == QuestionStatus.RESOLVED
+
+
+def test_the_latest_verdict_on_the_same_revision_wins(project, tmp_path, server):
+    """A run's reply for a sample that the same judge configuration already has on the same
+    revision (here an imported one) replaces it; the replaced label is kept in `extra`."""
+    labelled_project(project, tmp_path, n=4)
+    version = judge(project, server.url, samples=2).version
+    row = version.judge
+    given = {
+        "provider": row.provider,
+        "model": row.model,
+        "temperature": row.temperature,
+        "prompt_sha256": row.prompt_sha256,
+    }
+    imported = [verdict_record("i01", "pass", judge=given)]  # the stub says fail on i01
+    import_items(project, write_jsonl(tmp_path / "imported.jsonl", imported))
+    _run(project)
+    verdict = Verdict.objects.get(item__external_id="i01", judge=row, sample=0)
+    assert (verdict.revision, verdict.label) == (1, "fail")
+    assert verdict.extra["replaced"]["label"] == "pass"
+    assert Verdict.objects.filter(item__external_id="i01", judge=row).count() == 2
