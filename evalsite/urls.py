@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from evalsite import views
+from reviews.admin_scope import view_on_site
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,6 +21,8 @@ urlpatterns = [
     ),
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
+    # Before the admin's own (the same route): its "view on site", narrowed to rows one may see.
+    path("admin/r/<int:content_type_id>/<path:object_id>/", admin.site.admin_view(view_on_site)),
     path("admin/", admin.site.urls),
     path("api/", include("evalsite.api_urls")),
     path("", include("reviews.urls")),

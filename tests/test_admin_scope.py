@@ -273,3 +273,23 @@ def test_a_project_admin_adds_configuration_only_to_their_project(client, world,
     assert refused.status_code == 200 and model.objects.count() == before
     assert client.post(reverse(url), {**data, "project": world.demo.pk}).status_code == 302
     assert model.objects.count() == before + 1
+
+
+def test_view_on_site_names_no_project_one_may_not_see(client, world):
+    """Django's `/admin/r/<type>/<id>/` redirected any staff user to the row's page: trying ids
+    named every project's slug."""
+    from django.contrib.contenttypes.models import ContentType
+
+    kind = ContentType.objects.get_for_model(Project).pk
+    other, demo = f"/admin/r/{kind}/{world.other.pk}/", f"/admin/r/{kind}/{world.demo.pk}/"
+    client.force_login(world.outsider)
+    assert client.get(other).status_code == 404 and client.get(demo).status_code == 404
+    client.force_login(world.insider)
+    assert client.get(other).status_code == 404
+    assert client.get(demo)["Location"].endswith("/p/demo/")
+    assert client.get(f"/admin/r/{kind}/0000{world.demo.pk}/")["Location"].endswith("/p/demo/")
+    assert client.get(f"/admin/r/0000{kind}/{world.other.pk}/").status_code == 404
+    assert client.get(f"/admin/r/{kind}/not-an-id/").status_code == 404
+    assert client.get(f"/admin/r/{'9' * 25}/1/").status_code == 404
+    client.force_login(world.root)
+    assert client.get(other)["Location"].endswith("/p/other/")
