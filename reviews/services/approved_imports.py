@@ -1,8 +1,10 @@
 """What an imported *approved* record may do: the one policy for the CLI, the upload and the API.
 
-An approved file becomes ground truth only when its format-2 signature verifies against a key
-the project trusts (this site's key, or one an admin-and-approver registered: `TrustedKey`), the
-signature binds this project and this case, and its version is newer than the current ground
+An approved file becomes ground truth only when its format-3 (or format-2) signature verifies
+against a key the project trusts (this site's key, or one an admin-and-approver registered:
+`TrustedKey`) by the check `verify_approval` makes too (signature_check.py: algorithm, digest,
+signed fields and, for format 3, the evidence the file cites), the signature binds this project
+and this case, and its version is newer than the current ground
 truth (never a rollback). The same signed version again is a no-op. Anything else is refused
 with the reason, unless the importer chose `--as-generated`: then the rows come in as a
 `generated` reference and the item goes through review and approval here again.
@@ -12,14 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 
 from reviews.access import roles_of
-from reviews.formats.canonical import rows_sha256
-from reviews.formats.signed import BOUND_FIELDS, payload_bytes, payload_format
+from reviews.formats.signed import payload_format, signed_fields
 from reviews.models import Item, KeyRevocation, Project, Role, TrustedKey
 from reviews.services import signing
 from reviews.services.ground_truth import signed_version
 from reviews.services.references import current_ground_truth
+from reviews.services.signature_check import signature_problem
+from reviews.services.verification_files import csv_approvals, signatures_of
 
 
 class Outcome(StrEnum):
@@ -51,18 +55,26 @@ def _refuse(reason: str) -> Decision:
 
 
 def approved_record_decision(
-    *, project: Project, item: Item | None, case_id: str, rows, block: dict | None, claims: dict
+    *,
+    project: Project,
+    item: Item | None,
+    case_id: str,
+    rows,
+    block: dict | None,
+    claims: dict,
+    citations: list[dict] | None = None,
 ) -> Decision:
     """May this approved record (its `rows` and `approval` block) become ground truth?
 
     `claims` are the file's own statements outside the approval block (`approved_by`,
-    `approved_at`, ...) that must agree with what was signed.
+    `approved_at`, ...) that must agree with what was signed; `citations` the evidence it
+    gives its rows (a review file), which a format-3 signature binds.
     """
     if not block:
         return _refuse("it is marked approved but carries no signature")
-    if payload_format(block) != 2:
+    if payload_format(block) == 1:
         return _refuse("its signature is format 1 (rows only, not bound to the case)")
-    missing = [name for name in BOUND_FIELDS if name not in block]
+    missing = [name for name in signed_fields(block) if name not in block]
     if missing:
         return _refuse(f"its approval lacks {', '.join(missing)}")
     keys = trusted_keys(project)
@@ -79,10 +91,11 @@ def approved_record_decision(
             "(a project admin who is also an approver can register it: manage.py trust_key)"
         )
     public_key, who = keys[block["key_id"]]
-    if not signing.verify(payload_bytes(block, rows), str(block.get("signature", "")), public_key):
-        return _refuse(f"its signature does not verify with key {block['key_id']} ({who})")
-    if block.get("sha256") != rows_sha256(rows):
-        return _refuse("approval.sha256 does not match its rows")
+    problem = signature_problem(block, rows, public_key, citations=citations)
+    if problem:
+        return _refuse(
+            f"its signature does not verify with key {block['key_id']} ({who}): {problem}"
+        )
     if block["project"] != project.slug:
         return _refuse(f"it was signed for project {block['project']!r}, not {project.slug!r}")
     if block["case_id"] != case_id:
@@ -102,6 +115,31 @@ def approved_record_decision(
                 f"(version {version}): importing it would roll the approval back"
             )
     return Decision(Outcome.ACCEPT, signer=signer)
+
+
+def csv_signature_notes(path: Path, *, project: Project, name: str) -> list[str]:
+    """A §3 CSV imports as generated rows, never as ground truth; but with an export's
+    signature file beside it (`<name>.sig.json`), say per case whether its signature verifies
+    with a key this project trusts, so a tampered export is not taken in silently."""
+    if signatures_of(path) is None:
+        return []
+    keys = trusted_keys(project)
+    notes = []
+    for signed in csv_approvals(path, name):
+        problem = signed.problem
+        if not problem and signed.block.get("key_id") not in keys:
+            problem = (
+                f"signed by key {signed.block.get('key_id')!r}, which this project does not trust"
+            )
+        if not problem:
+            problem = signature_problem(signed.block, signed.rows, keys[signed.block["key_id"]][0])
+        if not problem and signed.block.get("project") != project.slug:
+            problem = f"signed for project {signed.block.get('project')!r}, not {project.slug!r}"
+        verdict = (
+            f"its signature does NOT verify: {problem}" if problem else "its signature verifies"
+        )
+        notes.append(f"case {signed.case_id!r} ({signed.where}): imported as generated; {verdict}")
+    return notes
 
 
 class KeyRefused(Exception):

@@ -21,7 +21,7 @@ from reviews.formats.reference import (
     write_reference_csv,
 )
 from reviews.formats.review_file import ReviewFile, dump_review_file
-from reviews.formats.signed import SIGNATURES_SUFFIX
+from reviews.formats.signed import FORMAT, SIGNATURES_SUFFIX
 from reviews.models import (
     Answer,
     Approval,
@@ -181,7 +181,7 @@ def files_export(*, actor, project, format: str) -> dict[str, bytes]:
 def _csv_signatures(csv_name: str, entries: list[ApprovedItem]) -> bytes:
     """The CSV's signature file: one approval block per case (its rows are the CSV's rows)."""
     approvals = [{**bound_of(e.approval), **approval_block(e.approval)} for e in entries]
-    data = {"format": 2, "csv": csv_name, "approvals": approvals}
+    data = {"format": FORMAT, "csv": csv_name, "approvals": approvals}
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

@@ -13,7 +13,14 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviews.formats.canonical import canonical_rows, rows_sha256
-from reviews.formats.signed import BOUND_FIELDS, bound_fields, format_approved_at, payload_bytes
+from reviews.formats.review_file import ReviewFile
+from reviews.formats.signed import (
+    bound_fields,
+    citations_of,
+    format_approved_at,
+    payload_bytes,
+    signed_fields,
+)
 from reviews.models import (
     Approval,
     Authority,
@@ -85,6 +92,16 @@ def _ground_truth(item, rows, *, actor, reason, source_name="") -> Reference:
     )
 
 
+def item_citations(item: Item, rows) -> list[dict]:
+    """The evidence the item's review file cites for `rows` (none without a review file):
+    what the approver saw beside each row, signed with it (formats/signed.py)."""
+    original = item.metadata.get("review_file")
+    if original is None:
+        return []
+    review = ReviewFile.model_validate(original)
+    return citations_of(review, (row["path"] for row in rows))
+
+
 def _next_sequence(item: Item) -> int:
     return (item.approvals.aggregate(n=Max("sequence"))["n"] or 0) + 1
 
@@ -109,6 +126,7 @@ def approval_sign(*, actor, item: Item, rows, reason: str) -> Approval:
         parent_generated_sha256=parent.sha256 if parent else None,
         approved_by=approver_name,
         approved_at=now,
+        citations=item_citations(item, rows),
     )
     signature = signing.sign(payload_bytes(bound, rows))
     approval = _approval_create(
@@ -127,7 +145,8 @@ def approval_sign(*, actor, item: Item, rows, reason: str) -> Approval:
 def approval_import(
     *, actor, item: Item, rows, block: dict, signer: str, source_name: str
 ) -> Approval:
-    """Record a format-2 approval signed elsewhere; `approval_policy` has already accepted it."""
+    """Record a format-2 or 3 approval signed elsewhere; `approval_policy` has already
+    accepted it."""
     rows = canonical_rows(rows)
     reference = _ground_truth(
         item, rows, actor=actor, reason="imported approved file", source_name=source_name
@@ -135,7 +154,7 @@ def approval_import(
     approval = _approval_create(
         reference,
         signing.Signature(block["signature"], block["key_id"], block["algorithm"]),
-        signed={name: block[name] for name in BOUND_FIELDS},
+        signed={name: block[name] for name in signed_fields(block)},
         imported_from=source_name,
         approved_at=block["approved_at"],
         statement=IMPORTED_STATEMENT,

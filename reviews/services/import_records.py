@@ -28,6 +28,7 @@ from reviews.models import (
     Item,
     ItemStatus,
 )
+from reviews.services.approved_imports import csv_signature_notes
 from reviews.services.events import event_record
 from reviews.services.ground_truth import generated_add
 from reviews.services.imports import ImportContext, register_importer
@@ -233,7 +234,9 @@ def _reference_rows(path: Path, context: ImportContext) -> dict[str, list[dict]]
 
 
 def _import_reference_csv(path: Path, context: ImportContext) -> None:
-    """§3 rows grouped by case become generated references (ground truth needs an approval)."""
+    """§3 rows grouped by case become generated references (ground truth needs an approval);
+    with an export's signature file beside it, each case's note says whether it verifies."""
+    context.notes += csv_signature_notes(path, project=context.project, name=context.file)
     for case_id, rows in _reference_rows(path, context).items():
         rows = canonical_rows(rows)
         item, created = Item.objects.get_or_create(

@@ -27,7 +27,7 @@ from reviews.formats.review_file import (
     parse_review_json,
     resolve_evidence_path,
 )
-from reviews.formats.signed import format_approved_at
+from reviews.formats.signed import citations_of, format_approved_at
 from reviews.models import (
     Claim,
     Decision,
@@ -332,6 +332,7 @@ def _import_approved(review, item, context, *, record, file) -> None:
         rows=rows,
         block=block,
         claims=claims,
+        citations=citations_of(review, (row["path"] for row in rows)),
     )
     if decision.outcome == Outcome.SAME:
         return

@@ -1,8 +1,10 @@
 """Checking exported approvals: does each file still say exactly what was signed?
 
 Works from the files and a public key alone (reviews/services/verification_files.py reads
-them). Format 2 binds project, case, version, superseded version, approver and time besides
-the rows; a format-1 approval (rows only) is reported as such and fails unless allowed. Where
+them); each block is checked by signature_check.py, as an import checks it. Format 3 binds
+project, case, version, superseded version, approver, time and the rows' evidence citations
+besides the rows; format 2 the same without citations (reported as such); a format-1 approval
+(rows only) is reported as such and fails unless allowed. Where
 this site holds the signed version, a changed row is named path by path and the version chain
 is checked against it (each `supersedes` exists and is older; the version is one signed here).
 """
@@ -15,13 +17,14 @@ from datetime import datetime
 from pathlib import Path
 
 from reviews.formats.canonical import canonical_json, rows_sha256
-from reviews.formats.signed import BOUND_FIELDS, payload_format, signed_message
+from reviews.formats.signed import payload_format
 from reviews.models import Approval
-from reviews.services import signing
 from reviews.services.ground_truth import bound_of
+from reviews.services.signature_check import signature_problem
 from reviews.services.verification_files import Signed, read
 
 V1 = "v1: rows only, not bound to the case"
+V2 = "v2 (evidence citations not signed)"
 
 
 @dataclass(frozen=True)
@@ -79,21 +82,12 @@ def _check(signed: Signed, public_key) -> str | None:
     block = signed.block
     if block is None:
         return "carries no approval"
-    sha = rows_sha256(signed.rows)
-    if block.get("sha256") != sha:
+    if block.get("sha256") != rows_sha256(signed.rows):
         return _differing_paths(signed, str(block.get("sha256")))
-    expected_key = signing.key_id_of(public_key)
-    if block.get("key_id") != expected_key:
-        return f"$.approval.key_id: signed with key {block.get('key_id')}, not {expected_key}"
-    if payload_format(block) == 2:
-        missing = [name for name in BOUND_FIELDS if name not in block]
-        if missing:
-            return f"$.approval: lacks {', '.join(missing)}"
-    message = signed_message(block, signed.rows)
-    if not signing.verify(message, str(block.get("signature", "")), public_key):
-        what = "the signed fields or rows" if payload_format(block) == 2 else "the rows"
-        return f"$.approval.signature: does not match {what}"
-    if payload_format(block) == 2:
+    problem = signature_problem(block, signed.rows, public_key, citations=signed.citations)
+    if problem:
+        return problem
+    if payload_format(block) > 1:
         for name, stated in signed.claims.items():
             if not _same(name, stated, block[name]):
                 return f"$.{name}: the file says {stated!r}, the signature binds {block[name]!r}"
@@ -132,7 +126,8 @@ def verify_signed(signed: Signed, public_key) -> Verdict:
     problem = _chain_problem(signed)
     if problem:
         return Verdict(signed.case_id, False, problem, signed.where)
-    detail = f"v2, version {signed.block['version']}, sha256 {signed.block['sha256'][:12]}…"
+    form = "v3" if payload_format(signed.block) == 3 else V2
+    detail = f"{form}, version {signed.block['version']}, sha256 {signed.block['sha256'][:12]}…"
     return Verdict(signed.case_id, True, f"{detail}, key {signed.block['key_id']}", signed.where)
 
 

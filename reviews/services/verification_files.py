@@ -16,7 +16,7 @@ from typing import Any
 from reviews.formats.errors import FormatError, iter_json_lines, loads_json
 from reviews.formats.reference import ApprovedReference, iter_reference_csv
 from reviews.formats.review_file import ReviewFile
-from reviews.formats.signed import SIGNATURES_SUFFIX
+from reviews.formats.signed import SIGNATURES_SUFFIX, citations_of
 
 SUFFIXES = (".json", ".jsonl", ".csv")
 # Outer statements a file makes, by kind: the file's key -> the signed field it must equal.
@@ -49,6 +49,7 @@ class Signed:
     block: dict | None = None
     claims: dict[str, Any] = field(default_factory=dict)  # signed field -> what the file says
     problem: str = ""  # unreadable: why
+    citations: list[dict] | None = None  # the evidence a review file itself gives its rows
 
 
 def is_signature_file(path: Path) -> bool:
@@ -69,9 +70,9 @@ def read(path: Path) -> Iterator[Signed]:
         suffix = file.suffix.lower()
         try:
             if is_signature_file(file):
-                yield from _csv(_csv_beside(file), name)
+                yield from csv_approvals(_csv_beside(file), name)
             elif suffix == ".csv":
-                yield from _csv(file, name)
+                yield from csv_approvals(file, name)
             elif suffix == ".jsonl":
                 with file.open("rb") as stream:
                     for line, obj in iter_json_lines(stream, file=name):
@@ -88,9 +89,12 @@ def _object(obj: Any, where: str) -> Signed:
     case = obj.get("case_id") if isinstance(obj.get("case_id"), str) else "?"
     block = obj.get("approval") if isinstance(obj.get("approval"), dict) else None
     content = {k: v for k, v in obj.items() if k != "approval"}
+    citations = None
     try:
         if "review_items" in obj or "claims" in obj:
-            rows = ReviewFile.model_validate(content).reference_rows()
+            review = ReviewFile.model_validate(content)
+            rows = review.reference_rows()
+            citations = citations_of(review, (row["path"] for row in rows))
             claims = REVIEW_CLAIMS
         else:
             reference = ApprovedReference.model_validate(content)
@@ -99,19 +103,19 @@ def _object(obj: Any, where: str) -> Signed:
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Signed(where, case, problem=f"not a valid exported file: {error}".splitlines()[0])
     stated = {signed: obj[key] for key, signed in claims.items() if key in obj}
-    return Signed(where, case, rows, block, stated)
+    return Signed(where, case, rows, block, stated, citations=citations)
 
 
 def _csv_beside(signatures: Path) -> Path:
     return signatures.with_name(signatures.name[: -len(SIGNATURES_SUFFIX)])
 
 
-def _signatures_of(csv_file: Path) -> Path | None:
+def signatures_of(csv_file: Path) -> Path | None:
     wanted = (csv_file.name + SIGNATURES_SUFFIX).lower()
     return next((p for p in csv_file.parent.iterdir() if p.name.lower() == wanted), None)
 
 
-def _csv(csv_file: Path, name: str) -> Iterator[Signed]:
+def csv_approvals(csv_file: Path, name: str) -> Iterator[Signed]:
     """One Signed per case of the CSV, its rows from the CSV, its block from the signatures."""
     by_case: dict[str, list[dict]] = {}
     with csv_file.open("rb") as stream:
@@ -119,7 +123,7 @@ def _csv(csv_file: Path, name: str) -> Iterator[Signed]:
             by_case.setdefault(row.case_id, []).append(
                 {"path": row.path, "expected_value": row.expected_value}
             )
-    signatures = _signatures_of(csv_file)
+    signatures = signatures_of(csv_file)
     if signatures is None:
         missing = f"no signature file {csv_file.name}{SIGNATURES_SUFFIX} beside the CSV"
         for case in sorted(by_case) or ["?"]:

@@ -227,7 +227,7 @@ def test_verify_approval_accepts_every_exported_file(project, approved, tmp_path
     )
     for name in (f"{CASE}.review.json", f"{CASE}.reference.json"):
         output = _verify(folder / name)
-        assert output.startswith(f"OK   {CASE}: v2, version "), output
+        assert output.startswith(f"OK   {CASE}: v3, version "), output
         assert "all 1 approval(s) verify" in output
     output = _verify(folder)  # the whole folder at once
     assert output.count(f"OK   {CASE}") == 2 and "all 2 approval(s) verify" in output

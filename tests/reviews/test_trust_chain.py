@@ -58,12 +58,12 @@ def test_after_a_correction_every_export_renders_the_signed_v2_and_verifies(
     (total,) = review["review_items"]
     assert (total["decision"], total["value"]) == ("set", "1,290.00")
     assert total["note"] == "Page 2 shows 1,290.00"  # the adjudicator's reason is kept
-    assert review["approval"]["format"] == 2 and review["approval"]["supersedes"] is not None
+    assert review["approval"]["format"] == 3 and review["approval"]["supersedes"] is not None
     reference = json.loads((folder / f"{CASE}.reference.json").read_text())
     assert reference["project"] == project.slug and reference["supersedes"] is not None
     ok, out = verify(folder)
     assert ok, out
-    assert out.count(f"OK   {CASE}: v2") == 3, out  # review, reference and the CSV's case
+    assert out.count(f"OK   {CASE}: v3") == 3, out  # review, reference and the CSV's case
 
 
 def _edit_json(path, edit):

@@ -125,7 +125,7 @@ def test_the_signature_verifies_with_the_public_key_and_binds_case_and_rows(
     approval = approval_record(actor=approver, item=resolved, password=PASSWORD, confirmed=True)
     signed = approval.signed
     assert signed == {
-        "format": 2,
+        "format": 3,
         "project": project.slug,
         "case_id": resolved.external_id,
         "version": approval.reference.version,
@@ -134,6 +134,7 @@ def test_the_signature_verifies_with_the_public_key_and_binds_case_and_rows(
         "parent_generated_sha256": approval.reference.derived_from.sha256,
         "approved_by": approval.approver_name,
         "approved_at": format_approved_at(approval.approved_at),
+        "citations": [],  # this item has no review file: nothing cited
     }
     message = payload_bytes(signed, approval.reference.rows)
     public = signing.load_public_key(signing.public_key_pem())
