@@ -35,12 +35,14 @@ class _TimedBody:
 
     def __init__(self, body, sock: socket.socket, seconds: float):
         self._body, self._sock, self._seconds = body, sock, seconds
-        self.timed_out = False
+        self.timed_out = self._armed = False
 
     def _read(self, method: str, *args):
         if self.timed_out:
             raise RequestBodyTimeout("request body: the client stopped sending it")
-        self._sock.settimeout(self._seconds)
+        if not self._armed:  # once, not per line: a streamed import reads 100k of them
+            self._sock.settimeout(self._seconds)
+            self._armed = True
         try:
             return getattr(self._body, method)(*args)
         except TimeoutError:
@@ -48,8 +50,6 @@ class _TimedBody:
             raise RequestBodyTimeout(
                 f"request body: no data for {self._seconds:g} s (REQUEST_BODY_TIMEOUT)"
             ) from None
-        finally:
-            self._sock.settimeout(None)
 
     def read(self, size=None):
         return self._read("read", size)
@@ -64,15 +64,20 @@ class _TimedBody:
         while line := self.readline():
             yield line
 
-    def drain(self) -> None:
-        """Read what the application left unread (up to `_DRAIN_LIMIT`), under the timeout."""
+    def finish(self) -> None:
+        """Read what the application left unread (up to `_DRAIN_LIMIT`), under the timeout,
+        then take the timeout off before the response is written."""
         try:
             for _ in range(_DRAIN_LIMIT // _CHUNK):
                 if not self.read(_CHUNK):
-                    return
+                    break
+            else:
+                self._give_up()
         except (RequestBodyTimeout, OSError):
-            pass
-        self._give_up()
+            self._give_up()
+        finally:
+            with contextlib.suppress(OSError):
+                self._sock.settimeout(None)
 
     def _give_up(self) -> None:
         self.timed_out = True
@@ -92,7 +97,7 @@ def with_body_timeout(app, seconds: float):
         body = environ["wsgi.input"] = _TimedBody(environ["wsgi.input"], sock, seconds)
 
         def start(status, headers, exc_info=None):
-            body.drain()
+            body.finish()
             if body.timed_out:
                 status = "408 Request Timeout"
             return start_response(status, headers, exc_info)
