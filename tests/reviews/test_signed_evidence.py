@@ -5,9 +5,11 @@ signature file does not verify. Format 2 signatures still verify, as binding no 
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
+from datetime import UTC, datetime
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -15,8 +17,13 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from reviews.demo import documents as demo_evidence
 from reviews.demo.files import STATEMENT_FILE
+from reviews.formats.canonical import rows_sha256
+from reviews.formats.review_file import ReviewFile
+from reviews.formats.signed import bound_fields, citations_of, payload_bytes
+from reviews.models import TrustedKey
 from reviews.services.exports import files_export
 from reviews.services.imports import ImportFailed, file_import
+from reviews.services.signing import key_id_of
 from tests.builders import signed_review_file, trust_counts, verify
 from tests.factories import member
 from tests.reviews.test_import_round_trip import CASE, approved  # noqa: F401 (the fixture)
@@ -163,3 +170,78 @@ def test_a_format_3_block_cannot_drop_its_citations(project, approved, tmp_path)
         path.write_text(json.dumps(tampered))
         ok, out = verify(path)
         assert not ok and "$.approval.signature: does not match" in out, out
+
+
+def _other_site_v3(folder, key, project, *, quote: str) -> object:
+    """An approved review file signed (format 3) by another site's `key`, citing page 2."""
+    sources = [{"artifact_id": "doc-p2", "path": "doc.pdf", "metadata": {"page": 2}}]
+    claims = [
+        {
+            "path": "$.total",
+            "expected_value": "7.00",
+            "reference_id": "doc-p2",
+            "evidence": "Total 7.00",
+            "bbox": [10.0, 20.0, 60.0, 30.0],
+        }
+    ]
+    review = ReviewFile.model_validate({"case_id": "c-3", "sources": sources, "claims": claims})
+    rows = review.reference_rows()
+    bound = bound_fields(
+        project=project.slug,
+        case_id="c-3",
+        version=1,
+        supersedes=None,
+        parent_generated_sha256=None,
+        approved_by="olga@elsewhere.example",
+        approved_at=datetime(2026, 11, 30, 10, tzinfo=UTC),
+        citations=citations_of(review, [r["path"] for r in rows]),
+    )
+    signature = base64.b64encode(key.sign(payload_bytes(bound, rows))).decode()
+    claims[0]["evidence"] = quote  # what the file states (the signed one, or an edit)
+    data = {
+        "case_id": "c-3",
+        "status": "approved",
+        "approved_by": bound["approved_by"],
+        "approved_at": bound["approved_at"],
+        "sources": sources,
+        "claims": claims,
+        "approval": {
+            **bound,
+            "sha256": rows_sha256(rows),
+            "signature": signature,
+            "algorithm": "ed25519",
+            "key_id": key_id_of(key.public_key()),
+        },
+    }
+    (folder / "doc.pdf").write_bytes(demo_evidence.statement_pdf())
+    path = folder / "c-3.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_another_sites_format_3_file_imports_with_its_evidence_and_exports_verifiable(
+    project, tmp_path
+):
+    key = Ed25519PrivateKey.generate()
+    pem = key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    admin = member(project, "admin")
+    TrustedKey.objects.create(
+        project=project, key_id=key_id_of(key.public_key()), public_key_pem=pem.decode(),
+        registered_by=admin,
+    )  # fmt: skip
+    edited = _other_site_v3(tmp_path, key, project, quote="Total 1.00")
+    before = trust_counts()
+    with pytest.raises(ImportFailed, match=r"the evidence of \$\.total"):
+        file_import(actor=admin, project=project, path=edited)
+    assert trust_counts() == before
+
+    path = _other_site_v3(tmp_path, key, project, quote="Total 7.00")
+    report = file_import(actor=admin, project=project, path=path)
+    assert report.counts["ground_truth"] == 1
+    out = tmp_path / "export"
+    out.mkdir()
+    for name, content in files_export(actor=None, project=project, format="review").items():
+        (out / name).write_bytes(content)
+    (tmp_path / "other.pem").write_bytes(pem)
+    ok, text = verify(out, "--public-key", str(tmp_path / "other.pem"))
+    assert ok and "OK   c-3: v3" in text, text
