@@ -328,12 +328,14 @@ class ResolutionAdmin(ProjectScoped, ReadOnlyAdmin):
 class ApprovalAdmin(ProjectScoped, ReadOnlyAdmin):
     project_path = "item__project"
     list_display = ["item", "sequence", "approver", "approved_at", "key_id"]
+    list_select_related = ["item", "approver"]
 
 
 @admin.register(m.Event)
 class EventAdmin(ProjectScoped, ReadOnlyAdmin):
     project_path = "item__project"
     list_display = ["item", "kind", "actor", "created_at"]
+    list_select_related = ["item", "actor"]
     list_filter = ["kind"]
 
 

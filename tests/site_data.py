@@ -31,11 +31,12 @@ from judging.services.runs import run_create
 from judging.services.scoring import predictions_score
 from judging.stub_model import make_server
 from reviews.demo.load import DEMO_SLUG, DEMO_USERS, demo_project
-from reviews.models import Document, ImportJob, Item, Project, Role
+from reviews.models import Document, EventKind, ImportJob, Item, Project, Role
 from reviews.services.approval import approval_record
 from reviews.services.approved_imports import trusted_key_register, trusted_key_revoke
 from reviews.services.assignment import assignment_claim_next
 from reviews.services.batches import batch_create
+from reviews.services.events import event_record
 from reviews.services.imports import file_import
 from reviews.services.projects import membership_add
 from reviews.services.rater_quality import gold_mark, rater_quality_setting_update
@@ -107,10 +108,10 @@ def _score(project, admin, amount: str) -> int:
     ).pk
 
 
-def _approved_case(project, users) -> Item:
+def _approved_case(project, users, external_id: str = APPROVED) -> Item:
     """An item of `project` two raters agreed on and the approver signed (the API's
     references, and rows for the admin's answer, resolution and approval pages)."""
-    case = review_item_builder()(project, external_id=APPROVED)
+    case = review_item_builder()(project, external_id=external_id)
     attach_evidence(case)
     for username in ("rita", "raj"):
         rate(users[username], case, {"$.total": "1,200.00"})
@@ -196,7 +197,8 @@ def site_grow(
 ) -> None:
     """More of everything the pages list: projects for the same users (each with a judge),
     judge configurations, versions of the visited judge with a run each, items, members,
-    import jobs, score runs and API tokens."""
+    import jobs, score runs, API tokens, approved items and lines on the visited item's
+    timeline."""
     users = _users()
     alex = users["alex"]
     for k in range(projects):
@@ -222,9 +224,12 @@ def site_grow(
             membership_add(actor=alex, project=project, user=member, role=Role.RATER)
         ImportJob.objects.create(project=site.demo, created_by=alex, original_name=f"{k}.csv")
         token_create(actor=alex, name=f"more-{k}")
+        event_record(item=site.item, kind=EventKind.EXPORTED, actor=member)  # its timeline
     _import(site.demo, alex, folder, [item_record(f"grown-{n}") for n in range(20)])
     for k in range(3):
         _score(site.judged, alex, str(5 + k))
+    for k in range(2):
+        _approved_case(site.judged, users, f"{APPROVED}-{k}")
     for project in (site.demo, site.judged):
         dashboard_refresh(project=project)
 
