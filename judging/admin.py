@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin
 
 from judging import models as m
+from judging.services.prices import price_add
 from reviews.admin import ReadOnlyAdmin
 from reviews.admin_scope import ProjectScoped, SuperuserOnly
 
@@ -83,10 +84,32 @@ class FailureTagAdmin(ProjectScoped, ReadOnlyAdmin):
 
 @admin.register(m.ModelPrice)
 class ModelPriceAdmin(SuperuserOnly, admin.ModelAdmin):
-    """The per-model prices runs estimate their cost from (USD per million tokens): every
-    project's, so superusers only."""
+    """Prices in USD per million tokens (every project's, so superusers only), append-only:
+    adding one writes the same row as `manage.py model_price` (in force from now on); a saved
+    price is never changed or deleted, since the calls made under it keep it."""
 
-    list_display = ["provider", "model", "input_per_million", "output_per_million"]
+    list_display = [
+        "provider", "model", "input_per_million", "output_per_million", "effective_from",
+        "created_by",
+    ]  # fmt: skip
+    list_filter = ["provider"]
+    fields = ["provider", "model", "input_per_million", "output_per_million"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        added = price_add(
+            provider=obj.provider,
+            model=obj.model,
+            input_per_million=obj.input_per_million,
+            output_per_million=obj.output_per_million,
+            actor=request.user,
+        )
+        obj.pk, obj._state.adding = added.pk, False
 
 
 @admin.register(m.JudgeConfig)

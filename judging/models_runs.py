@@ -7,6 +7,7 @@ grows past a page.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from reviews.models import AppendOnlyModel, Item, Project
 
@@ -80,22 +81,29 @@ class JudgeVersion(AppendOnlyModel):
         return f"{self.config.name} v{self.number}"
 
 
-class ModelPrice(models.Model):
-    """What a model costs, for the runs' cost estimate (edited in the admin)."""
+class ModelPrice(AppendOnlyModel):
+    """What a model costs from `effective_from` on, in USD per million tokens. Append-only: a new
+    price is a new row (`manage.py model_price` or the admin); every call stores the row in
+    force when it was made, so a past run's cost never moves."""
 
     provider = models.CharField(max_length=32)
     model = models.CharField(max_length=200)
     input_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     output_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
+    effective_from = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["provider", "model"]
+        ordering = ["provider", "model", "-effective_from"]
         constraints = [
-            models.UniqueConstraint(fields=["provider", "model"], name="modelprice_unique"),
+            models.UniqueConstraint(
+                fields=["provider", "model", "effective_from"], name="modelprice_unique_from"
+            ),
         ]
 
     def __str__(self):
-        return f"{self.provider}/{self.model}"
+        return f"{self.provider}/{self.model} from {self.effective_from:%Y-%m-%d %H:%M}"
 
 
 class RunStatus(models.TextChoices):
@@ -105,6 +113,7 @@ class RunStatus(models.TextChoices):
     CANCELLED = "cancelled"
     DONE = "done"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"  # its worker died (no heartbeat): resumable
 
 
 class Run(models.Model):
@@ -125,6 +134,10 @@ class Run(models.Model):
     output_tokens = models.PositiveBigIntegerField(default=0)
     error = models.TextField(blank=True)
     confirmed_held_out = models.BooleanField(default=False)
+    from_site = models.BooleanField(
+        default=False,
+        help_text="Started from the site: a starting worker resumes it if interrupted.",
+    )
     created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -170,6 +183,22 @@ class Call(models.Model):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=1)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    price = models.ForeignKey(
+        ModelPrice,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The price in force when the call was made (empty: none was).",
+    )
+    cost_usd = models.DecimalField(
+        max_digits=20,
+        decimal_places=10,
+        null=True,
+        blank=True,
+        help_text="Fixed at call time from `price`; a reply without usage counts its tokens as 0.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

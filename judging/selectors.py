@@ -12,7 +12,7 @@ from django.db.models import OuterRef, Subquery
 
 from judging.models import Criterion, DashboardSnapshot, JudgeConfig, JudgeVersion, Run
 from judging.services.failures import buckets_for, current_tags, failure_summary
-from judging.services.runs import Progress, run_progress
+from judging.services.runs import Progress, runs_progress
 from judging.services.send_to_humans import SELECTIONS
 from judging.services.splits import current_draw
 from reviews.models import Item, Membership, Project, Role
@@ -109,7 +109,7 @@ def judge_rows(project) -> list[JudgeRow]:
 def judge_runs(config, *, limit: int = 10) -> list[Progress]:
     """The judge's latest runs with their progress (each card names its version)."""
     runs = Run.objects.filter(version__config=config).select_related("version__config")
-    return [run_progress(run) for run in runs[:limit]]
+    return runs_progress(runs[:limit])  # their costs in one query
 
 
 def dashboard_cards(user) -> list[dict]:

@@ -59,6 +59,7 @@ HISTORY_TABLES = {
         "judging_failuretag",
         "judging_judgeversion",
         "judging_scorerun",
+        "judging_modelprice",
     ),
 }
 

@@ -105,7 +105,9 @@ class Provider:
             attempt += 1
             try:
                 with self._slots:
+                    started = time.monotonic()
                     reply = self._once(url, headers, body)
+                    reply.latency_ms = round(1000 * (time.monotonic() - started))
             except ProviderError as exc:
                 if not exc.retryable or attempt > self.max_retries:
                     raise ProviderError(

@@ -40,7 +40,8 @@ class ModelRequest:
 class ModelReply:
     """The model's text (the JSON it returned, or whatever it said) and what the call cost.
 
-    `truncated`: the reply was larger than the provider's cap; `text` is its beginning only."""
+    `truncated`: the reply was larger than the provider's cap; `text` is its beginning only.
+    `latency_ms`: the answered attempt's time, from the request sent to the last byte read."""
 
     text: str
     input_tokens: int | None = None
@@ -48,6 +49,7 @@ class ModelReply:
     attempts: int = 1
     truncated: bool = False
     waits: list[float] = field(default_factory=list)
+    latency_ms: int | None = None
 
 
 class ProviderError(Exception):

@@ -16,6 +16,7 @@ from django.utils import timezone
 from judging.formats.replies import Claim, claims_schema, parse_claims
 from judging.models import Call, CallStatus, JudgeVersion, Run
 from judging.providers import ModelRequest, Part, Provider, ProviderError
+from judging.services.prices import price_in_force, usage_fields
 from judging.services.prompts import data_block, render_instructions
 from judging.services.run_plan import fingerprint, request_record
 from reviews.evidence import inspect_evidence, page_words, render_page
@@ -136,9 +137,8 @@ def _call_row(p: _Planned) -> Call:
         request=p.record,
         reply=reply.text[: 256 * 1024],
         error=parsed.error,
-        input_tokens=reply.input_tokens,
-        output_tokens=reply.output_tokens,
         attempts=reply.attempts,
+        **usage_fields(price_in_force(p.run.version.provider, p.run.version.model), reply),
     )
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from judging.formats.replies import UNPARSED, parse_criterion, parse_pairwise
 from judging.models import Call, CallStatus, JudgeVersion, Run, Verdict
 from judging.providers import ModelReply, ProviderError
+from judging.services.prices import price_in_force, usage_fields
 from judging.services.run_plan import PlannedCall
 
 RAW_CHARS = 256 * 1024
@@ -65,8 +66,9 @@ def _call(run: Run, outcome: Outcome, status: str, **fields) -> Call:
     )
 
 
-def _one(run: Run, version: JudgeVersion, outcome: Outcome) -> tuple[str, int, int]:
-    """Write one outcome; (status, input tokens, output tokens)."""
+def _one(run: Run, version: JudgeVersion, outcome: Outcome, price) -> tuple[str, int, int]:
+    """Write one outcome, its cost at `price` (the price in force); (status, input tokens,
+    output tokens)."""
     if outcome.error is not None:
         _call(run, outcome, CallStatus.FAILED, error=str(outcome.error)[:2000]).save()
         return CallStatus.FAILED, 0, 0
@@ -82,9 +84,8 @@ def _one(run: Run, version: JudgeVersion, outcome: Outcome) -> tuple[str, int, i
                 status,
                 reply=raw,
                 error=error,
-                input_tokens=reply.input_tokens,
-                output_tokens=reply.output_tokens,
                 attempts=reply.attempts,
+                **usage_fields(price, reply),
             ).save()
     except IntegrityError:  # another run finished the same call first: keep theirs
         return "reused", 0, 0
@@ -135,8 +136,9 @@ def _verdict_latest_wins(verdict: Verdict) -> None:
 def record_outcomes(run: Run, version: JudgeVersion, outcomes: list[Outcome]) -> None:
     counts = {"done": 0, "unparsed": 0, "failed": 0, "reused": 0}
     tokens_in = tokens_out = 0
+    price = price_in_force(version.provider, version.model) if outcomes else None
     for outcome in outcomes:
-        status, t_in, t_out = _one(run, version, outcome)
+        status, t_in, t_out = _one(run, version, outcome, price)
         counts[status] += 1
         tokens_in += t_in
         tokens_out += t_out

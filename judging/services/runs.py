@@ -3,20 +3,22 @@
 Running on held-out items is a look at the figures that count: it needs an explicit
 confirmation, and the run records it (the dashboard counts the versions that looked)."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from judging.models import JudgeConfig, ModelPrice, Run, RunStatus, Split
+from judging.models import JudgeConfig, Run, RunStatus, Split
 from judging.services.judge_configs import JudgeConfigError, version_get
+from judging.services.run_costs import RunCost, run_costs
 from judging.services.splits import SPLIT_CHOICES, current_draw
 from reviews.signals import project_data_changed
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
+STOPPED = (RunStatus.CANCELLED, RunStatus.FAILED, RunStatus.INTERRUPTED)
 
 
 MAX_LIMIT = 2**31 - 1  # Run.limit's column
@@ -35,6 +37,7 @@ def run_create(
     concurrency: int = 4,
     confirm_held_out: bool = False,
     actor=None,
+    from_site: bool = False,
 ) -> Run:
     try:
         chosen = version_get(config, version)
@@ -63,6 +66,7 @@ def run_create(
         limit=limit,
         concurrency=concurrency,
         confirmed_held_out=looks,
+        from_site=from_site,
         created_by=actor if getattr(actor, "pk", None) else None,
     )
 
@@ -119,11 +123,19 @@ class Progress:
     run: Run
     finished: int
     percent: int
-    cost: Decimal | None
+    cost: RunCost
+
+    @property
+    def status(self) -> str:
+        """The run's status as it truly is: a running run whose worker stopped beating is
+        `interrupted` even before a worker has recorded it so."""
+        if self.run.status in (RunStatus.RUNNING, RunStatus.CANCELLING) and is_stale(self.run):
+            return RunStatus.INTERRUPTED
+        return self.run.status
 
     @property
     def active(self) -> bool:
-        return self.run.status in ACTIVE
+        return self.status in ACTIVE
 
     @property
     def cancellable(self) -> bool:
@@ -134,24 +146,20 @@ class Progress:
     def resumable(self) -> bool:
         """A judge run that stopped or has failed calls; a reader's run resumes by generating
         again (its finished reads are reused)."""
-        stopped = self.run.status in (RunStatus.CANCELLED, RunStatus.FAILED) or self.run.failed
+        stopped = self.status in STOPPED or self.run.failed
         return bool(stopped) and self.run.version.criterion_id is not None
 
 
+def runs_progress(runs: Iterable[Run]) -> list[Progress]:
+    runs = list(runs)
+    costs = run_costs(run.pk for run in runs)
+    out = []
+    for run in runs:
+        finished = run.done + run.unparsed + run.reused
+        percent = int(100 * finished / run.planned) if run.planned else 0
+        out.append(Progress(run, finished, min(percent, 100), costs[run.pk]))
+    return out
+
+
 def run_progress(run: Run) -> Progress:
-    finished = run.done + run.unparsed + run.reused
-    percent = int(100 * finished / run.planned) if run.planned else 0
-    return Progress(run, finished, min(percent, 100), run_cost(run))
-
-
-def run_cost(run: Run) -> Decimal | None:
-    """Estimated from the admin's price table; None when the model has no price there."""
-    price = ModelPrice.objects.filter(
-        provider=run.version.provider, model=run.version.model
-    ).first()
-    if price is None:
-        return None
-    million = Decimal(1_000_000)
-    return (
-        run.input_tokens * price.input_per_million + run.output_tokens * price.output_per_million
-    ) / million
+    return runs_progress([run])[0]

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from judging.forms import GenerateForm
 from judging.models import Run
 from judging.services.generation import GenerationError, reader_runs_create
-from judging.services.runs import run_progress
+from judging.services.runs import runs_progress
 from judging.tasks import generate_task
 from reviews.access import project_for_user
 from reviews.models import Role
@@ -59,5 +59,5 @@ def generate(request, slug):
     return render(
         request,
         "judging/generate.html",
-        {"project": access.project, "form": form, "runs": [run_progress(r) for r in runs]},
+        {"project": access.project, "form": form, "runs": runs_progress(runs)},
     )

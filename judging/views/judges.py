@@ -117,7 +117,7 @@ def run_start(request, slug, name):
         messages.error(request, "Not started: " + "; ".join(_errors(form)))
         return redirect("judge_page", slug, name)
     try:
-        run = run_create(config=config, actor=request.user, **form.cleaned_data)
+        run = run_create(config=config, actor=request.user, from_site=True, **form.cleaned_data)
     except RunError as exc:
         messages.error(request, f"Not started: {exc}.")
         return redirect("judge_page", slug, name)

@@ -7,7 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from judging.models import JudgeVersion, ModelPrice, Run
+from judging.models import JudgeVersion, Run
+from judging.services.prices import price_add
 from reviews.models import EventKind, Item, Question, Reference, Role
 from reviews.services.imports import file_import
 from tests.factories import member
@@ -107,7 +108,7 @@ def test_timeline_shows_every_readers_claims_reconciliation_and_prompt_sha(
 
 
 def test_progress_counts_every_read_before_it_is_made_and_cost_is_shown(client, project, tmp_path):
-    ModelPrice.objects.create(
+    price_add(
         provider="openai-compatible", model="model-a", input_per_million=1000,
         output_per_million=1000,
     )  # fmt: skip
@@ -120,8 +121,8 @@ def test_progress_counts_every_read_before_it_is_made_and_cost_is_shown(client, 
     assert (again["model-a"].planned, again["model-a"].done, again["model-a"].reused) == (1, 0, 1)
     client.force_login(member(project, Role.ADMIN))
     page = client.get(reverse("generate", args=[project.slug])).content.decode()
-    assert "1 of 1 calls" in page and "cost ~$0.0" in page
-    assert "no price for this model" in page  # model-b has none
+    assert "1 of 1 calls" in page and "cost $0.0" in page
+    assert "no price was in force for this model" in page  # model-b has none
 
 
 def test_producer_named_by_an_imported_review_file_is_kept_and_used(project, tmp_path):

@@ -7,7 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.models import Call, ModelPrice, Run, RunStatus, Verdict
+from judging.models import Call, Run, RunStatus, Verdict
+from judging.services.prices import price_add
 from judging.services.runner import run_execute
 from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
 from judging.stub_model import answer
@@ -126,14 +127,16 @@ def test_cancel_stops_and_resume_finishes_without_repeats(labelled, server, monk
     assert set(Counter(str(r["json"]) for r in server.requests).values()) == {4}
 
 
-def test_progress_estimates_cost_from_the_price_table(labelled, server):
+def test_progress_shows_the_cost_at_the_price_in_force_when_the_calls_were_made(labelled, server):
     config = judge(labelled, server.url).config
     run = run_execute(run_create(config=config, split="all", confirm_held_out=True, limit=2))
-    assert run_progress(run).cost is None
-    ModelPrice.objects.create(
-        provider="openai-compatible", model="stub", input_per_million=1000, output_per_million=0
-    )
-    assert run_progress(run).cost == Decimal(run.input_tokens) * 1000 / 1_000_000
+    assert run_progress(run).cost.usd is None  # no price was in force
+    price_add(provider="openai-compatible", model="stub", input_per_million=1000,
+              output_per_million=0)  # fmt: skip
+    assert run_progress(run).cost.usd is None  # a later price does not apply to past calls
+    again = run_execute(run_create(config=config, split="all", confirm_held_out=True, limit=3))
+    assert again.input_tokens and again.reused == 2
+    assert run_progress(again).cost.usd == Decimal(again.input_tokens) * 1000 / 1_000_000
     assert run_progress(run).percent == 100
 
 

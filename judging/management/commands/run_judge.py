@@ -47,12 +47,12 @@ class Command(ProjectCommand):
     def _line(self, run, end="\r"):
         run.refresh_from_db()
         p = run_progress(run)
-        cost = "" if p.cost is None else f", ~${p.cost:.4f}"
+        cost = "" if p.cost.usd is None else f", {'at least ' * p.cost.at_least}${p.cost.usd:.4f}"
         self.stdout.write(
             f"run {run.pk} {run.version} on {run.split}: {p.finished}/{run.planned} "
             f"({run.done} done, {run.unparsed} unparsed, {run.failed} failed, "
             f"{run.reused} reused), tokens {run.input_tokens}+{run.output_tokens}{cost} "
-            f"[{run.status}]",
+            f"[{p.status}]",
             ending=end,
         )
         sys.stdout.flush()
