@@ -1,15 +1,21 @@
-"""Writing TextFlow evaluated results back (FORMATS §1), with the human labels added.
+"""Writing TextFlow evaluated results (FORMATS §1), with the human labels added.
 
 Items imported from TextFlow keep their flowchart key, question id, file key, variant, final
 decision and unknown fields in `metadata["textflow"]`; the raw decisions are the judge's
 verdicts. The export writes the same shape (keys "0"…, indent 4) plus `human_label`,
 `human_raters` and `resolution` where people labelled the item.
+
+Any other project's judge run goes out as upstream records (`export_judged.py`): the item's
+input and output are the question and response, each sample's label a decisionN, the majority
+the final decision, and an `evalsite` block names the criterion and judge so that importing
+the file gives the same labels.
 """
 
 from __future__ import annotations
 
 from judging.formats.textflow import TextflowRecord, dump_textflow, normalise_verdict
 from judging.models import Criterion, Verdict
+from judging.services.export_judged import NoTextflowItems, judged_records, judged_version
 from judging.services.labels import final_labels, rater_labels
 from reviews.models import Item
 
@@ -56,23 +62,19 @@ def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
     return records, variant
 
 
-def _human(project, items: list[Item]) -> dict[str, dict]:
-    criterion = (
-        Criterion.objects.filter(project=project, name=CORRECTNESS).order_by("-created_at").first()
-    )
+def _human(criterion: Criterion | None, pairs: list[tuple[Item, TextflowRecord]]) -> dict:
+    """{record item id: the human fields} for the items people labelled on `criterion`."""
     if criterion is None:
         return {}
     final = final_labels(criterion=criterion)
     raters = rater_labels(criterion=criterion)
     human = {}
-    for item in items:
+    for item, record in pairs:
         label = final.labels.get(item.pk)
         who = sorted(r for r, labels in raters.items() if item.pk in labels)
         if label is None and not who:
             continue
-        human[
-            f"{item.metadata['textflow']['flowchart_key']}/{item.metadata['textflow']['question_id']}"
-        ] = {
+        human[record.item_id] = {
             "human_label": label,
             "human_raters": {r: raters[r][item.pk] for r in who} or None,
             "resolution": final.sources.get(item.pk),
@@ -80,16 +82,24 @@ def _human(project, items: list[Item]) -> dict[str, dict]:
     return human
 
 
-class NoTextflowItems(ValueError):
-    """Only items imported from TextFlow can be written back; an empty file would look like a result."""
+__all__ = ["NoTextflowItems", "textflow_export"]
 
 
-def textflow_export(*, project) -> bytes:
-    pairs, variant = _records(project)
-    if not pairs:
-        raise NoTextflowItems(
-            f"project {project.slug!r} has no items imported from TextFlow evaluated results "
-            "(FORMATS §1): nothing to export"
-        )
-    human = _human(project, [item for item, _ in pairs])
-    return dump_textflow([record for _, record in pairs], variant=variant, human=human)
+def textflow_export(*, project, judge: str | None = None) -> bytes:
+    """The project's TextFlow items as imported, or (with `judge` "NAME@V", or when the project
+    has no TextFlow items) one judge version's verdicts."""
+    if judge is None:
+        pairs, variant = _records(project)
+        if pairs:
+            criterion = (
+                Criterion.objects.filter(project=project, name=CORRECTNESS)
+                .order_by("-created_at")
+                .first()
+            )
+            records = [record for _, record in pairs]
+            return dump_textflow(records, variant=variant, human=_human(criterion, pairs))
+    version = judged_version(project, judge)
+    pairs = judged_records(version)
+    return dump_textflow(
+        [record for _, record in pairs], human=_human(version.criterion, pairs)
+    )

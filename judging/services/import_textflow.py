@@ -17,16 +17,20 @@
 - Flags: `split_vote`, `three_way_split`, and `final_decision_disagrees` when the file's
   `final_decision` is not the majority of the normalised decisions (`majority`, None for a tie).
 - Evidence `images/<key>.png` (or `.jpeg`) next to the file is attached when present.
+- A file Evalsite exported from its own run (records with an `evalsite` block) brings its
+  criterion (created or reused, by name and version) and its judge (provider/model at the run's
+  temperature): decisionN is sample N-1 and its label is the criterion's label it names.
 Re-importing the same file changes nothing (items unchanged, verdicts unchanged).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from judging.formats.textflow import TextflowFile, TextflowRecord, normalise_verdict, parse_textflow
+from judging.formats.textflow import TextflowFile, TextflowRecord, parse_textflow
 from judging.metrics import group_vote
 from judging.models import Criterion, Judge
 from judging.services.criteria import (
@@ -75,7 +79,7 @@ def record_flags(record: TextflowRecord) -> dict[str, Any]:
         "majority": majority,
         "split_vote": record.split_vote,
         "three_way_split": record.three_way_split,
-        "final_decision_disagrees": final is not None and normalise_verdict(final) != majority,
+        "final_decision_disagrees": final is not None and record.label_of(final) != majority,
     }
 
 
@@ -98,16 +102,31 @@ def _item_fields(record: TextflowRecord, variant: str) -> dict[str, Any]:
     }
 
 
-def _correctness(context: ImportContext) -> Criterion:
-    existing = latest_criterion(project=context.project, name=CORRECTNESS.name)
+def _definition(parsed: TextflowFile) -> CriterionDefinition:
+    """`correctness`, or the criterion an Evalsite export names."""
+    block = parsed.records[0].evalsite
+    if block is None:
+        return CORRECTNESS
+    return CriterionDefinition(
+        name=block["criterion"],
+        labels=list(block["labels"]),
+        version=str(block.get("criterion_version") or "1"),
+        positive_label=block.get("positive_label") or "",
+        text=block.get("criterion_text") or "",
+    )
+
+
+def _criterion(parsed: TextflowFile, context: ImportContext) -> Criterion:
+    definition = _definition(parsed)
+    existing = latest_criterion(project=context.project, name=definition.name)
     if existing is None:
-        criterion, _ = criterion_ensure(project=context.project, definition=CORRECTNESS)
+        criterion, _ = criterion_ensure(project=context.project, definition=definition)
         context.counts["criteria"] += 1
         return criterion
-    if not {"Correct", "Incorrect"} <= set(existing.labels):
+    if not set(definition.labels) <= set(existing.labels):
         raise FormatError(
-            f"criterion 'correctness' exists with labels {existing.labels}; TextFlow verdicts "
-            "need Correct and Incorrect",
+            f"criterion {definition.name!r} exists with labels {existing.labels}; the file's "
+            f"verdicts need {definition.labels}",
             file=context.file,
         )
     return existing
@@ -173,6 +192,7 @@ class TextflowJudges:
     def __init__(self, parsed: TextflowFile, context: ImportContext):
         self.context = context
         self.variant = parsed.variant
+        self.evalsite = parsed.records[0].evalsite
         self.cache: dict[tuple, Judge] = {}
         named = [r.judge_models for r in parsed.records if r.has_decisions]
         self.models_named = all(m is not None for models in named for m in models)
@@ -192,10 +212,13 @@ class TextflowJudges:
 
     def upstream_judge(self) -> Judge:
         name = self.context.options.get("judge") or DEFAULT_JUDGE
+        temperature = TEXTFLOW_TEMPERATURE
+        if self.evalsite is not None:  # the run's own judge
+            name, temperature = self.evalsite["judge"], self.evalsite.get("temperature")
         provider, sep, model = name.partition("/")
         if not (sep and provider and model):
             raise FormatError(f"judge {name!r}: write it as provider/model", file=self.context.file)
-        return self._judge(provider, model, TEXTFLOW_TEMPERATURE)
+        return self._judge(provider, model, temperature)
 
     def for_decisions(self, record: TextflowRecord) -> list[tuple[Judge, int]]:
         """(judge, sample index) for each of the record's three decisions."""
@@ -220,6 +243,13 @@ class TextflowJudges:
         return self._judge(provider, model, None)
 
     def notes(self) -> list[str]:
+        if self.evalsite is not None:
+            block = self.evalsite
+            return [
+                f"Evalsite run of {block.get('judge_name')} v{block.get('judge_version')}: judge "
+                f"{self.upstream_judge().name}, criterion {block['criterion']!r}, one "
+                "decision per sample (one model group)"
+            ]
         if self.variant == "upstream":
             return [
                 f"judge: {self.upstream_judge().name} at temperature 0.2, three samples "
@@ -294,12 +324,15 @@ def _summary_notes(parsed: TextflowFile) -> list[str]:
         )
     if parsed.accuracy is not None:
         judged = [r for r in records if r.final_decision is not None]
-        majorities = [flags[r.file_key]["majority"] for r in records]
+        majorities = Counter(flags[r.file_key]["majority"] for r in records)
+        positive = parsed.records[0].positive
+        labels = _definition(parsed).labels
+        counted = ", ".join(f"{majorities[label]} {label}" for label in labels)
         notes.append(
-            f'TextFlow accuracy (final_decision exactly "Correct"): '
-            f"{sum(r.correct for r in judged)}/{len(judged)} = {parsed.accuracy:.3f}; recomputed "
-            f"majority: {majorities.count('Correct')} Correct, {majorities.count('Incorrect')} "
-            f"Incorrect, {majorities.count(None)} without a majority"
+            f'{"Pass rate" if parsed.records[0].evalsite else "TextFlow accuracy"} '
+            f'(final_decision exactly "{positive}"): {sum(r.correct for r in judged)}/'
+            f"{len(judged)} = {parsed.accuracy:.3f}; recomputed majority: {counted}, "
+            f"{majorities[None]} without a majority"
         )
     return notes
 
@@ -327,7 +360,7 @@ class TextflowImporter:
         context, parsed = self.context, self.parsed
         if parsed is None:
             raise RuntimeError("validate() first: it parses the file")
-        criterion = _correctness(context)
+        criterion = _criterion(parsed, context)
         pks = _upsert_items(parsed, context)
         context.items_named(pks.values())
         _attach_images(parsed, pks, context)
