@@ -85,8 +85,8 @@ def judged_records(version: JudgeVersion) -> list[tuple[Item, TextflowRecord]]:
             "response, not a pair"
         )
     labels: dict[int, list[str]] = {}
-    for item_id, label in _verdicts(version).order_by("item_id", "sample").values_list(
-        "item_id", "label"
+    for item_id, label in (
+        _verdicts(version).order_by("item_id", "sample").values_list("item_id", "label")
     ):
         labels.setdefault(item_id, []).append(label)
     block = _block(version)

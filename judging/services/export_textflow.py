@@ -100,6 +100,4 @@ def textflow_export(*, project, judge: str | None = None) -> bytes:
             return dump_textflow(records, variant=variant, human=_human(criterion, pairs))
     version = judged_version(project, judge)
     pairs = judged_records(version)
-    return dump_textflow(
-        [record for _, record in pairs], human=_human(version.criterion, pairs)
-    )
+    return dump_textflow([record for _, record in pairs], human=_human(version.criterion, pairs))

@@ -329,7 +329,7 @@ def _summary_notes(parsed: TextflowFile) -> list[str]:
         labels = _definition(parsed).labels
         counted = ", ".join(f"{majorities[label]} {label}" for label in labels)
         notes.append(
-            f'{"Pass rate" if parsed.records[0].evalsite else "TextFlow accuracy"} '
+            f"{'Pass rate' if parsed.records[0].evalsite else 'TextFlow accuracy'} "
             f'(final_decision exactly "{positive}"): {sum(r.correct for r in judged)}/'
             f"{len(judged)} = {parsed.accuracy:.3f}; recomputed majority: {counted}, "
             f"{majorities[None]} without a majority"
