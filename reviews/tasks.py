@@ -17,7 +17,7 @@ from django_tasks import task
 
 from reviews.models import ImportJob
 from reviews.services import job_progress
-from reviews.services.import_jobs import import_jobs_fail_stalled
+from reviews.services.import_jobs import import_jobs_resume_stalled
 from reviews.services.imports import ImportFailed, file_import
 from reviews.services.stored_files import local_path
 
@@ -32,9 +32,15 @@ def _upload_remove(job: ImportJob) -> None:
         os.rmdir(default_storage.path(str(folder)))
 
 
+def import_jobs_resume() -> None:
+    """Queue again the jobs whose worker died (they were left "running")."""
+    for pk in import_jobs_resume_stalled():
+        run_import_job.enqueue(pk)
+
+
 @task()
 def run_import_job(job_pk: int) -> str:
-    import_jobs_fail_stalled()  # a worker that died before this one left its jobs "running"
+    import_jobs_resume()  # a worker that died before this one left its jobs "running"
     job = ImportJob.objects.select_related("project", "created_by").get(pk=job_pk)
     if job.status != ImportJob.Status.QUEUED:
         return job.status  # retried or finished meanwhile: never run a job twice
@@ -59,6 +65,7 @@ def run_import_job(job_pk: int) -> str:
                 format=job.format or None,
                 options=job.report.get("options", {}),
                 progress=progress,
+                on_store=job_progress.StoredJournal(job.pk).add,
             )
     except ImportFailed as failure:
         job.status = ImportJob.Status.FAILED
@@ -79,6 +86,7 @@ def run_import_job(job_pk: int) -> str:
     job.finished_at = timezone.now()
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
     job_progress.progress_clear(job.pk)
+    job_progress.stored_orphans_remove(job.pk)  # what an attempt killed before this one left
     return job.status
 
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import JudgeConfig, Run, RunStatus, Split
@@ -89,6 +90,35 @@ def is_stale(run: Run) -> bool:
     return timezone.now() - beat > timedelta(seconds=settings.RUN_STALE_SECONDS)
 
 
+def _stale_before():
+    return timezone.now() - timedelta(seconds=settings.RUN_STALE_SECONDS)
+
+
+def runs_recover() -> list[int]:
+    """Runs whose worker died (running or cancelling, no heartbeat for RUN_STALE_SECONDS) are
+    recorded `interrupted` (a cancelling one `cancelled`); the judge runs among them started
+    from the site are queued again. Returns those runs' pks, for the caller to enqueue (a
+    worker calls this as it starts, and now and then while it lives)."""
+    beat = Coalesce("heartbeat_at", "started_at", "created_at")
+    stale = Run.objects.alias(beat=beat).filter(beat__lt=_stale_before())
+    now = timezone.now()
+    stale.filter(status=RunStatus.CANCELLING).update(status=RunStatus.CANCELLED, finished_at=now)
+    stale.filter(status=RunStatus.RUNNING).update(
+        status=RunStatus.INTERRUPTED,
+        error=f"interrupted: its worker stopped (no heartbeat for {settings.RUN_STALE_SECONDS} s)",
+    )
+    resumable = Run.objects.filter(
+        status=RunStatus.INTERRUPTED, from_site=True, version__criterion__isnull=False
+    )
+    queued = []
+    for run in resumable:
+        try:
+            queued.append(run_resume(run).pk)
+        except RunError:  # resumed meanwhile by someone else
+            continue
+    return queued
+
+
 @transaction.atomic
 def run_resume(run: Run) -> Run:
     """Queue a stopped run (or one that finished with failed calls) again: it makes only the
@@ -107,8 +137,8 @@ def run_resume(run: Run) -> Run:
             f"the run is {run.status} and its worker reported less than "
             f"{settings.RUN_STALE_SECONDS} s ago"
         )
-    run.status, run.finished_at = RunStatus.QUEUED, None
-    run.save(update_fields=["status", "finished_at"])
+    run.status, run.finished_at, run.error = RunStatus.QUEUED, None, ""
+    run.save(update_fields=["status", "finished_at", "error"])
     return run
 
 

@@ -7,6 +7,7 @@ newly wrote are removed again (`StoredFiles.discard`), so a failed import leaves
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -26,6 +27,12 @@ class StoredFiles:
     """Storage names written during one import, to remove if it rolls back."""
 
     names: list[str] = field(default_factory=list)
+    on_store: Callable[[str], None] | None = None  # told each name (a background job's journal)
+
+    def add(self, name: str) -> None:
+        self.names.append(name)
+        if self.on_store is not None:
+            self.on_store(name)
 
     def discard(self) -> None:
         """Remove them, except any a concurrent import committed a Document for meanwhile."""
@@ -85,7 +92,7 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
     storage_name = f"documents/{info.sha256[:2]}/{info.sha256}{info.extension}"
     if not default_storage.exists(storage_name):
         storage_name = default_storage.save(storage_name, ContentFile(data))
-        written.names.append(storage_name)
+        written.add(storage_name)
     fields = dict(
         sha256=info.sha256,
         kind=info.kind,

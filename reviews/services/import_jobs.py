@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from reviews.models import ImportJob
 from reviews.services.imports import import_formats
-from reviews.services.job_progress import job_stalled
+from reviews.services.job_progress import job_stalled, stored_orphans_remove
 
 
 def _count_lines(upload) -> int | None:
@@ -55,13 +55,41 @@ def _fail_if_stalled(job: ImportJob) -> None:
         job.error = reason
         job.finished_at = timezone.now()
         job.save(update_fields=["status", "error", "finished_at"])
+        transaction.on_commit(lambda: stored_orphans_remove(job.pk))
 
 
-@transaction.atomic
-def import_jobs_fail_stalled() -> None:
-    """Every running job whose worker died is failed (a worker calls this as it starts a job)."""
-    for job in ImportJob.objects.select_for_update().filter(status=ImportJob.Status.RUNNING):
-        _fail_if_stalled(job)
+MAX_RESUMES = 3  # a file that kills its worker every time is failed, not retried forever
+GAVE_UP = (
+    "The task worker stopped {times} times while importing this file; nothing was written. "
+    "Retry to import it again."
+)
+
+
+def import_jobs_resume_stalled() -> list[int]:
+    """Every running job whose worker died (its transaction died with it: nothing was written)
+    is queued again, at most MAX_RESUMES times, then failed and its stored files removed.
+    Returns the pks queued, for the caller to enqueue (a worker calls this as it starts, and
+    before each job)."""
+    queued, given_up = [], []
+    with transaction.atomic():
+        running = ImportJob.objects.select_for_update().filter(status=ImportJob.Status.RUNNING)
+        for job in running:
+            if not job_stalled(job):
+                continue
+            resumes = job.report.get("resumes", 0)
+            if resumes >= MAX_RESUMES:
+                job.status, job.finished_at = ImportJob.Status.FAILED, timezone.now()
+                job.error = GAVE_UP.format(times=resumes + 1)
+                job.save(update_fields=["status", "error", "finished_at"])
+                given_up.append(job.pk)
+                continue
+            job.status = ImportJob.Status.QUEUED
+            job.report = {**job.report, "resumes": resumes + 1}
+            job.save(update_fields=["status", "report"])
+            queued.append(job.pk)
+    for pk in given_up:
+        stored_orphans_remove(pk)
+    return queued
 
 
 @transaction.atomic

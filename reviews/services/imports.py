@@ -246,8 +246,10 @@ def file_import(
     format: str | None = None,
     options: dict[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
+    on_store: Callable[[str], None] | None = None,
 ) -> ImportReport:
-    """Import `path` into `project` in one transaction; raises ImportFailed and writes nothing."""
+    """Import `path` into `project` in one transaction; raises ImportFailed and writes nothing.
+    `on_store` is told each evidence file stored (a background job journals them)."""
     name = name or path.name
     context = ImportContext(
         actor=actor,
@@ -256,6 +258,7 @@ def file_import(
         base_dir=path.parent,
         options=options or {},
         progress=progress,
+        written=StoredFiles(on_store=on_store),
     )
 
     def validate() -> tuple[str, Importer]:

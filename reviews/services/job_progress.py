@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from reviews.models import ImportJob
+from reviews.services.evidence_gc import remove_unreferenced
 
 DAY = 24 * 3600
 STALLED = (
@@ -59,6 +60,43 @@ def job_stalled(job: ImportJob) -> str:
     if since <= settings.IMPORT_STALE_SECONDS:
         return ""
     return STALLED.format(seconds=settings.IMPORT_STALE_SECONDS)
+
+
+def _stored_key(job_pk: int, chunk: int) -> str:
+    return f"import-stored:{job_pk}:{chunk}"
+
+
+class StoredJournal:
+    """The evidence files a job's attempts stored, written to the shared cache as each is
+    stored: a worker killed mid-import leaves files no committed row references, and whoever
+    ends the job (the attempt that resumes it, or the sweep that gives up) removes them."""
+
+    CHUNK = 100  # names per cache entry: each store rewrites one short entry
+
+    def __init__(self, job_pk: int):
+        self.job_pk, self.chunk, self.names = job_pk, len(_stored_chunks(job_pk)), []
+
+    def add(self, name: str) -> None:
+        self.names.append(name)
+        cache.set(_stored_key(self.job_pk, self.chunk), self.names, timeout=DAY)
+        if len(self.names) >= self.CHUNK:
+            self.chunk, self.names = self.chunk + 1, []
+
+
+def _stored_chunks(job_pk: int) -> list[list[str]]:
+    chunks = []
+    while (names := cache.get(_stored_key(job_pk, len(chunks)))) is not None:
+        chunks.append(names)
+    return chunks
+
+
+def stored_orphans_remove(job_pk: int) -> list[str]:
+    """At a job's end: remove the files its attempts stored that no committed Document
+    references (under the evidence lock, so never one another import is committing)."""
+    chunks = _stored_chunks(job_pk)
+    removed = remove_unreferenced(name for names in chunks for name in names)
+    cache.delete_many([_stored_key(job_pk, n) for n in range(len(chunks))])
+    return removed
 
 
 def progress_set(job_pk: int, count: int) -> None:

@@ -153,3 +153,41 @@ def test_run_judge_errors_are_clear(labelled, server):
     judge(labelled, server.url, criterion=None, prompt=PROMPT)
     with pytest.raises(CommandError, match="ground-truth reader"):
         run_judge(labelled)
+
+
+def test_a_run_without_heartbeat_shows_interrupted_and_recovery_requeues_only_site_runs(
+    client, labelled, server, settings
+):
+    from datetime import timedelta
+
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from judging.services.runs import runs_recover
+    from reviews.models import Role
+    from tests.factories import member
+
+    config = judge(labelled, server.url).config
+    site = run_create(config=config, split="all", confirm_held_out=True, from_site=True)
+    command = run_create(config=config, split="all", confirm_held_out=True)
+    alive = run_create(config=config, split="all", confirm_held_out=True, from_site=True)
+    long_ago = timezone.now() - timedelta(seconds=settings.RUN_STALE_SECONDS + 5)
+    Run.objects.filter(pk__in=[site.pk, command.pk]).update(
+        status=RunStatus.RUNNING, heartbeat_at=long_ago
+    )
+    Run.objects.filter(pk=alive.pk).update(status=RunStatus.RUNNING, heartbeat_at=timezone.now())
+    client.force_login(member(labelled, Role.ADMIN))
+    page = client.get(reverse("judge_page", args=[labelled.slug, "j"])).content.decode()
+    assert page.count(">interrupted</span>") == 2 and page.count(">Resume</button>") == 2
+
+    assert runs_recover() == [site.pk]
+    statuses = dict(Run.objects.values_list("pk", "status"))
+    assert statuses == {
+        site.pk: RunStatus.QUEUED,
+        command.pk: RunStatus.INTERRUPTED,
+        alive.pk: RunStatus.RUNNING,
+    }
+    assert "no heartbeat" in Run.objects.get(pk=command.pk).error
+    assert runs_recover() == []  # nothing twice
+    done = run_execute(Run.objects.get(pk=site.pk))
+    assert done.status == RunStatus.DONE and done.done == done.planned
