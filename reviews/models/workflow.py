@@ -161,6 +161,7 @@ class Resolution(AppendOnlyModel):
         MAJORITY = "majority", "Majority"
         ADJUDICATED = "adjudicated", "Adjudicated"
         IMPORTED = "imported", "Imported"
+        SUPERSEDED = "superseded", "Superseded by a later file that settles the path"
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="resolutions")
     decision = models.CharField(max_length=16, choices=Decision.choices)

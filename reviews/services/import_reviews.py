@@ -255,6 +255,8 @@ def import_review(
         context.counts["items_unchanged"] += 1
     if review.status == "approved":
         _import_approved(review, item, context, record=record, file=file)
+    else:
+        _questions_settled(review, item, context)
     _refresh_status(item, new_questions=bool(new_questions))
     return item
 
@@ -384,6 +386,37 @@ def _resolve_from_file(review, item, context) -> None:
         )
         question.status = QuestionStatus.RESOLVED
         question.save(update_fields=["status"])
+
+
+def _questions_settled(review, item, context) -> None:
+    """An earlier question on a path this file settles (a consensus row, no longer disputed:
+    a later second read agreed, say) is closed: a `superseded` resolution with the file's
+    value and the reason, and a timeline line. Answers already given stay in the history."""
+    settled = {c.path: c.expected_value for c in review.claims}
+    disputed = {d.path for d in review.review_items}
+    still_open = (
+        item.questions.filter(kind=QuestionKind.FIELD, key__in=settled.keys() - disputed)
+        .exclude(status=QuestionStatus.RESOLVED)
+        .order_by("pk")
+    )
+    for question in still_open:
+        reason = f"superseded: {context.file} settles {question.key} (no longer disputed)"
+        Resolution.objects.create(
+            question=question,
+            decision=Decision.SET,
+            value=settled[question.key],
+            method=Resolution.Method.SUPERSEDED,
+            reason=reason,
+        )
+        question.status = QuestionStatus.RESOLVED
+        question.save(update_fields=["status"])
+        event_record(
+            item=item,
+            actor=context.actor,
+            kind=EventKind.RESOLVED,
+            data={"question": question.key, "method": "superseded", "decision": "set", "reason": reason},
+        )
+        context.counts["questions_superseded"] += 1
 
 
 def _refresh_status(item: Item, *, new_questions: bool) -> None:

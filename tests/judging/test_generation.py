@@ -6,7 +6,15 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Call
-from reviews.models import Item, Question, Reference
+from reviews.models import (
+    EventKind,
+    Item,
+    ItemStatus,
+    Question,
+    QuestionStatus,
+    Reference,
+    Resolution,
+)
 from tests.judging.generation_helpers import (
     ATTACK,
     FIELDS,
@@ -59,6 +67,28 @@ def test_second_read_settles_only_where_both_now_agree(project, tmp_path):
     assert set(Question.objects.values_list("key", flat=True)) == {"$.iban"}
     assert Question.objects.get(key="$.iban").reason == "omitted_by_some"
     assert "$.total (second read)" in out
+
+
+def test_a_later_second_read_that_settles_a_path_supersedes_its_open_question(project, tmp_path):
+    with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
+        generate(project, tmp_path, srv)
+        item = Item.objects.get(project=project)
+        total = Question.objects.get(item=item, key="$.total")
+        assert total.status == QuestionStatus.OPEN
+        generate(project, tmp_path, srv, "--second-read")
+    total.refresh_from_db()
+    assert total.status == QuestionStatus.RESOLVED
+    resolution = Resolution.objects.get(question=total)
+    assert (resolution.method, resolution.decision, resolution.value) == (
+        "superseded", "set", "798.60",
+    )  # fmt: skip
+    assert "settles $.total (no longer disputed)" in resolution.reason
+    event = item.events.filter(kind=EventKind.RESOLVED).get()
+    assert event.data["question"] == "$.total" and event.data["method"] == "superseded"
+    # the path still disputed stays open for raters
+    assert Question.objects.get(item=item, key="$.iban").status == QuestionStatus.OPEN
+    item.refresh_from_db()
+    assert item.status == ItemStatus.OPEN
 
 
 def test_reads_are_fingerprinted_and_reused(project, tmp_path):
