@@ -414,7 +414,12 @@ def _questions_settled(review, item, context) -> None:
             item=item,
             actor=context.actor,
             kind=EventKind.RESOLVED,
-            data={"question": question.key, "method": "superseded", "decision": "set", "reason": reason},
+            data={
+                "question": question.key,
+                "method": "superseded",
+                "decision": "set",
+                "reason": reason,
+            },
         )
         context.counts["questions_superseded"] += 1
 
