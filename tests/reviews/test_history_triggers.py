@@ -18,6 +18,7 @@ from judging.models import (
     HumanLabel,
     JudgeConfig,
     JudgeVersion,
+    ModelPrice,
     ScoreRun,
 )
 from reviews.history_triggers import (
@@ -62,6 +63,7 @@ HISTORY = [
     KeyRevocation,
     GoldMark,
     ItemRevision,
+    ModelPrice,
 ]
 
 
@@ -89,6 +91,7 @@ def _history():
     KeyRevocation.objects.create(key=key, reason="leaked", revoked_by=admin)
     GoldMark.objects.create(item=item, gold=True, answers={})
     ItemRevision.objects.create(item=item, number=1, sha256="0" * 64)
+    ModelPrice.objects.create(provider="openai", model="m", input_per_million=1)
     return item
 
 
