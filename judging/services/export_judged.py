@@ -2,7 +2,8 @@
 
 Per item the version judged: `key` its external id, `question_id` the criterion's name,
 `question`/`response`/`answer` its input, output and reference (as text), `decision1..N` each
-sample's label as the run parsed it (`unparsed` when it did not parse), `final_decision` the
+sample's label as the run parsed it on the item's current revision (`unparsed` when it
+did not parse), `final_decision` the
 strict majority of those (left out without one) and the `evalsite` block naming the criterion
 and judge, so that importing the file elsewhere gives the same labels and pass rate.
 """
@@ -52,7 +53,7 @@ def judged_version(project, ref: str | None) -> JudgeVersion:
 
 
 def _verdicts(version: JudgeVersion):
-    return Verdict.objects.filter(
+    return Verdict.objects.current().filter(
         criterion=version.criterion_id, judge=version.judge_id, extra__version=version.number
     )
 

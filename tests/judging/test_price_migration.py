@@ -8,8 +8,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
-BEFORE = [("judging", "0007_admin_names")]
-AFTER = [("judging", "0008_prices_at_call_time")]
+BEFORE = [("judging", "0008_revisions")]
+AFTER = [("judging", "0009_prices_at_call_time")]
 
 
 def test_past_calls_keep_the_price_there_was_when_prices_became_append_only():

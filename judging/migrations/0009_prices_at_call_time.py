@@ -34,7 +34,7 @@ def costs_fixed(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0007_admin_names'),
+        ('judging', '0008_revisions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

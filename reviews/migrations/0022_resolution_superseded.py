@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0020_separation_of_duties_adjudication'),
+        ('reviews', '0021_item_revisions'),
     ]
 
     operations = [
