@@ -59,9 +59,10 @@ INSTALLED_APPS = [
     "django_htmx",
     "csp",
     "template_partials",
-    "evalsite",  # before django_tasks_db: its db_worker resumes interrupted work first
+    "evalsite.worker",  # before django_tasks_db: its db_worker resumes interrupted work first
     "django_tasks",
     "django_tasks_db",
+    "evalsite",
     "reviews",
     "judging",
 ]

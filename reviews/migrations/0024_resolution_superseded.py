@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0021_item_revisions'),
+        ('reviews', '0023_project_slug_ignoring_case'),
     ]
 
     operations = [
