@@ -131,7 +131,7 @@ PINNED = {
     "evidence_locate": 4,
     "dashboards": 4,
     "judge_list": 6,
-    "judge_page": 23,  # ten run cards, each asking its model's price
+    "judge_page": 14,  # ten run cards, their costs summed from their calls in one query
     "run_status": 6,
     "generate": 5,
     "score_list": 5,
