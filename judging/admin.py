@@ -93,6 +93,7 @@ class ModelPriceAdmin(SuperuserOnly, admin.ModelAdmin):
         "created_by",
     ]  # fmt: skip
     list_filter = ["provider"]
+    list_select_related = ["created_by"]
     fields = ["provider", "model", "input_per_million", "output_per_million"]
 
     def has_change_permission(self, request, obj=None):
