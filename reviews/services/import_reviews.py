@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from django.db import transaction
+
 from reviews.evidence import EvidenceError, inspect_evidence
-from reviews.formats.bundle import ZIP_ERRORS, ReviewBundle, read_review_bundle
+from reviews.formats.bundle import ZIP_ERRORS, BundleCase, ReviewBundle, read_review_bundle
 from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError, check_json_size
@@ -45,6 +49,7 @@ from reviews.services.approved_imports import Outcome, approved_record_decision
 from reviews.services.documents import document_for_bytes, read_evidence
 from reviews.services.events import event_record
 from reviews.services.ground_truth import approval_import, generated_add
+from reviews.services.import_staging import Staging, in_short_transactions
 from reviews.services.imports import ImportContext, register_importer
 from reviews.services.items import places_given_back
 from reviews.services.resolution import item_status_refresh
@@ -75,13 +80,40 @@ class ReviewImporter:
                 pass
 
     def write(self, path: Path) -> None:
+        with self._cases(path) as cases:
+            for case in cases:
+                case.write(self.context)
+
+    def write_staged(self, path: Path, staging: Staging, finish: Callable[[], None]) -> None:
+        """New cases in short transactions into the holding project; the cases of items the
+        project has (and approved files, whose signatures name the project) in the last one,
+        which publishes the new items: see import_staging."""
         context = self.context
+        with self._cases(path) as cases:
+            fresh, deferred = staging.split_new(
+                cases,
+                key=lambda case: case.review.case_id,
+                later=lambda case: case.review.status == "approved",
+            )
+            in_short_transactions(fresh, lambda case: case.write(context))
+            with transaction.atomic():
+                staging.publish(file=context.file)
+                for case in deferred:
+                    case.write(context)
+                finish()
+
+    @contextmanager
+    def _cases(self, path: Path) -> Iterator[Iterator[_Case]]:
+        """The file's cases in order, each with the opener of its evidence."""
         if _is_zip(path):
-            _import_bundle(path, context)
+            with _open_bundle(path, self.context) as bundle:
+                yield (_bundle_case(bundle, case, self.context) for case in bundle.cases)
             return
-        opener = _folder_opener(path.parent, context)
-        for review in self._reviews(path):
-            import_review(review, context, opener=opener, record=f'case "{review.case_id}"')
+        opener = _folder_opener(path.parent, self.context)
+        yield (
+            _Case(review, opener, f'case "{review.case_id}"', self.context.file)
+            for review in self._reviews(path)
+        )
 
     def _reviews(self, path: Path) -> Iterator[ReviewFile]:
         file = self.context.file
@@ -115,18 +147,27 @@ def _open_bundle(path: Path, context: ImportContext) -> ReviewBundle:
         raise FormatError(f"not a readable zip file ({error})", file=context.file) from None
 
 
-def _import_bundle(path: Path, context: ImportContext) -> None:
-    with _open_bundle(path, context) as bundle:
-        for case in bundle.cases:
-            record = f'case "{case.review.case_id}"'
-            member_file = f"{context.file}/{case.member}"
+@dataclass(frozen=True)
+class _Case:
+    """One review case of a file, with where its evidence comes from and how errors name it."""
 
-            def read(relative: str) -> bytes:
-                size = bundle.evidence_size(relative)  # refused by size before it is inflated
-                with bundle.open_evidence(relative) as stream:
-                    return read_evidence(stream, name=relative, size=size)
+    review: ReviewFile
+    opener: EvidenceOpener
+    record: str
+    file: str
 
-            import_review(case.review, context, opener=read, record=record, file=member_file)
+    def write(self, context: ImportContext) -> None:
+        import_review(self.review, context, opener=self.opener, record=self.record, file=self.file)
+
+
+def _bundle_case(bundle: ReviewBundle, case: BundleCase, context: ImportContext) -> _Case:
+    def read(relative: str) -> bytes:
+        size = bundle.evidence_size(relative)  # refused by size before it is inflated
+        with bundle.open_evidence(relative) as stream:
+            return read_evidence(stream, name=relative, size=size)
+
+    record = f'case "{case.review.case_id}"'
+    return _Case(case.review, read, record, f"{context.file}/{case.member}")
 
 
 def _read_source(source, opener, *, file, record, where) -> bytes:
@@ -175,6 +216,8 @@ def _sources(
                 raise FormatError(str(error), file=file, record=record, path=where) from None
             documents[source.normalised_path] = document
             context.counts["documents"] += int(created)
+            if created and context.staging:
+                context.staging.documents.append(document.pk)
         if source.artifact_id in by_artifact:
             continue
         by_artifact[source.artifact_id] = ItemSource.objects.create(
@@ -225,7 +268,7 @@ def import_review(
     file = file or context.file
     context.tick()
     item, created = Item.objects.get_or_create(
-        project=context.project,
+        project=context.new_items_project,
         external_id=review.case_id,
         defaults={"title": review.case_id},
     )

@@ -9,7 +9,10 @@ in four steps:
 2. **validate**: `importer.validate(path)` parses and checks the whole file, writing nothing,
    outside any transaction (a refused file never takes the write lock);
 3. **write**: `importer.write(path)` inside ONE transaction: the first problem raises
-   `FormatError` and nothing is written (evidence files stored on the way are removed again);
+   `FormatError` and nothing is written (evidence files stored on the way are removed again).
+   On SQLite an importer with `write_staged` writes new items in short transactions under a
+   holding project instead and publishes them in a quick last one (`import_staging.py`), so
+   a long import never holds the database's one write lock for long; all-or-nothing holds;
 4. **report**: counts and notes, gathered on the `ImportContext`, become an `ImportReport`.
 
 An importer is created per import and keeps its own state; the context holds only what every
@@ -39,6 +42,13 @@ from reviews.services.bulk_insert import PkSet
 from reviews.services.documents import StoredFiles
 from reviews.services.evidence_gc import evidence_lock
 from reviews.services.import_questions import questions_add_to_items, resolve, split_requests
+from reviews.services.import_staging import (
+    Staging,
+    holding_discard,
+    holding_open,
+    holdings_abandoned_discard,
+    staged_writes,
+)
 from reviews.signals import project_data_changed
 
 
@@ -68,6 +78,13 @@ class ImportContext:
     every_item: bool = False  # keep every pk (questions to add), else the first few (memory)
     created: PkSet = field(default_factory=PkSet)  # items this import created (no questions yet)
     asked: list[str] = field(default_factory=list)  # questions for every item, "kind:name"
+    staging: Staging | None = None  # on SQLite: where new items wait until published
+
+    @property
+    def new_items_project(self) -> Project:
+        """Where an item the project lacks is created: the holding project while staged."""
+        staged = self.staging is not None and not self.staging.published
+        return self.staging.holding if staged else self.project
 
     def items_named(self, pks: Iterable[int]) -> None:
         """Note the items the file named: all of them when questions are to be added to them,
@@ -100,6 +117,9 @@ class Importer(Protocol):
     def write(self, path: Path | None) -> None:
         """Write the file's rows (runs inside the import's one transaction); `path` is None
         for a streamed import, whose importer keeps what `validate_stream` read."""
+
+    # Optional: `write_staged(path, staging, finish)` writes new items through `staging` in
+    # short transactions, then calls `staging.publish` and `finish()` in one last transaction.
 
 
 # What the report's counts mean, in words (the result page shows these, not the keys).
@@ -328,13 +348,27 @@ def _run(
 
 
 def _write(context: ImportContext, importer: Importer, path: Path | None) -> None:
-    """Step 3: the importer's rows and the questions asked for, in one transaction."""
+    """Step 3: the importer's rows and the questions asked for, in one transaction (or, on
+    SQLite, in short ones published by a last one: import_staging)."""
     project = context.project
+
+    def finish() -> None:
+        _questions_on_import(context)
+        transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
+
+    if staged_writes() and hasattr(importer, "write_staged"):
+        holdings_abandoned_discard()
+        staging = context.staging = holding_open(project)
+        try:
+            importer.write_staged(path, staging, finish)
+        except BaseException:
+            holding_discard(staging)
+            raise
+        return
     with transaction.atomic():
         evidence_lock(exclusive=False)  # evidence_gc waits until this import is done
         importer.write(path)
-        _questions_on_import(context)
-        transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
+        finish()
 
 
 @contextmanager
