@@ -25,7 +25,7 @@ def test_raters_log_in_claim_and_save_while_a_worker_imports_a_large_bundle(tmp_
         CASES, CLIENTS, "worker", tmp_path, settings="tests.fast_hash_settings"
     )
     assert figures["failed"] == 0, figures["failures"]
-    assert figures["over_5_s"] == 0, figures["slow"]
+    assert figures["over_5_s"] == 0, figures["slowest"]
     assert figures["logins"] >= 2 * CLIENTS, figures  # they kept at it during the import
     assert figures["saves"] >= CLIENTS, figures
     assert figures["items"] == figures["items_expected"], figures
