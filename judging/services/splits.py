@@ -34,6 +34,7 @@ from reviews.signals import project_data_changed
 
 SPLIT_CHOICES = ("held_out", "calibration", "all")
 LABEL_KINDS = (QuestionKind.CRITERION, QuestionKind.PAIRWISE)
+LATE_CHUNK = 2000  # late rows written in one short transaction (split_extend)
 
 
 class SplitError(Exception):
@@ -116,13 +117,38 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
     return draw
 
 
-@transaction.atomic
 def split_extend(*, project: Project) -> int:
-    """Draw items added since the draw into it (the late-item rule); returns how many."""
-    draw = current_draw(project)
-    if draw is None or not Item.objects.filter(project=project, split__isnull=True).exists():
-        return 0
-    Project.objects.select_for_update().get(pk=project.pk)
+    """Draw items added since the draw into it (the late-item rule); returns how many.
+
+    The rows are worked out outside any transaction and written in short ones of LATE_CHUNK:
+    a dashboard recompute after a 30,000-item import must not hold SQLite's one write lock for
+    seconds (issue 26, F4). Each checks, under the project's lock, that the split's rows are
+    still those the late rows were worked out from, else they are worked out again. A prefix of
+    them written now and the rest later gives the same split: an item's side depends only on
+    the items before it in its stratum's order."""
+    written = 0
+    while True:
+        draw = current_draw(project)
+        if draw is None or not Item.objects.filter(project=project, split__isnull=True).exists():
+            return written
+        known, rows = _late_rows(project, draw)
+        for start in range(0, len(rows), LATE_CHUNK):
+            with transaction.atomic():
+                Project.objects.select_for_update().get(pk=project.pk)
+                if _split_rows(project) != known + start or current_draw(project) != draw:
+                    break  # another draw or extend came first: work the rest out again
+                ItemSplit.objects.bulk_create(rows[start : start + LATE_CHUNK])
+                written += len(rows[start : start + LATE_CHUNK])
+        else:
+            return written
+
+
+def _split_rows(project: Project) -> int:
+    return ItemSplit.objects.filter(item__project=project).count()
+
+
+def _late_rows(project: Project, draw: SplitDraw) -> tuple[int, list[ItemSplit]]:
+    """How many items the draw holds, and the rows of those it lacks, by the late-item rule."""
     split_of = dict(ItemSplit.objects.filter(item__project=project).values_list("item_id", "split"))
     held, size = Counter(), Counter()
     rows = []
@@ -139,8 +165,7 @@ def split_extend(*, project: Project) -> int:
             held[stratum] += to_held_out
             split = Split.HELD_OUT if to_held_out else Split.CALIBRATION
             rows.append(ItemSplit(item_id=pk, draw=draw, split=split, late=True))
-    ItemSplit.objects.bulk_create(rows, batch_size=1000)
-    return len(rows)
+    return len(split_of), rows
 
 
 def items_in_split(*, project: Project, split: str) -> QuerySet:

@@ -2,8 +2,11 @@
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from judging.models import Criterion, HeldOutAccess, HumanLabel, ItemSplit, Split
+from judging.services import splits
 from judging.services.agreement import agreement_report
 from judging.services.splits import (
     SplitError,
@@ -164,3 +167,52 @@ def test_split_draw_command(project, capsys):
         call_command(
             "split_draw", "--project", project.slug, "--seed", "4", "--held-out-fraction", "0"
         )
+
+
+def test_late_rows_are_worked_out_first_then_written_in_short_transactions(project, monkeypatch):
+    """A dashboard recompute after a large import must not hold SQLite's one write lock while
+    it reads and sorts every item (issue 26, F4): the reads come before any transaction, then
+    each chunk of rows is its own transaction, and the split is the same as in one go."""
+    monkeypatch.setattr(splits, "LATE_CHUNK", 3)
+    make_items(project, {("a",): 4})
+    split_draw(actor=None, project=project, seed=5)
+    make_items(project, {("a",): 7, (): 2}, prefix="late")
+    with CaptureQueriesContext(connection) as captured:
+        assert split_extend(project=project) == 9
+    sql = [query["sql"] for query in captured.captured_queries]
+    inserts = [
+        i for i, text in enumerate(sql) if text.startswith('INSERT INTO "judging_itemsplit"')
+    ]
+    opened = [i for i, text in enumerate(sql) if text.startswith("SAVEPOINT")]
+    read = max(i for i, text in enumerate(sql) if '"reviews_item_slices"' in text)
+    assert len(inserts) == 3 and len(opened) == 3
+    assert read < opened[0]  # the work-out reads no row inside a transaction
+    assert opened[0] < inserts[0] < opened[1] < inserts[1] < opened[2] < inserts[2]
+
+    once = ProjectFactory()
+    make_items(once, {("a",): 4})
+    split_draw(actor=None, project=once, seed=5)
+    make_items(once, {("a",): 7, (): 2}, prefix="late")
+    monkeypatch.setattr(splits, "LATE_CHUNK", 2000)
+    split_extend(project=once)
+    assert assignment(once) == assignment(project)
+
+
+def test_a_late_item_drawn_by_another_extend_meanwhile_is_not_drawn_twice(project, monkeypatch):
+    make_items(project, {("a",): 4})
+    draw = split_draw(actor=None, project=project, seed=5)
+    make_items(project, {("a",): 5}, prefix="late")
+    worked_out = splits._late_rows
+    sizes = []
+
+    def another_extend_first(project, draw):
+        known, rows = worked_out(project, draw)
+        if not sizes:  # another recompute writes one of them between work-out and write
+            ItemSplit.objects.create(item_id=rows[0].item_id, draw=draw, split=rows[0].split)
+        sizes.append(len(rows))
+        return known, rows
+
+    monkeypatch.setattr(splits, "_late_rows", another_extend_first)
+    assert split_extend(project=project) == 4
+    assert sizes == [5, 4]
+    assert ItemSplit.objects.filter(item__project=project, draw=draw).count() == 9
