@@ -209,7 +209,9 @@ def register_sqlite_function(sender, connection: BaseDatabaseWrapper, **kwargs) 
 def history_unlocked(connection: BaseDatabaseWrapper):
     """Let this connection delete history rows while inside (SQLite only; see module doc).
 
-    For wiping a whole test database, never for editing: on PostgreSQL it changes nothing.
+    For wiping a whole test database and for discarding an import's rows that were never
+    published (`import_staging.holding_discard`), never for editing: on PostgreSQL it changes
+    nothing.
     """
     setattr(connection, _FLAG, True)
     try:
