@@ -16,7 +16,7 @@ pytestmark = [
     pytest.mark.skipif(not long_import.GUNICORN.exists(), reason="needs the project's gunicorn"),
 ]
 
-CASES = 1000
+CASES = 600
 CLIENTS = 4
 
 
