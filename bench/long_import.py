@@ -3,7 +3,7 @@
 
 A fresh SQLite site (production settings) under gunicorn (2 workers, 4 threads each) with a
 project of 40 claimable review cases; then a bundle of ``--cases`` review cases
-(``bench/review_bundle.py``) imports, by ``manage.py db_worker`` (an upload's job) or by
+(``bench/_review_bundle.py``) imports, by ``manage.py db_worker`` (an upload's job) or by
 ``manage.py import_items``, while ``--clients`` raters each log in, claim, open the item, save
 an answer and log out, again and again until the import ends. Every request is timed; prints
 the slowest, how many took over 5 s and how many failed, and checks nothing was lost (every
@@ -26,8 +26,8 @@ from pathlib import Path
 import httpx
 
 from bench._evalsite_http import ROOT, _environment
+from bench._review_bundle import write_review_bundle
 from bench._servers import HOST, Server, free_port
-from bench.review_bundle import write_review_bundle
 
 SLUG = "long"
 PASSWORD = "a long enough password 26"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import pytest
 from django.db import connection
 
-from bench.review_bundle import write_review_bundle
+from bench._review_bundle import write_review_bundle
 from reviews.models import Document, Event, Item, Project, Reference
 from reviews.services import import_reviews, import_staging
 from reviews.services.import_staging import HOLDING_PREFIX, SLICE_SECONDS

@@ -1,7 +1,7 @@
 """A large review bundle (FORMATS §2): ``n`` cases in one ``.jsonl`` member citing a few shared
 evidence files, for the long-import measurements and the SQLite writability test.
 
-    .venv/bin/python -m bench.review_bundle 30000 /tmp/reviews-30000.zip
+    .venv/bin/python -m bench._review_bundle 30000 /tmp/reviews-30000.zip
 
 Each case has two consensus claims, two disputed fields (three candidates) and two sources
 (pages of one of the example PDFs or the example PNG), like the example statement.
