@@ -235,9 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=30_000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--via", choices=("worker", "command"), default="worker")
+    parser.add_argument(
+        "--settings", help="another settings module, e.g. tests.fast_hash_settings (MD5 hashing)"
+    )
     args = parser.parse_args([] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="evalsite-long-import-") as folder:
-        figures = run(args.cases, args.clients, args.via, Path(folder))
+        figures = run(args.cases, args.clients, args.via, Path(folder), settings=args.settings)
     for key, value in figures.items():
         print(f"{key}: {value}")
     lost = figures["items"] != figures["items_expected"] or figures["answers"] < figures["saves"]
