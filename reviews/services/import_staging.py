@@ -73,7 +73,7 @@ class Staging:
 
     project: Project  # where the rows go when published
     holding: Project  # where they wait, seen by no one
-    documents: list[int] = field(default_factory=list)
+    documents: list[int] | None = field(default_factory=list)  # None: every unattached one
     published: bool = False  # once published, new items go straight into the project
 
     def split_new(
@@ -143,7 +143,10 @@ def holding_discard(staging: Staging) -> None:
         )
         with transaction.atomic():
             Project.objects.filter(pk=staging.holding.pk).delete()
-            Document.objects.filter(pk__in=staging.documents, sources__isnull=True).delete()
+            documents = Document.objects.filter(sources__isnull=True)
+            if staging.documents is not None:
+                documents = documents.filter(pk__in=staging.documents)
+            documents.delete()
 
 
 def holdings_abandoned_discard() -> int:
@@ -158,7 +161,9 @@ def holdings_abandoned_discard() -> int:
         if owner.get("host") != host or _alive(owner.get("pid")):
             continue
         logger.warning("discarding the unpublished rows of a dead import (%s)", holding.slug)
-        holding_discard(Staging(project=holding, holding=holding))
+        # Which evidence rows it created died with it; every import attaches a document to an
+        # item in the transaction that creates it, so the ones attached to none are its own.
+        holding_discard(Staging(project=holding, holding=holding, documents=None))
         discarded += 1
     return discarded
 

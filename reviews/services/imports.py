@@ -321,6 +321,8 @@ def _run(
 ) -> ImportReport:
     """Steps 2-4 for one import: `validate()` (detecting the format) writes nothing; then the
     write in one transaction; any failure removes stored evidence and raises ImportFailed."""
+    if staged_writes():
+        holdings_abandoned_discard()  # before validating: a refused file ends the job too
     context.asked = _question_requests(context)
     context.every_item = bool(context.asked)
     name = context.file
@@ -357,7 +359,6 @@ def _write(context: ImportContext, importer: Importer, path: Path | None) -> Non
         transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
 
     if staged_writes() and hasattr(importer, "write_staged"):
-        holdings_abandoned_discard()
         staging = context.staging = holding_open(project)
         try:
             importer.write_staged(path, staging, finish)

@@ -68,7 +68,10 @@ def test_a_killed_import_is_resumed_by_the_next_worker_and_leaves_no_orphans(
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
     assert query(db, "select status from reviews_importjob") == [("running",)]
-    assert query(db, "select count(*) from reviews_document") == [(0,)]
+    # Nothing published: on SQLite the killed attempt's rows wait in a holding project nobody
+    # sees (reviews/services/import_staging.py), discarded when the job is taken up again.
+    published = "select count(*) from reviews_item i join reviews_project p on p.id = i.project_id"
+    assert query(db, f"{published} where p.slug = 'kill'") == [(0,)]
     assert stored(tmp_path), "the killed attempt left evidence files"
     if upload_broken_meanwhile:  # the resumed attempt is refused before it stores anything
         [(name,)] = query(db, "select file from reviews_importjob")
