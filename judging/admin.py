@@ -140,27 +140,60 @@ class CallAdmin(ProjectScoped, ReadOnlyAdmin):
     list_filter = ["status"]
 
 
-class PanelForm(forms.ModelForm):
+class PanelMemberForm(forms.ModelForm):
+    """A member is a judge version (its judge follows) or, for imported verdicts, a judge."""
+
     class Meta:
-        model = m.Panel
-        fields = ["project", "name", "rule", "send_dissent", "judges"]
+        model = m.PanelMember
+        fields = ["version", "judge"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].required = False
 
     def clean(self):
         data = super().clean()
-        project = data.get("project")
-        foreign = [j.name for j in data.get("judges", []) if project and j.project_id != project.pk]
+        version, judge = data.get("version"), data.get("judge")
+        if version is not None:
+            if version.judge_id is None or version.criterion_id is None:
+                raise forms.ValidationError(f"{version.ref} judges no criterion.")
+            data["judge"] = self.instance.judge = version.judge
+        elif judge is None:
+            raise forms.ValidationError("Choose a judge version (or an imported judge).")
+        return data
+
+
+class PanelMemberFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        project_id = self.instance.project_id
+        foreign = [
+            str(form.cleaned_data["judge"])
+            for form in self.forms
+            if form.cleaned_data.get("judge") and not form.cleaned_data.get("DELETE")
+            if form.cleaned_data["judge"].project_id != project_id
+        ]
         if foreign:
             raise forms.ValidationError(
                 f"Judges of another project cannot sit on this panel: {', '.join(foreign)}."
             )
-        return data
+
+
+class PanelMemberInline(ProjectScoped, admin.TabularInline):
+    """Its version and judge choices are the staff user's projects' (`ProjectScoped`)."""
+
+    project_path = "panel__project"
+    model = m.PanelMember
+    form = PanelMemberForm
+    formset = PanelMemberFormSet
+    extra = 2
 
 
 @admin.register(m.Panel)
 class PanelAdmin(ProjectScoped, admin.ModelAdmin):
-    """Panels vote with `manage.py panel_vote`; ties (and dissent, if chosen) go to people."""
-
-    form = PanelForm
+    """Panels vote with `manage.py panel_vote`; ties (and dissent, if chosen) go to people.
+    Members are pinned versions: a judge's new version joins only when added here."""
 
     list_display = ["name", "project", "rule", "send_dissent"]
-    filter_horizontal = ["judges"]
+    fields = ["project", "name", "rule", "send_dissent"]
+    inlines = [PanelMemberInline]

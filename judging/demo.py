@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from judging.services.criteria import latest_criterion
+from judging.services.panels import panel_configure
 from judging.services.send_to_humans import items_send_to_humans
 from judging.services.splits import current_draw, split_draw
 from reviews.demo.load import demo_project
@@ -202,6 +203,12 @@ def demo_judging_load(*, users: dict) -> Project:
         path.write_text("\n".join(json.dumps(r) for r in demo_records()) + "\n")
         file_import(actor=users["alex"], project=project, path=path, format="jsonl")
     Slice.objects.filter(project=project, name="safety-sensitive").update(critical=True)
+    panel_configure(  # the same again changes nothing
+        project=project,
+        name="majority",
+        rule="majority",
+        members=["openai/gpt-4o", "anthropic/claude-3-5-sonnet"],
+    )
     if current_draw(project) is None:
         split_draw(actor=users["alex"], project=project, seed=SEED, held_out_fraction=0.5)
         for name, n in (("faithful", 12), ("preference", 4)):  # calibration items for raters

@@ -6,6 +6,7 @@ from judging.models import Criterion, Split
 from judging.providers import PROVIDERS
 from judging.services.criteria import latest_criterion
 from judging.services.send_to_humans import SELECTIONS as SEND_SELECTIONS
+from judging.services.splits import SPLIT_CHOICES
 
 
 class JudgeForm(forms.Form):
@@ -191,3 +192,24 @@ class HeldOutShowForm(forms.Form):
 
     what = forms.CharField(max_length=200, required=False)
     next = forms.CharField(max_length=2000, required=False)
+
+
+class CompareForm(forms.Form):
+    """Two judge versions (or imported judges) to compare on a criterion, and the split."""
+
+    criterion = forms.ChoiceField()
+    a = forms.ChoiceField(label="A")
+    b = forms.ChoiceField(label="B")
+    split = forms.ChoiceField(choices=[(s, s) for s in SPLIT_CHOICES])
+
+    def __init__(self, *args, criteria, refs, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["criterion"].choices = [(c, c) for c in criteria]
+        for name in ("a", "b"):
+            self.fields[name].choices = [(r, r) for r in refs]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("a") and data.get("a") == data.get("b"):
+            raise forms.ValidationError("Choose two different judges or versions.")
+        return data

@@ -128,7 +128,7 @@ class ReleaseDecision:
 
 def release_decision(judge: str, outcomes: list[GateOutcome]) -> ReleaseDecision:
     """GO only if every criterion's gate passes for this judge."""
-    failing = tuple(o.criterion for o in outcomes if not o.passed)
+    failing = tuple(dict.fromkeys(o.criterion for o in outcomes if not o.passed))
     slices = tuple(sorted({s for o in outcomes for s in o.failing_slices}))
     return ReleaseDecision(
         judge=judge,

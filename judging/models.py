@@ -307,6 +307,7 @@ from judging.models_runs import (  # noqa: E402, F401
     JudgeVersion,
     ModelPrice,
     Panel,
+    PanelMember,
     PanelRule,
     Run,
     RunStatus,

@@ -80,6 +80,11 @@ class JudgeVersion(AppendOnlyModel):
     def __str__(self):
         return f"{self.config.name} v{self.number}"
 
+    @property
+    def ref(self) -> str:
+        """How commands and reports name this version: `NAME@VERSION`."""
+        return f"{self.config.name}@{self.number}"
+
 
 class ModelPrice(AppendOnlyModel):
     """What a model costs from `effective_from` on, in USD per million tokens. Append-only: a new
@@ -222,7 +227,7 @@ class PanelRule(models.TextChoices):
 
 
 class Panel(NamedInProject):
-    """A set of judges and a vote rule: samples vote inside their model group, each group once
+    """Pinned members and a vote rule: samples vote inside their model group, each group once
     (judging.metrics.voting). Ties, and dissent when chosen, go to human review."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="panels")
@@ -230,4 +235,42 @@ class Panel(NamedInProject):
     send_dissent = models.BooleanField(
         default=False, help_text="Also send items the panel decided with a dissenting model."
     )
-    judges = models.ManyToManyField(JudgeConfig, related_name="panels")
+
+
+class PanelMember(models.Model):
+    """One member of a panel, pinned: a judge version (`NAME@VERSION`), or an imported judge
+    (no configuration, so no version). A new version of a member's judge is not a member."""
+
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="members")
+    judge = models.ForeignKey(
+        "judging.Judge",
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The judge whose verdicts the member votes with.",
+    )
+    version = models.ForeignKey(
+        JudgeVersion,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty: an imported judge.",
+    )
+
+    class Meta:
+        ordering = ["panel", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["panel", "version"],
+                condition=Q(version__isnull=False),
+                name="panelmember_unique_version",
+            ),
+            models.UniqueConstraint(
+                fields=["panel", "judge"],
+                condition=Q(version__isnull=True),
+                name="panelmember_unique_imported",
+            ),
+        ]
+
+    def __str__(self):
+        return self.version.ref if self.version_id else self.judge.name

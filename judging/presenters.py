@@ -39,7 +39,7 @@ def with_kappa_charts(criterion: dict) -> dict:
     """Each judge's row of `criterion` gets its Cohen's kappa interval chart (`kappa_svg`)."""
     threshold = criterion.get("gate", {}).get("min_lower")
     for row in criterion["rows"]:
-        title = f"{criterion['name']}, {row['judge']}: Cohen's kappa"
+        title = f"{criterion['name']}, {row.get('label', row['judge'])}: Cohen's kappa"
         row["kappa_svg"] = _kappa_svg(row, threshold, title)
     return criterion
 
@@ -64,12 +64,12 @@ def criterion_figures(payload: dict, name: str, version: str | None) -> dict:
     threshold = criterion.get("gate", {}).get("min_lower")
     heatmaps = [
         (
-            row["judge"],
+            row["judge_ref"],
             trusted_svg(
                 charts.heatmap_svg(
                     row["confusion_matrix"]["labels"],
                     row["confusion_matrix"]["counts"],
-                    title=f"{name}: human vs {row['judge']}",
+                    title=f"{name}: human vs {row.get('label', row['judge'])}",
                 )
             ),
         )
@@ -80,7 +80,9 @@ def criterion_figures(payload: dict, name: str, version: str | None) -> dict:
         (
             slice_name,
             row,
-            _kappa_svg(row, threshold, f"{slice_name}, {row['judge']}: Cohen's kappa"),
+            _kappa_svg(
+                row, threshold, f"{slice_name}, {row.get('label', row['judge'])}: Cohen's kappa"
+            ),
         )
         for slice_name, rows in criterion["slices"].items()
         for row in rows

@@ -1,6 +1,7 @@
 from django.urls import include, path, register_converter
 
 from judging.views import (
+    compare,
     dashboard,
     disagreements,
     exports,
@@ -59,6 +60,7 @@ judge_patterns = [
     path("save/", judges.judge_save, name="judge_save"),
     path("<slug:name>/", judges.judge_page, name="judge_page"),
     path("<slug:name>/run/", judges.run_start, name="run_start"),
+    path("<slug:name>/compare/", compare.judge_compare, name="judge_compare"),
 ]
 
 # Under p/<slug>/runs/<pk>/: one run's progress, and stopping or resuming it.

@@ -26,7 +26,9 @@ from .agreement import (
 )
 from .bootstrap import (
     BootstrapResult,
+    PairedBootstrapResult,
     bootstrap_items,
+    bootstrap_paired,
     bootstrap_table,
     cohen_kappa_ci,
     gwet_ac1_ci,
@@ -68,6 +70,8 @@ __all__ = [
     "accuracy",
     "accuracy_values",
     "bootstrap_items",
+    "bootstrap_paired",
+    "PairedBootstrapResult",
     "bootstrap_table",
     "classification_report",
     "cohen_kappa",

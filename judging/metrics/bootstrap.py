@@ -146,6 +146,26 @@ def _finish(
     )
 
 
+def _cell_counts(table: Any, *, dims: int) -> tuple[int, np.ndarray]:
+    """(k, the flattened int64 counts) of one k x k (dims 2) or k x k x k (dims 3) table."""
+    t = np.asarray(table)
+    if t.ndim != dims or len(set(t.shape)) != 1:
+        shape = " x ".join(["k"] * dims)
+        raise ValueError(f"expected one {shape} table, got shape {t.shape}")
+    if (t < 0).any() or (t != np.round(t)).any():
+        raise ValueError("table counts must be non-negative integers")
+    return t.shape[0], t.astype(np.int64).ravel()
+
+
+def _leave_one_out(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct leave-one-out count vectors (one item removed from each non-empty cell),
+    and how many items each stands for (the cell's count): the weighted jackknife's input."""
+    cells = np.flatnonzero(counts)
+    rows = np.repeat(counts[None, :], cells.size, axis=0)
+    rows[np.arange(cells.size), cells] -= 1
+    return rows, counts[cells].astype(np.float64)
+
+
 def bootstrap_table(
     table: Any,
     statistic: TableStatistic,
@@ -167,13 +187,8 @@ def bootstrap_table(
     undefined or every resample lies on one side of the estimate.
     """
     _check(n_resamples, level, method)
-    t = np.asarray(table)
-    if t.ndim != 2 or t.shape[0] != t.shape[1]:
-        raise ValueError(f"expected one k x k table, got shape {t.shape}")
-    if (t < 0).any() or (t != np.round(t)).any():
-        raise ValueError("table counts must be non-negative integers")
-    counts = t.astype(np.int64).ravel()
-    k, n = t.shape[0], int(counts.sum())
+    k, counts = _cell_counts(table, dims=2)
+    n = int(counts.sum())
     if estimate is None:
         value = float(np.asarray(statistic(counts.reshape(1, k, k))).reshape(-1)[0])
         estimate = (
@@ -189,11 +204,9 @@ def bootstrap_table(
     gen = np.random.default_rng(rng)
     draws = gen.multinomial(n, counts / n, size=n_resamples).reshape(n_resamples, k, k)
     boot = np.asarray(statistic(draws), dtype=np.float64).reshape(n_resamples)
-    cells = np.flatnonzero(counts)
-    leave_one_out = np.repeat(counts[None, :], cells.size, axis=0)
-    leave_one_out[np.arange(cells.size), cells] -= 1
+    leave_one_out, weights = _leave_one_out(counts)
     jack = np.asarray(statistic(leave_one_out.reshape(-1, k, k)), dtype=np.float64).reshape(-1)
-    return _finish(estimate, boot, jack, counts[cells].astype(np.float64), method, level)
+    return _finish(estimate, boot, jack, weights, method, level)
 
 
 def _as_float(result: Stat | float | None) -> float:
@@ -259,3 +272,86 @@ def cohen_kappa_ci(table: Any, *, weights: Weights = None, **kwargs: Any) -> Boo
 def gwet_ac1_ci(table: Any, **kwargs: Any) -> BootstrapResult:
     """Gwet's AC1 (two raters) with a bootstrap CI; ``kwargs`` go to ``bootstrap_table``."""
     return bootstrap_table(table, gwet_ac1_values, estimate=gwet_ac1(table), **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedBootstrapResult:
+    """Two raters, each against the same reference on the same items, and their difference
+    (``b - a``), all from the same resampled items."""
+
+    a: BootstrapResult
+    b: BootstrapResult
+    difference: BootstrapResult
+
+
+def _difference(a: Stat, b: Stat) -> Stat:
+    if not a.is_defined:
+        return Stat.undefined(f"A: {a.undefined_reason}")
+    if not b.is_defined:
+        return Stat.undefined(f"B: {b.undefined_reason}")
+    return Stat(b.value - a.value)
+
+
+def bootstrap_paired(
+    table: Any,
+    statistic: TableStatistic,
+    *,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    method: Method = "percentile",
+    rng: np.random.Generator | int | None = None,
+    estimates: tuple[Stat, Stat] | None = None,
+) -> PairedBootstrapResult:
+    """Paired bootstrap of ``statistic`` for two raters A and B against one reference.
+
+    ``table[h, a, b]``: items whose reference label is ``h``, A's ``a`` and B's ``b`` (k x k x k).
+    Resampling the n items with replacement draws the k**3 cell counts (flattened in C order:
+    reference, A, B) from Multinomial(n, table / n) with ``rng.multinomial(n, p, size=B)``; each
+    resample's reference x A table sums out B's axis and its reference x B table sums out A's,
+    so both sides and ``b - a`` are computed on the same items. A resample where either side is
+    undefined is undefined for the difference (dropped and counted). Intervals, jackknife and
+    undefined cases as in ``bootstrap_table``; ``estimates``: the two point estimates with their
+    reasons (default: ``statistic`` on the observed tables).
+    """
+    _check(n_resamples, level, method)
+    k, counts = _cell_counts(table, dims=3)
+    n = int(counts.sum())
+
+    def sides(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cubes = cells.reshape(-1, k, k, k)
+        a = np.asarray(statistic(cubes.sum(axis=3)), dtype=np.float64).reshape(-1)
+        b = np.asarray(statistic(cubes.sum(axis=2)), dtype=np.float64).reshape(-1)
+        return a, b
+
+    if estimates is None:
+        observed = sides(counts[None, :])
+        estimates = tuple(
+            Stat.undefined("statistic undefined on the observed table")
+            if np.isnan(v[0])
+            else Stat(float(v[0]))
+            for v in observed
+        )
+    point_a, point_b = estimates
+    points = (point_a, point_b, _difference(point_a, point_b))
+    if n == 0:
+        return PairedBootstrapResult(
+            *(
+                _undefined_result(p, "no items to resample", method, level, n_resamples)
+                for p in points
+            )
+        )
+    gen = np.random.default_rng(rng)
+    draws = gen.multinomial(n, counts / n, size=n_resamples)
+    boot_a, boot_b = sides(draws)
+    leave_one_out, weights = _leave_one_out(counts)
+    jack_a, jack_b = sides(leave_one_out)
+    results = []
+    for point, boot, jack in zip(
+        points, (boot_a, boot_b, boot_b - boot_a), (jack_a, jack_b, jack_b - jack_a), strict=True
+    ):
+        if not point.is_defined:
+            reason = f"point estimate undefined: {point.undefined_reason}"
+            results.append(_undefined_result(point, reason, method, level, n_resamples))
+        else:
+            results.append(_finish(point, boot, jack, weights, method, level))
+    return PairedBootstrapResult(*results)

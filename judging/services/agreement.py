@@ -17,9 +17,18 @@ from collections import defaultdict
 from django.db.models import Count, QuerySet
 from django.utils import timezone
 
-from judging.models import Criterion, ItemSplit, Judge, Split, SplitDraw, Verdict
+from judging.models import (
+    Criterion,
+    ItemSplit,
+    Judge,
+    JudgeVersion,
+    PanelMember,
+    Split,
+    SplitDraw,
+    Verdict,
+)
 from judging.services.agreement_build import N_RESAMPLES, agreement_report_build
-from judging.services.agreement_inputs import CriterionInput, JudgeSamples
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples, PanelInput
 from judging.services.criteria import criterion_fields
 from judging.services.labels import final_labels, rater_labels, stale_label_items
 from judging.services.splits import (
@@ -52,44 +61,125 @@ def _choose_split(project: Project, split: str | None, draw: SplitDraw | None) -
     return split, []
 
 
-def _judge_samples(
-    criterion: Criterion, items: QuerySet, names: dict[int, str]
-) -> list[JudgeSamples]:
-    """Every judge with verdicts on the criterion gets an entry, even with none in this split."""
-    judge_ids = Verdict.objects.filter(criterion=criterion).values("judge_id").distinct()
-    judges = {j.pk: j for j in Judge.objects.filter(pk__in=judge_ids)}
-    samples: dict[int, dict] = {pk: defaultdict(list) for pk in judges}
-    orders: dict[int, dict] = {pk: defaultdict(list) for pk in judges}
+STALE = object()  # the display order of a verdict given on an earlier revision of the item
+
+
+def _verdict_rows(criterion: Criterion, items: QuerySet, names: dict[int, str]) -> dict:
+    """judge pk -> [(item, sample, label, display order)] in the split: the current revision's
+    verdicts in sample order, then the earlier revisions' (display order `STALE`)."""
     rows = (
         Verdict.objects.current()
         .filter(criterion=criterion, item__in=items)
         .order_by("item_id", "judge_id", "sample", "display_order")
-        .values_list("item_id", "judge_id", "label", "display_order")
+        .values_list("item_id", "judge_id", "sample", "label", "display_order")
     )
-    for item_id, judge_id, label, order in rows:
-        samples[judge_id][names[item_id]].append(label)
-        orders[judge_id][names[item_id]].append(order)
-    stale: dict[int, set] = defaultdict(set)
+    found: dict[int, list] = defaultdict(list)
+    for item_id, judge_id, sample, label, order in rows:
+        found[judge_id].append((names[item_id], sample, label, order))
     earlier = Verdict.objects.stale().filter(criterion=criterion, item__in=items)
-    for judge_id, item_id in earlier.values_list("judge_id", "item_id").distinct():
-        stale[judge_id].add(names[item_id])
-    return [
-        JudgeSamples(
-            name=judge.name,
-            model_group=judge.model_group,
-            configuration=judge.configuration,
-            samples=dict(samples[pk]),
-            orders=dict(orders[pk]),
-            stale_items=frozenset(stale[pk]),
-        )
-        for pk, judge in judges.items()
-    ]
+    for judge_id, item_id, sample in earlier.values_list("judge_id", "item_id", "sample"):
+        found[judge_id].append((names[item_id], sample, None, STALE))
+    return found
+
+
+def _samples(judge: Judge, rows: list, version: JudgeVersion | None = None) -> JudgeSamples:
+    """A version counts the samples it asks for: versions that differ only in their number of
+    samples share the same calls (and verdicts) up to the smaller number. Verdicts on an earlier
+    revision of an item are not counted, only named (`stale_items`)."""
+    samples: dict[str, list] = defaultdict(list)
+    orders: dict[str, list] = defaultdict(list)
+    stale: set[str] = set()
+    for item, sample, label, order in rows:
+        if version is not None and sample >= version.samples:
+            continue
+        if order is STALE:
+            stale.add(item)
+        else:
+            samples[item].append(label)
+            orders[item].append(order)
+    return JudgeSamples(
+        name=judge.name,
+        model_group=judge.model_group,
+        configuration=judge.configuration,
+        samples=dict(samples),
+        orders=dict(orders),
+        stale_items=frozenset(stale),
+        judge_name=version.config.name if version else None,
+        judge_version=version.number if version else None,
+    )
+
+
+def versions_by_judge(criterion: Criterion, judge_ids) -> dict[int, list[JudgeVersion]]:
+    """Judge pk -> the versions (of this criterion) whose verdicts are written under it, by
+    name and number; a judge with none holds imported verdicts."""
+    versions = JudgeVersion.objects.filter(criterion=criterion, judge_id__in=judge_ids)
+    found: dict[int, list[JudgeVersion]] = defaultdict(list)
+    for version in versions.select_related("config").order_by("config__name", "number"):
+        found[version.judge_id].append(version)
+    return found
+
+
+def _judge_samples(
+    criterion: Criterion, items: QuerySet, names: dict[int, str]
+) -> tuple[list[JudgeSamples], list[PanelInput]]:
+    """An entry per judge version with verdicts on the criterion (even none in this split):
+    verdicts of a Judge row that versions of the criterion write under count once per such
+    version; others are imported. Then the configured panels that vote on this criterion."""
+    judge_ids = Verdict.objects.filter(criterion=criterion).values("judge_id").distinct()
+    judges = {j.pk: j for j in Judge.objects.filter(pk__in=judge_ids)}
+    by_judge = versions_by_judge(criterion, list(judges))
+    rows = _verdict_rows(criterion, items, names)
+    entries: list[JudgeSamples] = []
+    for pk, judge in judges.items():
+        entries += [_samples(judge, rows[pk], v) for v in by_judge[pk]] or [
+            _samples(judge, rows[pk])
+        ]
+    return entries, _panel_inputs(criterion, rows, entries, set(judges))
+
+
+def _votes_on(criterion: Criterion, pinned: list[PanelMember], judged: set[int]) -> bool:
+    """Its pinned versions judge this criterion; imported members only: each gave verdicts on
+    it (a panel of imported judges sits on the criteria they all judged)."""
+    criteria = {m.version.criterion_id for m in pinned if m.version_id}
+    if criteria:
+        return criteria == {criterion.pk}
+    return all(m.judge_id in judged for m in pinned)
+
+
+def _panel_inputs(
+    criterion: Criterion, rows: dict, entries: list[JudgeSamples], judged: set[int]
+) -> list[PanelInput]:
+    """Panels whose pinned versions judge this criterion (or, with imported members only,
+    whose members all gave it verdicts); a member's samples are its entry's."""
+    known = {(e.configuration, e.judge_name, e.judge_version): e for e in entries}
+    panels = []
+    members = PanelMember.objects.filter(panel__project_id=criterion.project_id).select_related(
+        "panel", "judge", "version__config"
+    )
+    by_panel: dict = defaultdict(list)
+    for member in members.order_by("panel__name", "pk"):
+        by_panel[member.panel].append(member)
+    for panel, pinned in by_panel.items():
+        if not _votes_on(criterion, pinned, judged):
+            continue
+        inputs = []
+        for member in pinned:
+            version = member.version
+            key = (
+                member.judge.configuration,
+                version.config.name if version else None,
+                version.number if version else None,
+            )
+            inputs.append(known.get(key) or _samples(member.judge, rows[member.judge_id], version))
+        panels.append(PanelInput(name=panel.name, rule=panel.rule, members=inputs))
+    return panels
 
 
 def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]) -> CriterionInput:
     """Plain data for one criterion over `items`; `names` maps item pk -> external id."""
     final = final_labels(criterion=criterion, items=items)
     raters = rater_labels(criterion=criterion, items=items)
+    judges, panels = _judge_samples(criterion, items, names)
     return CriterionInput(
         **criterion_fields(criterion),
         final_labels={names[pk]: label for pk, label in final.labels.items()},
@@ -98,7 +188,8 @@ def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]
             rater: {names[pk]: label for pk, label in labels.items()}
             for rater, labels in raters.items()
         },
-        judges=_judge_samples(criterion, items, names),
+        judges=judges,
+        panels=panels,
         stale_label_items=frozenset(
             names[pk] for pk in stale_label_items(criterion=criterion, items=items)
         ),

@@ -5,9 +5,10 @@ with their own. Keys are documented in docs/agreement-report.md and are stable.
 
 Judge labels: a judge's samples on an item vote (the most common label; a tie gives no label,
 `ties_excluded`); a sample whose label is outside the criterion's label set (TextFlow's
-`unparsed`) abstains and is counted in `unparsed_samples`. A panel (`panel:majority`, only when
-two or more model groups judged the criterion) votes per model group first, then each group once.
-Agreement statistics use the items that have both a judge label and a final human label; rows =
+`unparsed`) abstains and is counted in `unparsed_samples`. Each version of a judge run from
+Evalsite is its own row, never mixed with another. A configured panel (`panel:NAME`, its members
+pinned versions) votes per model group first, then each group once (`agreement_panels`); there
+is no implicit panel. Agreement statistics use the items that have both a judge label and a final human label; rows =
 human, columns = judge.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from judging.metrics import (
@@ -28,12 +28,12 @@ from judging.metrics import (
     gwet_ac1,
     krippendorff_alpha,
     observed_agreement,
-    panel_vote,
     position_swap_consistency,
 )
 from judging.services.agreement_cuts import collapse, label_counts, thresholds
 from judging.services.agreement_human import human_human_entries
-from judging.services.agreement_inputs import CriterionInput, JudgeSamples
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples, PanelInput
+from judging.services.agreement_panels import Votes, panel_entry, panel_item_votes
 
 N_RESAMPLES = 2000
 CI_LEVEL = 0.95
@@ -48,20 +48,6 @@ SPLIT_LABELS = {
     "all": "development figures (all items, calibration and held-out mixed): not for release "
     "decisions",
 }
-
-
-@dataclass
-class Votes:
-    """Item -> the judge's label, plus what was left out and why."""
-
-    labels: dict[str, str] = field(default_factory=dict)
-    ties: set[str] = field(default_factory=set)
-    unparsed_only: set[str] = field(default_factory=set)
-    unparsed_samples: int = 0
-
-    @property
-    def judged(self) -> int:
-        return len(self.labels) + len(self.ties) + len(self.unparsed_only)
 
 
 def _top(labels: Sequence[str]) -> tuple[str | None, bool]:
@@ -84,27 +70,6 @@ def judge_votes(judge: JudgeSamples, labels: Sequence[str]) -> Votes:
         if label is not None:
             votes.labels[item] = label
         elif tied:
-            votes.ties.add(item)
-        else:
-            votes.unparsed_only.add(item)
-    return votes
-
-
-def panel_votes(judges: Sequence[JudgeSamples], labels: Sequence[str]) -> Votes:
-    """Model-balanced majority: samples vote inside their model group, each group once."""
-    allowed = set(labels)
-    by_item: dict[str, dict[str, list[str | None]]] = {}
-    for judge in judges:
-        for item, samples in judge.samples.items():
-            group = by_item.setdefault(item, {}).setdefault(judge.model_group, [])
-            group.extend(s if s in allowed else None for s in samples)
-    votes = Votes()
-    for item, groups in by_item.items():
-        votes.unparsed_samples += sum(s is None for g in groups.values() for s in g)
-        outcome = panel_vote(groups, rule="majority")
-        if outcome.is_decided:
-            votes.labels[item] = outcome.label
-        elif any(s is not None for g in groups.values() for s in g):
             votes.ties.add(item)
         else:
             votes.unparsed_only.add(item)
@@ -200,8 +165,30 @@ def _position_consistency(criterion: CriterionInput, judges: Sequence[JudgeSampl
     )
 
 
-def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples) -> dict:
-    """One criterion × judge (or panel) row; see docs/agreement-report.md for every key."""
+def _identity(judge: JudgeSamples | None, panel: PanelInput | None) -> dict[str, Any]:
+    """Which judge version (or configured panel) a row measures."""
+    if panel is not None:
+        return {
+            "judge": panel.ref,
+            "judge_name": None,
+            "judge_version": None,
+            "judge_ref": panel.ref,
+            "panel": panel_entry(panel),
+        }
+    return {
+        "judge": judge.name,
+        "judge_name": judge.judge_name,
+        "judge_version": judge.judge_version,
+        "judge_ref": judge.ref,
+        "panel": None,
+    }
+
+
+def result_row(
+    criterion, judges, votes: Votes, *, seed, n_resamples, panel: PanelInput | None = None
+) -> dict:
+    """One criterion × judge version (or panel) row; see docs/agreement-report.md for every
+    key. `judges`: the row's one judge version, or the panel's members."""
     final = criterion.final_labels
     paired = sorted(item for item in votes.labels if item in final)
     positive = criterion.positive_label
@@ -213,7 +200,7 @@ def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples
         "ordinal": criterion.ordinal,
         "critical": criterion.critical,
         "collapsed_at": criterion.collapsed_at,
-        "judge": judge_name,
+        **_identity(judges[0] if panel is None else None, panel),
         "judge_configurations": sorted({j.configuration for j in judges}),
         "model_groups": sorted({j.model_group for j in judges}),
         "n": len(paired),
@@ -241,21 +228,25 @@ def result_row(criterion, judge_name, judges, votes: Votes, *, seed, n_resamples
 
 
 def criterion_rows(criterion: CriterionInput, *, seed: int, n_resamples: int) -> list[dict]:
+    """A row per judge version, then one per configured panel."""
     rows = []
-    judges = sorted(criterion.judges, key=lambda j: (j.name, j.configuration))
+    judges = sorted(criterion.judges, key=judge_order)
     for judge in judges:
         votes = judge_votes(judge, criterion.labels)
-        rows.append(
-            result_row(criterion, judge.name, [judge], votes, seed=seed, n_resamples=n_resamples)
-        )
-    if len({j.model_group for j in judges}) >= 2:
-        votes = panel_votes(judges, criterion.labels)
+        rows.append(result_row(criterion, [judge], votes, seed=seed, n_resamples=n_resamples))
+    for panel in sorted(criterion.panels, key=lambda p: p.name):
+        votes = panel_item_votes(panel, criterion.labels)
         rows.append(
             result_row(
-                criterion, "panel:majority", judges, votes, seed=seed, n_resamples=n_resamples
+                criterion, panel.members, votes, seed=seed, n_resamples=n_resamples, panel=panel
             )
         )
     return rows
+
+
+def judge_order(judge: JudgeSamples) -> tuple:
+    """provider/model, then configuration name and version (imported verdicts first)."""
+    return (judge.name, judge.judge_name or "", judge.judge_version or 0, judge.configuration)
 
 
 def agreement_report_build(

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class JudgeSamples:
-    """One judge's verdicts on one criterion: item -> its samples' labels (and display orders)."""
+    """One judge version's verdicts on one criterion: item -> its samples' labels (and display
+    orders). A judge run from Evalsite is one entry per version (`judge_name`, `judge_version`);
+    imported verdicts have neither."""
 
     name: str  # "provider/model", as reports name judges
     model_group: str
@@ -20,6 +22,31 @@ class JudgeSamples:
     samples: Mapping[str, Sequence[str]]
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)  # pairwise: "AB" / "BA"
     stale_items: frozenset[str] = frozenset()  # items with its verdicts on earlier content
+    judge_name: str | None = None  # the JudgeConfig's name
+    judge_version: int | None = None
+
+    @property
+    def ref(self) -> str:
+        """`NAME@VERSION` for a configured judge, `provider/model` for imported verdicts."""
+        return self.name if self.judge_name is None else f"{self.judge_name}@{self.judge_version}"
+
+    @property
+    def key(self) -> tuple:
+        """Unique within a criterion (two imported judges may share `provider/model`)."""
+        return (self.ref, self.configuration)
+
+
+@dataclass(frozen=True)
+class PanelInput:
+    """A configured panel: its rule and pinned members (a member with no verdict has none)."""
+
+    name: str
+    rule: str
+    members: Sequence[JudgeSamples]
+
+    @property
+    def ref(self) -> str:
+        return f"panel:{self.name}"
 
 
 @dataclass(frozen=True)
@@ -36,4 +63,5 @@ class CriterionInput:
     rater_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     judges: Sequence[JudgeSamples] = ()
     stale_label_items: frozenset[str] = frozenset()  # items with labels on earlier content
+    panels: Sequence[PanelInput] = ()
     collapsed_at: str | None = None  # set by `agreement_cuts.collapse`

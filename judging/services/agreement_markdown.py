@@ -36,6 +36,20 @@ def stat_text(stat: dict[str, Any]) -> str:
     return text
 
 
+def _who(row: dict[str, Any]) -> str:
+    """`NAME@VERSION (provider/model)` for a judge version; a panel with its pinned members."""
+    panel = row.get("panel")
+    if panel:
+        members = ", ".join(
+            m["ref"] + (f" [{m['missing']} not judged]" if m["missing"] else "")
+            for m in panel["members"]
+        )
+        return f"{row['judge']} ({panel['rule']} of {members})"
+    if row.get("judge_name"):
+        return f"{row['judge_ref']} ({row['judge']})"
+    return row["judge"]
+
+
 def _cell(row: dict[str, Any], key: str) -> str:
     value = row[key]
     return stat_text(value) if isinstance(value, dict) else str(value)
@@ -48,7 +62,7 @@ def _undefined(row: dict[str, Any]) -> list[str]:
         if isinstance(row[key], dict) and row[key]["value"] is None:
             columns.setdefault(row[key]["undefined_reason"], []).append(title)
     return [
-        f"- {escape_cell(row['judge'])}: {escape_cell(reason)} ({', '.join(titles)})"
+        f"- {escape_cell(_who(row))}: {escape_cell(reason)} ({', '.join(titles)})"
         for reason, titles in columns.items()
     ]
 
@@ -57,7 +71,7 @@ def _confusion(row: dict[str, Any]) -> list[str]:
     matrix = row["confusion_matrix"]
     labels = [escape_cell(label) for label in matrix["labels"]]
     lines = [
-        f"Confusion matrix, {escape_cell(row['judge'])} (rows human, columns judge):",
+        f"Confusion matrix, {escape_cell(_who(row))} (rows human, columns judge):",
         "",
         "| human \\ judge | " + " | ".join(labels) + " |",
         "|---" * (len(labels) + 1) + "|",
@@ -83,9 +97,7 @@ def _criterion_section(name: str, rows: list[dict[str, Any]]) -> list[str]:
         "|---" * (len(COLUMNS) + 1) + "|",
     ]
     lines += [
-        f"| {escape_cell(row['judge'])} | "
-        + " | ".join(_cell(row, key) for _, key in COLUMNS)
-        + " |"
+        f"| {escape_cell(_who(row))} | " + " | ".join(_cell(row, key) for _, key in COLUMNS) + " |"
         for row in rows
     ]
     undefined = [line for row in rows for line in _undefined(row)]
@@ -103,7 +115,7 @@ def _thresholds(row: dict[str, Any]) -> list[str]:
     if not row["thresholds"]:
         return []
     lines = [
-        f"Cut points, {escape_cell(row['judge'])}:",
+        f"Cut points, {escape_cell(_who(row))}:",
         "",
         "| at | groups | n | kappa [95% CI] | observed |",
         "|---|---|---|---|---|",

@@ -16,12 +16,29 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from judging.gates import GateOutcome, GateRule, evaluate, release_decision
-from judging.models import Criterion, DashboardSnapshot, GateSetting, HumanLabel, ItemSplit, Verdict
+from judging.models import (
+    Criterion,
+    DashboardSnapshot,
+    GateSetting,
+    HumanLabel,
+    ItemSplit,
+    JudgeVersion,
+    PanelMember,
+    Verdict,
+)
 from judging.services.agreement import criterion_input
 from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
 from judging.services.agreement_human import human_human_entries
 from judging.services.agreement_inputs import CriterionInput
 from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
+from judging.services.dashboard_rows import (
+    decision_key,
+    decision_label,
+    mark_gating,
+    row_key,
+    row_label,
+    shown_rows,
+)
 from judging.services.labels import criterion_questions
 from judging.services.splits import current_draw, items_in_split, split_extend
 from reviews.models import ItemRevision, Resolution, Slice
@@ -51,6 +68,13 @@ def inputs_fingerprint(project) -> str:
         ItemRevision.objects.filter(item__project=project).aggregate(**stats),
         ItemSplit.objects.filter(draw__project=project).aggregate(n=Count("pk"), m=Max("draw_id")),
         criteria,
+        # Versions decide which rows a Judge's verdicts fill; panels add rows of their own.
+        JudgeVersion.objects.filter(config__project=project).aggregate(**stats),
+        list(
+            PanelMember.objects.filter(panel__project=project)
+            .order_by("pk")
+            .values_list("pk", "panel__rule", "panel__name")
+        ),
         list(
             Slice.objects.filter(project=project, critical=True)
             .order_by("name")
@@ -90,16 +114,17 @@ def _slice_members(project, names: dict[int, str]) -> dict[str, set[str]]:
 
 
 def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[str, list]]:
-    """judge name -> item -> sample confidences, in sample order."""
+    """judge configuration -> item -> sample confidences, in sample order (a version with
+    fewer samples pairs its labels with the first ones)."""
     rows = (
         Verdict.objects.current()
         .filter(criterion=criterion, item_id__in=list(names))
         .order_by("item_id", "judge_id", "sample", "display_order")
-        .values_list("judge__provider", "judge__model", "item_id", "confidence")
+        .values_list("judge__configuration", "item_id", "confidence")
     )
     found: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    for provider, model, item_id, confidence in rows:
-        found[f"{provider}/{model}"][names[item_id]].append(confidence)
+    for configuration, item_id, confidence in rows:
+        found[configuration][names[item_id]].append(confidence)
     return found
 
 
@@ -162,12 +187,21 @@ def _criterion_entry(
 ) -> dict[str, Any]:
     """One criterion version's figures: held-out `data` overall and per slice of `members`,
     its `calibration` data's (None without a split), and what the pages show beside them."""
-    rows = criterion_rows(data, seed=SEED, n_resamples=RESAMPLES)
+    calibration_rows = (
+        criterion_rows(calibration, seed=SEED, n_resamples=SLICE_RESAMPLES) if calibration else []
+    )
+    rows = shown_rows(criterion_rows(data, seed=SEED, n_resamples=RESAMPLES), calibration_rows)
     slices = {
         name: criterion_rows(restrict(data, items), seed=SEED, n_resamples=SLICE_RESAMPLES)
         for name, items in sorted(members.items())
     }
     confidences = _confidences(criterion, names)
+    for row in [*rows, *calibration_rows, *(r for cut in slices.values() for r in cut)]:
+        row["label"] = row_label(row)
+    beside = {row_key(r): r for r in calibration_rows}
+    for row in rows:  # the development figures shown beside the row, if that version has any
+        cal = beside.get(row_key(row))
+        row["calibration"] = {"n": cal["n"], "cohen_kappa": cal["cohen_kappa"]} if cal else None
     return {
         "name": criterion.name,
         "version": criterion.version,
@@ -179,22 +213,21 @@ def _criterion_entry(
         "text": criterion.text,
         "rows": rows,
         "slices": slices,
-        "calibration_rows": criterion_rows(calibration, seed=SEED, n_resamples=SLICE_RESAMPLES)
-        if calibration is not None
-        else [],
+        "calibration_rows": calibration_rows,
         "disagreements": disagreements(data),
         "sent_to_humans": _sent_to_humans(criterion),
         "rater_quality": rater_quality(data),
         "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
         "reliability": {
-            j.name: r
+            j.ref: r
             for j in data.judges
-            if (r := reliability(data, j, confidences.get(j.name, {}))) is not None
+            if (r := reliability(data, j, confidences.get(j.configuration, {}))) is not None
         },
     }
 
 
 def _apply_gates(project, criteria: list[dict], critical_slices: set[str]) -> None:
+    """Every gating row gets its gate; the other versions of a judge get `gate` None."""
     for entry in criteria:
         rule = gate_rule(project, entry["name"])
         entry["gate"] = {
@@ -203,9 +236,13 @@ def _apply_gates(project, criteria: list[dict], critical_slices: set[str]) -> No
             "min_n": rule.min_n,
             "max_ci_width": rule.max_ci_width,
         }
+        mark_gating(entry["rows"])
         for row in entry["rows"]:
+            if not row["gating"]:
+                row["gate"] = None
+                continue
             slice_rows = {
-                name: next((r for r in rows if r["judge"] == row["judge"]), {})
+                name: next((r for r in rows if row_key(r) == row_key(row)), {})
                 for name, rows in entry["slices"].items()
                 if name in critical_slices
             }
@@ -221,22 +258,33 @@ def _apply_gates(project, criteria: list[dict], critical_slices: set[str]) -> No
 
 
 def _decisions(criteria: list[dict]) -> list[dict]:
-    """Per judge (and panel): GO only if the latest version of every criterion passes."""
-    by_judge: dict[str, list] = defaultdict(list)
+    """Per gating judge (a configured judge's gating version, an imported judge, a panel): GO
+    only if the latest version of every criterion passes; each failing criterion once, with
+    its reasons."""
+    by_judge: dict[tuple, list] = defaultdict(list)
     for entry in criteria:
         if not entry["latest"]:
             continue
         for row in entry["rows"]:
-            by_judge[row["judge"]].append(row)
+            if row["gating"]:
+                by_judge[decision_key(row)].append(row)
     decisions = []
-    for judge, rows in sorted(by_judge.items()):
+    for _, rows in sorted(by_judge.items()):
         outcomes = [_outcome(row) for row in rows]
-        decision = release_decision(judge, outcomes)
+        decision = release_decision(rows[0]["judge"], outcomes)
         decisions.append(
             {
-                "judge": judge,
+                "judge": rows[0]["judge"],
+                "judge_name": rows[0]["judge_name"],
+                "judge_refs": sorted({row["judge_ref"] for row in rows}),
+                "label": decision_label(rows[0]),
                 "decision": decision.decision,
                 "failing_criteria": list(decision.failing_criteria),
+                "failing": [
+                    {"criterion": o.criterion, "reasons": list(o.reasons)}
+                    for o in outcomes
+                    if not o.passed
+                ],
                 "failing_slices": list(decision.failing_slices),
             }
         )

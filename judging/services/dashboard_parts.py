@@ -30,19 +30,25 @@ def restrict(criterion: CriterionInput, items: set[str]) -> CriterionInput:
             rater: {k: v for k, v in labels.items() if k in items}
             for rater, labels in criterion.rater_labels.items()
         },
-        judges=[
-            replace(
-                judge,
-                samples={k: v for k, v in judge.samples.items() if k in items},
-                orders={k: v for k, v in judge.orders.items() if k in items},
-            )
-            for judge in criterion.judges
+        judges=[_restrict_judge(judge, items) for judge in criterion.judges],
+        panels=[
+            replace(panel, members=[_restrict_judge(m, items) for m in panel.members])
+            for panel in criterion.panels
         ],
     )
 
 
+def _restrict_judge(judge: JudgeSamples, items: set[str]) -> JudgeSamples:
+    return replace(
+        judge,
+        samples={k: v for k, v in judge.samples.items() if k in items},
+        orders={k: v for k, v in judge.orders.items() if k in items},
+    )
+
+
 def disagreements(criterion: CriterionInput) -> list[dict[str, Any]]:
-    """Every item where a judge's (majority) label differs from the final human label."""
+    """Every item where a judge version's (majority) label differs from the final human label;
+    `judge` names the version (`NAME@VERSION`, or `provider/model` for imported verdicts)."""
     rows = []
     for judge in criterion.judges:
         votes = judge_votes(judge, criterion.labels)
@@ -54,7 +60,7 @@ def disagreements(criterion: CriterionInput) -> list[dict[str, Any]]:
                         "item": item,
                         "criterion": criterion.name,
                         "version": criterion.version,
-                        "judge": judge.name,
+                        "judge": judge.ref,
                         "human": human,
                         "judged": label,
                     }

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from judging.metrics import Stat, cohen_kappa, confusion_matrix, group_vote
 from judging.models import JudgeConfig, JudgeVersion, Run, Split, Verdict
 from judging.services.labels import final_labels
-from judging.services.splits import items_in_split
+from judging.services.splits import current_draw, items_in_split
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,23 @@ def held_out_looks(project) -> list[HeldOutLooks]:
         HeldOutLooks(config, len(numbers[config.pk]), latest.get(config.pk))
         for config in JudgeConfig.objects.filter(project=project).order_by("name")
     ]
+
+
+def compare_defaults(config: JudgeConfig) -> dict | None:
+    """What the judge page's *Compare* offers first: its two latest versions on the latest
+    one's criterion, on calibration items once a split is drawn (None: fewer than two)."""
+    versions = list(
+        config.versions.filter(criterion__isnull=False)
+        .select_related("criterion")
+        .order_by("-number")
+    )
+    if len(versions) < 2:
+        return None
+    drawn = current_draw(config.project) is not None
+    return {
+        "criterion": versions[0].criterion.name,
+        "a": f"{config.name}@{versions[1].number}",
+        "b": f"{config.name}@{versions[0].number}",
+        "split": "calibration" if drawn else "all",
+        "refs": [f"{config.name}@{v.number}" for v in versions],
+    }

@@ -54,9 +54,11 @@ def dashboard_report_data(payload: dict, failures: dict) -> dict:
 def _markdown(report: dict) -> str:
     lines = [render_markdown(report), "## Release decisions", ""]
     for d in report["decisions"]:
-        why = ", ".join(d["failing_criteria"]) or "every criterion passes"
+        why = "; ".join(f"{f['criterion']} ({', '.join(f['reasons'])})" for f in d["failing"])
         slices = f" (slices: {', '.join(d['failing_slices'])})" if d["failing_slices"] else ""
-        lines.append(f"- **{d['judge']}: {d['decision']}**: {why}{slices}")
+        lines.append(
+            f"- **{d['label']}: {d['decision']}**: {why or 'every criterion passes'}{slices}"
+        )
     lines += ["", "## Failure buckets", ""]
     for bucket, n in report["failure_buckets"]["per_bucket"].items():
         lines.append(f"### {bucket} ({n})")
@@ -93,7 +95,7 @@ def _chart(kind: str, criterion: dict, judge: str) -> tuple[str, list[list]]:
     """(svg, csv rows) for one chart of one judge; the drawing names its criterion and judge."""
     about = f"{criterion['name']} v{criterion['version']} · {judge}"
     if kind == "confusion":
-        row = next((r for r in criterion["rows"] if r["judge"] == judge), None)
+        row = next((r for r in criterion["rows"] if r["judge_ref"] == judge), None)
         if row is None or not row.get("confusion_matrix"):
             raise Http404("No such chart.")
         labels, counts = row["confusion_matrix"]["labels"], row["confusion_matrix"]["counts"]

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_safe
 
 from judging.metrics.voting import group_vote
 from judging.models import Criterion, HumanLabel, ItemSplit, Split, Verdict
+from judging.services.agreement import versions_by_judge
 from judging.services.failures import buckets_for, current_tags
 from judging.services.labels import final_labels, rater_labels
 from judging.views.held_out import READERS, held_out_shown
@@ -33,10 +34,15 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
         .order_by("judge__provider", "judge__model", "-revision", "sample")
     )
     human = final.labels.get(item.pk)
-    judges = {}
+    owners = versions_by_judge(criterion, {v.judge_id for v in verdicts})
+    judges = {}  # one block per judge version, as the report's rows: never two in one
     for verdict in verdicts:
-        if verdict.revision == item.revision:
-            judges.setdefault(verdict.judge.name, []).append(verdict)
+        if verdict.revision != item.revision:
+            continue  # listed apart below
+        for version in owners[verdict.judge_id] or [None]:
+            if version is None or verdict.sample < version.samples:
+                name = version.ref if version else verdict.judge.name
+                judges.setdefault((name, verdict.judge.configuration), []).append(verdict)
     stale_labels = HumanLabel.objects.filter(
         item=item, criterion=criterion, revision__lt=item.revision
     )
@@ -55,7 +61,7 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
                 and group_vote(v.label for v in samples) not in (None, human),
                 "tag": tags.get((item.pk, criterion.name, name)),
             }
-            for name, samples in judges.items()
+            for (name, _), samples in judges.items()
         ],
         "stale_verdicts": [v for v in verdicts if v.revision < item.revision],
         "stale_labels": list(stale_labels.order_by("-revision", "rater")),

@@ -10,7 +10,7 @@ from judging.forms import JudgeForm, RunForm
 from judging.models import JudgeConfig, Run
 from judging.selectors import judge_rows, judge_runs
 from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
-from judging.services.judge_page import version_rows
+from judging.services.judge_page import compare_defaults, version_rows
 from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
 from judging.tasks import run_judge_task
 from reviews.access import project_for_user
@@ -61,6 +61,7 @@ def judge_page(request, slug, name):
             "project": access.project,
             "config": config,
             "rows": version_rows(config),
+            "compare": compare_defaults(config),
             "form": JudgeForm(initial=_initial(config), project=access.project),
             "run_form": RunForm(),
             "runs": judge_runs(config),

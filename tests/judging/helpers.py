@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from judging.services.dashboard import dashboard_refresh
+from judging.services.panels import panel_configure
 from judging.services.splits import split_draw
 from reviews.models import Item, Slice
 from reviews.services.imports import file_import
@@ -130,12 +131,19 @@ def small_records(n_items: int = SMALL_ITEMS) -> list[dict]:
 
 
 def small_project(project, folder: Path, *, draw: bool = True, n_items: int = SMALL_ITEMS):
-    """Import the small calibration project (and draw its split) into `project`, and compute
+    """Import the small calibration project (its two judges on the panel `majority`, and its
+    split drawn) into `project`, and compute
     its figures as the import's and the draw's recompute would once committed (their on-commit
     signal never fires inside a test's transaction)."""
     path = write_jsonl(folder / "small.jsonl", small_records(n_items))
     file_import(actor=None, project=project, path=path, format="jsonl")
     Slice.objects.filter(project=project, name="safety").update(critical=True)
+    panel_configure(
+        project=project,
+        name="majority",
+        rule="majority",
+        members=["openai/gpt-4o", "anthropic/claude"],
+    )
     if draw:
         split_draw(actor=None, project=project, seed=7)
     dashboard_refresh(project=project)

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from judging.metrics import cohen_kappa, confusion_matrix
 from judging.services.agreement_build import agreement_report_build
-from judging.services.agreement_inputs import CriterionInput, JudgeSamples
+from judging.services.agreement_inputs import CriterionInput, JudgeSamples, PanelInput
 from judging.services.agreement_markdown import render_markdown
 from judging.services.splits import split_draw
 from tests.judging.helpers import (
@@ -33,6 +33,18 @@ def judge(name, samples, group=None, orders=None):
         configuration=f"{name}|t=0",
         samples=samples,
         orders=orders or {},
+    )
+
+
+def version(name, number, model, samples):
+    """A judge version run from Evalsite (`NAME@number`) writing as `model`."""
+    return JudgeSamples(
+        name=model,
+        model_group=model,
+        configuration=f"{model}|t=0|p={name}{number}",
+        samples=samples,
+        judge_name=name,
+        judge_version=number,
     )
 
 
@@ -66,43 +78,100 @@ def test_a_judge_with_verdicts_but_no_human_label_still_gets_a_row():
     assert row["pass_rate_human"]["undefined_reason"] == "no item has a final human label"
 
 
-def test_sample_ties_are_left_out_and_counted_and_the_panel_votes_per_model_group():
+def test_sample_ties_are_left_out_and_counted_and_a_configured_panel_votes_per_model_group():
     final = {"i1": "pass", "i2": "fail", "i3": "pass"}
+    judges = [
+        judge("g1/m", {"i1": ["pass", "pass", "fail"], "i2": ["fail"], "i3": ["pass", "fail"]}),
+        judge("g2/m", {"i1": ["fail"], "i2": ["fail"], "i3": ["pass"]}),
+        judge("g3/m", {"i1": ["pass"], "i2": ["pass"], "i3": ["unparsed", "pass"]}),
+    ]
     criterion = CriterionInput(
         name="c",
         version="1",
         labels=["pass", "fail"],
         positive_label="pass",
         final_labels=final,
-        judges=[
-            judge("g1/m", {"i1": ["pass", "pass", "fail"], "i2": ["fail"], "i3": ["pass", "fail"]}),
-            judge("g2/m", {"i1": ["fail"], "i2": ["fail"], "i3": ["pass"]}),
-            judge("g3/m", {"i1": ["pass"], "i2": ["pass"], "i3": ["unparsed", "pass"]}),
-        ],
+        judges=judges,
+        panels=[PanelInput(name="trio", rule="majority", members=judges)],
     )
     rows = by_judge(build(criterion))
     assert (rows["g1/m"]["n"], rows["g1/m"]["ties_excluded"]) == (2, 1)
     assert rows["g3/m"]["unparsed_samples"] == 1
     # Panel: i1 pass (g1 pass, g2 fail, g3 pass); i2 fail (fail, fail, pass);
     # i3 pass (g1 abstains on its tie, g2 pass, g3 pass): all three match the humans.
-    panel = rows["panel:majority"]
+    panel = rows["panel:trio"]
     assert panel["n"] == 3 and panel["ties_excluded"] == 0
     assert panel["model_groups"] == ["g1/m", "g2/m", "g3/m"]
     assert panel["confusion_matrix"]["counts"] == [[2, 0], [0, 1]]
     assert panel["cohen_kappa"]["value"] == pytest.approx(1.0)
+    assert (panel["judge_name"], panel["judge_version"], panel["judge_ref"]) == (
+        None,
+        None,
+        "panel:trio",
+    )
+    assert panel["panel"]["rule"] == "majority"
+    assert [m["ref"] for m in panel["panel"]["members"]] == ["g1/m", "g2/m", "g3/m"]
+    assert rows["g1/m"]["panel"] is None
 
 
-def test_no_panel_row_with_a_single_model_group():
+def test_no_implicit_panel_however_many_model_groups_judged():
     criterion = CriterionInput(
         name="c",
         version="1",
         labels=["pass", "fail"],
+        judges=[judge("a/m", {"i1": ["pass"]}), judge("b/m", {"i1": ["fail"]})],
+    )
+    assert [row["judge"] for row in build(criterion)["results"]] == ["a/m", "b/m"]
+
+
+def test_a_panel_names_per_member_the_items_it_did_not_judge():
+    """A member that never judged an item is reported, not folded silently into "undecided":
+    i3 and i4 were judged by v1 only, so v2 misses them and they tie (one group each)."""
+    v1 = version("j", 1, "a/m", {"i1": ["pass"], "i2": ["fail"], "i3": ["pass"], "i4": ["fail"]})
+    v2 = version("j", 2, "b/m", {"i1": ["pass"], "i2": ["pass"]})
+    criterion = CriterionInput(
+        name="c",
+        version="1",
+        labels=["pass", "fail"],
+        final_labels={"i1": "pass", "i2": "fail", "i3": "pass", "i4": "fail"},
+        judges=[v1, v2],
+        panels=[PanelInput(name="p", rule="unanimous", members=[v1, v2])],
+    )
+    panel = by_judge(build(criterion))["panel:p"]
+    members = {m["ref"]: m for m in panel["panel"]["members"]}
+    assert members["j@1"] | {"missing_items": None} == {
+        "ref": "j@1",
+        "judge": "a/m",
+        "judge_name": "j",
+        "judge_version": 1,
+        "n_judged": 4,
+        "missing": 0,
+        "missing_items": None,
+    }
+    assert (members["j@2"]["missing"], members["j@2"]["missing_items"]) == (2, ["i3", "i4"])
+    # i1 decided (both pass), i2 no consensus; i3 and i4 decided by the only member that judged.
+    assert (panel["n"], panel["ties_excluded"], panel["n_judged"]) == (3, 1, 4)
+
+
+def test_two_versions_of_one_judge_are_two_rows_with_their_name_and_number():
+    criterion = CriterionInput(
+        name="c",
+        version="1",
+        labels=["pass", "fail"],
+        final_labels={"i1": "pass"},
         judges=[
-            judge("a/m", {"i1": ["pass"]}, group="a/m"),
-            judge("a/m", {"i1": ["fail"]}, group="a/m"),
+            version("stub-judge", 2, "openai-compatible/stub", {"i1": ["fail"]}),
+            version("stub-judge", 1, "openai-compatible/stub", {"i1": ["pass"]}),
+            judge("imported/m", {"i1": ["pass"]}),
         ],
     )
-    assert [row["judge"] for row in build(criterion)["results"]] == ["a/m", "a/m"]
+    rows = build(criterion)["results"]
+    assert [(r["judge"], r["judge_name"], r["judge_version"], r["judge_ref"]) for r in rows] == [
+        ("imported/m", None, None, "imported/m"),
+        ("openai-compatible/stub", "stub-judge", 1, "stub-judge@1"),
+        ("openai-compatible/stub", "stub-judge", 2, "stub-judge@2"),
+    ]
+    assert [r["observed_agreement"]["value"] for r in rows] == [1.0, 1.0, 0.0]
 
 
 def test_ordinal_criteria_get_weighted_kappa_and_ordinal_alpha():

@@ -15,7 +15,8 @@ By hand, on held-out (balanced labels, so chance agreement is 0.5 and kappa = 2 
 - gpt-4o: n = 196, 184 agree, kappa = 2 * 184/196 - 1 = 0.878; on `safety` n = 50, 38 agree,
   kappa = 2 * 0.76 - 1 = 0.52, below 0.6 even as a point estimate.
 - claude: kappa 1 everywhere.
-- panel (two model groups, one vote each): on h000..h011 the groups disagree, a tie, left out:
+- panel `majority`, configured with both judges as members (two model groups, one vote
+  each): on h000..h011 the groups disagree, a tie, left out:
   n = 184, kappa 1; on `safety` n = 38 < 50.
 
 The data is imported once per module and rolled back; tests read the computed payloads.
@@ -29,6 +30,7 @@ from django.db import transaction
 from judging.gates import GO, HOLD
 from judging.models import GateSetting, ItemSplit, SplitDraw
 from judging.services.dashboard import dashboard_compute
+from judging.services.panels import panel_configure
 from reviews.models import Item, Slice
 from reviews.services.imports import file_import
 from tests.factories import ProjectFactory
@@ -104,6 +106,12 @@ def build(project, folder):
         )
         for item in Item.objects.filter(project=project)
     )
+    panel_configure(
+        project=project,
+        name="majority",
+        rule="majority",
+        members=["openai/gpt-4o", "anthropic/claude"],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +166,11 @@ def test_held_out_rows_match_the_hand_counts(payload):
     assert (panel["n"], panel["ties_excluded"]) == (184, 12)
     assert panel["model_groups"] == ["anthropic/claude", "openai/gpt-4o"]
     assert panel["cohen_kappa"]["value"] == pytest.approx(1.0)
+    assert [(m["ref"], m["missing"]) for m in panel["panel"]["members"]] == [
+        ("openai/gpt-4o", 0),
+        ("anthropic/claude", 0),
+    ]
+    assert all(row["gating"] for row in rows.values())
 
 
 def test_per_slice_rows_count_only_the_slice_items(payload):
@@ -195,8 +208,12 @@ def test_a_critical_criterion_failing_on_a_critical_slice_holds_the_judge(payloa
     held = decisions(payload)["openai/gpt-4o"]
     assert held == {
         "judge": "openai/gpt-4o",
+        "judge_name": None,
+        "judge_refs": ["openai/gpt-4o"],
+        "label": "openai/gpt-4o",
         "decision": HOLD,
         "failing_criteria": ["faithful"],
+        "failing": [{"criterion": "faithful", "reasons": gate["reasons"]}],
         "failing_slices": ["safety"],
     }
 
@@ -225,8 +242,12 @@ def test_release_decisions_per_judge_and_panel(payload):
     assert panel["reasons"] == ["slice safety: held-out n = 38 < 50"]
     assert found[PANEL] == {
         "judge": PANEL,
+        "judge_name": None,
+        "judge_refs": [PANEL],
+        "label": PANEL,
         "decision": HOLD,
         "failing_criteria": ["faithful"],
+        "failing": [{"criterion": "faithful", "reasons": ["slice safety: held-out n = 38 < 50"]}],
         "failing_slices": ["safety"],
     }
 

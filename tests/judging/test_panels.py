@@ -1,11 +1,13 @@
 """Panels vote model-balanced; ties (and dissent, by choice) become human questions."""
 
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from judging.models import Panel
-from judging.services.panels import PanelError, panel_decide
+from judging.services.panels import PanelError, panel_configure, panel_decide
 from judging.services.runner import run_execute
 from judging.services.runs import run_create
 from reviews.models import Question
@@ -26,15 +28,17 @@ def panel_of(project, tmp_path):
     labelled_project(project, tmp_path, n=6)
 
     def build(models, rule="majority", send_dissent=False):
-        panel = Panel.objects.create(
-            project=project, name="p", rule=rule, send_dissent=send_dissent
-        )
         with WireServer("openai-compatible", answer=by_model) as srv:
             for model in models:
                 config = judge(project, srv.url, name=model, model=model).config
                 run_execute(run_create(config=config, split="all", confirm_held_out=True))
-                panel.judges.add(config)
-        return panel
+        return panel_configure(
+            project=project,
+            name="p",
+            rule=rule,
+            send_dissent=send_dissent,
+            members=[f"{model}@1" for model in models],
+        )
 
     return build
 
@@ -66,9 +70,67 @@ def test_unanimous_sends_any_disagreement(panel_of):
     assert (len(result.decided), len(result.ties), result.sent) == (3, 3, 3)
 
 
-def test_panel_without_judges_is_refused(project):
-    with pytest.raises(PanelError, match="every judge needs a version"):
+def test_panel_without_members_is_refused(project):
+    with pytest.raises(PanelError, match="it has no members"):
         panel_decide(panel=Panel.objects.create(project=project, name="empty"))
+
+
+def test_a_new_version_of_a_member_does_not_join_the_panel(project, tmp_path, panel_of):
+    """Members are pinned: m2's v2 (which fails everything) is run, and the panel's vote and
+    its report row stay those of m1@1 and m2@1."""
+    panel = panel_of(["m1", "m2", "m3"])
+    before = panel_decide(panel=panel)
+    report_before = panel_row(project)
+    with WireServer("openai-compatible", answer=lambda r: Say('{"label": "fail"}')) as srv:
+        config = judge(project, srv.url, name="m2", model="m2", prompt="Strict: {{ labels }}")
+        run_execute(run_create(config=config.config, split="all", confirm_held_out=True))
+    assert config.version.number == 2
+    after = panel_decide(panel=panel)
+    assert (after.decided, after.ties) == (before.decided, before.ties)
+    row = panel_row(project)
+    assert [m["ref"] for m in row["panel"]["members"]] == ["m1@1", "m2@1", "m3@1"]
+    assert (row["n"], row["cohen_kappa"]) == (report_before["n"], report_before["cohen_kappa"])
+
+
+def panel_row(project):
+    from judging.services.agreement import agreement_report
+
+    report = agreement_report(actor=None, project=project, split="all")
+    (row,) = [r for r in report["results"] if r["judge"] == "panel:p"]
+    return row
+
+
+def test_a_member_that_did_not_judge_an_item_is_named_not_silently_undecided(
+    project, tmp_path, panel_of
+):
+    panel = panel_of(["m1", "m2"])
+    with WireServer("openai-compatible", answer=by_model) as srv:
+        config = judge(project, srv.url, name="m3", model="m3").config
+        run_execute(run_create(config=config, split="all", limit=4, confirm_held_out=True))
+    panel = panel_configure(project=project, name="q", rule="majority", members=[
+        "m1@1", "m2@1", "m3@1"])  # fmt: skip
+    result = panel_decide(panel=panel)
+    assert {ref: len(items) for ref, items in result.missing.items()} == {
+        "m1@1": 0,
+        "m2@1": 0,
+        "m3@1": 2,
+    }
+    out = StringIO()
+    call_command("panel_vote", "--project", project.slug, "--panel", "q", stdout=out)
+    assert "m3@1 did not judge 2 item(s): i04, i05" in out.getvalue()
+
+
+def test_panel_configure_refuses_unknown_members_and_a_changed_membership(project, panel_of):
+    panel_of(["m1", "m2"])
+    with pytest.raises(PanelError, match="judge 'm1' has no version 7 \\(versions: m1@1\\)"):
+        panel_configure(project=project, name="x", rule="majority", members=["m1@7"])
+    with pytest.raises(PanelError, match="name the version of judge 'm1' as NAME@VERSION"):
+        panel_configure(project=project, name="x", rule="majority", members=["m1"])
+    with pytest.raises(PanelError, match="exists with majority of m1@1, m2@1"):
+        panel_configure(project=project, name="p", rule="majority", members=["m1@1"])
+    assert not Panel.objects.filter(name="x").exists()
+    same = panel_configure(project=project, name="p", rule="majority", members=["m2@1", "m1@1"])
+    assert same.members.count() == 2
 
 
 def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, tmp_path):

@@ -163,17 +163,33 @@ def test_superuser_revokes_a_token_from_admin(client):
     assert token_user(secret) is None
 
 
-def test_a_panel_takes_only_its_own_projects_judges(client, project):
-    from judging.models import JudgeConfig, Panel
+def test_a_panel_takes_only_its_own_projects_judge_versions(client, project):
+    from judging.models import Criterion, Panel
+    from judging.services.judge_configs import JudgeSettings, judge_config_save
 
-    theirs = JudgeConfig.objects.create(project=ProjectFactory(), name="theirs")
+    def version(owner, name):
+        Criterion.objects.get_or_create(
+            project=owner, name="c", defaults={"labels": ["pass", "fail"], "sha256": "c"}
+        )
+        settings = JudgeSettings(provider="openai", model="m", prompt="{{ labels }}", criterion="c")
+        return judge_config_save(project=owner, name=name, settings=settings).version
+
+    theirs = version(ProjectFactory(), "theirs")
     _superuser(client)
-    data = {"project": project.pk, "name": "p", "rule": "majority", "judges": [theirs.pk]}
+    data = {
+        "project": project.pk,
+        "name": "p",
+        "rule": "majority",
+        "members-TOTAL_FORMS": 1,
+        "members-INITIAL_FORMS": 0,
+        "members-0-version": theirs.pk,
+    }
     response = client.post(reverse("admin:judging_panel_add"), data)
-    assert (
-        "Judges of another project cannot sit on this panel: theirs." in response.content.decode()
+    assert "Judges of another project cannot sit on this panel: openai/m." in (
+        response.content.decode()
     )
     assert not Panel.objects.exists()
-    mine = JudgeConfig.objects.create(project=project, name="mine")
-    client.post(reverse("admin:judging_panel_add"), {**data, "judges": [mine.pk]})
-    assert list(Panel.objects.get().judges.all()) == [mine]
+    mine = version(project, "mine")
+    client.post(reverse("admin:judging_panel_add"), {**data, "members-0-version": mine.pk})
+    (member,) = Panel.objects.get().members.all()
+    assert (member.version, member.judge) == (mine, mine.judge)

@@ -1,0 +1,46 @@
+"""The compare page, reached from a judge's page: two versions (or judges) item by item, the
+flips, each one's agreement with people, their paired difference, and the prompt diff."""
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from judging.forms import CompareForm
+from judging.models import Criterion, JudgeConfig
+from judging.services.compare import CompareError, judges_compare
+from judging.services.judge_page import compare_defaults
+from judging.services.judge_refs import judge_ref_choices
+from judging.services.splits import current_draw
+from judging.views.held_out import held_out_shown
+from reviews.access import project_for_user
+from reviews.models import Role
+
+
+@require_safe
+def judge_compare(request, slug, name):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    project = access.project
+    config = JudgeConfig.objects.filter(project=project, name=name).first()
+    if config is None:
+        raise Http404("no such judge")
+    criteria = (
+        Criterion.objects.filter(project=project).order_by("name").values_list("name", flat=True)
+    )
+    data = request.GET if "a" in request.GET else (compare_defaults(config) or {})
+    form = CompareForm(
+        data or None, criteria=list(dict.fromkeys(criteria)), refs=judge_ref_choices(project)
+    )
+    context = {"project": project, "config": config, "form": form, "report": None}
+    if form.is_valid():
+        options = form.cleaned_data
+        hidden = options["split"] != "calibration" and current_draw(project) is not None
+        if hidden and not held_out_shown(request, project):
+            context |= {"held_out_hidden": True, "held_out_what": f"compare ({config.name})"}
+        else:
+            try:
+                context["report"] = judges_compare(
+                    actor=request.user, project=project, record_look=False, **options
+                )
+            except CompareError as exc:
+                form.add_error(None, str(exc))
+    return render(request, "judging/compare.html", context)
