@@ -166,3 +166,20 @@ def test_the_item_page_shows_each_versions_samples_apart(project, runs, client):
     page = client.get(reverse("dashboard_item", args=[project.slug, item.pk])).content.decode()
     blocks = re.findall(r'<div class="judge-block( disagrees)?">\s*<strong>([^<]+)</strong>', page)
     assert blocks == [(" disagrees", "j@1"), ("", "j@2")]
+
+
+def test_each_version_row_counts_its_own_stale_verdicts(project, runs, tmp_path):
+    """Two outputs change after both versions ran: each version's row leaves out, and counts
+    apart, its own verdicts on the earlier outputs; the compare counts only current ones."""
+    from tests.judging.test_item_revisions import _changed_outputs
+
+    runs("j", LENIENT)
+    runs("j", STRICT)
+    _changed_outputs(project, tmp_path, changed={2, 4})
+    rows = rows_of(agreement_report(actor=None, project=project, split="all"))
+    for ref in ("j@1", "j@2"):
+        assert (rows[ref]["n"], rows[ref]["n_judged"], rows[ref]["stale_verdicts"]) == (8, 8, 2)
+    runs("j", STRICT)  # v2 again: asks only the two changed items
+    rows = rows_of(agreement_report(actor=None, project=project, split="all"))
+    assert (rows["j@2"]["n_judged"], rows["j@2"]["stale_verdicts"]) == (10, 2)
+    assert (rows["j@1"]["n_judged"], rows["j@1"]["stale_verdicts"]) == (8, 2)
