@@ -188,6 +188,12 @@ class PanelMemberInline(ProjectScoped, admin.TabularInline):
     formset = PanelMemberFormSet
     extra = 2
 
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "version":  # each choice is named NAME@VERSION
+            field.queryset = field.queryset.select_related("config")
+        return field
+
 
 @admin.register(m.Panel)
 class PanelAdmin(ProjectScoped, admin.ModelAdmin):

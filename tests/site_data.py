@@ -22,10 +22,11 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from judging.demo import SLUG as JUDGE_DEMO
-from judging.models import GateSetting, JudgeConfig, ModelPrice, Panel, Run
+from judging.models import GateSetting, JudgeConfig, ModelPrice, Run
 from judging.services.dashboard import dashboard_refresh
 from judging.services.failures import buckets_for, failure_tag
 from judging.services.judge_configs import JudgeSettings, judge_config_save
+from judging.services.panels import panel_configure
 from judging.services.runner import run_execute
 from judging.services.runs import run_create
 from judging.services.scoring import predictions_score
@@ -140,7 +141,7 @@ def _admin_rows(site: Site, users) -> None:
     )
     GateSetting.objects.create(project=judged, criterion="faithful")
     ModelPrice.objects.create(provider="openai-compatible", model="stub")
-    Panel.objects.create(project=judged, name="panel").judges.set(JudgeConfig.objects.all())
+    panel_configure(project=judged, name="panel", rule="majority", members=[f"{JUDGE}@1"])
     batch_create(
         actor=alex, project=demo, name="first", raters=[users["raj"]], selection="count", count=1
     )

@@ -30,6 +30,7 @@ from judging.models import (
     JudgeVersion,
     ModelPrice,
     Panel,
+    PanelMember,
     Run,
     SplitDraw,
     Verdict,
@@ -121,7 +122,9 @@ def _project_rows(slug: str) -> Project:
     )
     run = Run.objects.create(project=project, version=version)
     Call.objects.create(run=run, item=item, fingerprint=slug, status="done", request={})
-    Panel.objects.create(project=project, name="panel").judges.add(config)
+    PanelMember.objects.create(
+        panel=Panel.objects.create(project=project, name="panel"), judge=judge, version=None
+    )
     return project
 
 
@@ -263,8 +266,13 @@ def test_a_project_admin_adds_a_member_by_username_only_to_their_project(client,
     ],
 )
 def test_a_project_admin_adds_configuration_only_to_their_project(client, world, url, data, model):
-    if model is Panel:
-        data = {**data, "judges": [world.demo.judge_configs.get().pk]}
+    if model is Panel:  # one member: the project's imported judge
+        data = {
+            **data,
+            "members-TOTAL_FORMS": 1,
+            "members-INITIAL_FORMS": 0,
+            "members-0-judge": world.demo.judges.get().pk,
+        }
     client.force_login(world.insider)
     form = client.get(reverse(url)).content.decode()
     assert world.other.name not in form  # the project select offers only theirs

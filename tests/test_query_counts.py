@@ -86,6 +86,8 @@ QUERY = {
     "evidence_locate": "?q=Total",
     "admin:autocomplete": "?app_label=reviews&model_name=membership&field_name=user&term=r",
     "dashboard_chart": "?judge=openai/gpt-4o",
+    # The visited judge's first version against the demo's imported judge, on calibration.
+    "judge_compare": f"?criterion=faithful&a={JUDGE}@1&b=openai/gpt-4o&split=calibration",
 }
 HEADERS = {"run_status": {"HX-Request": "true"}}  # as a page it redirects to its judge's page
 
@@ -131,18 +133,20 @@ PINNED = {
     "evidence_locate": 4,
     "dashboards": 4,
     "judge_list": 6,
-    "judge_page": 14,  # ten run cards, their costs summed from their calls in one query
+    "judge_page": 16,  # ten run cards, their costs summed in one query; Compare's versions, split
+    "judge_compare": 25,  # two judges' labels on one criterion, as the agreement report reads
     "run_status": 6,
     "generate": 5,
     "score_list": 5,
     "score_run": 5,
-    "project_dashboard": 16,
-    "dashboard_criterion": 12,
-    "dashboard_item": 23,
-    "dashboard_disagreements": 16,
-    "dashboard_failures": 15,
-    "dashboard_report": 15,
-    "dashboard_chart": 12,
+    # The dashboard pages' freshness check reads judge versions and panel members too (+2).
+    "project_dashboard": 18,
+    "dashboard_criterion": 14,
+    "dashboard_item": 25,
+    "dashboard_disagreements": 18,
+    "dashboard_failures": 17,
+    "dashboard_report": 17,
+    "dashboard_chart": 14,
 }
 
 

@@ -5,9 +5,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from judging.metrics import Stat, cohen_kappa, confusion_matrix, group_vote
-from judging.models import JudgeConfig, JudgeVersion, Run, Split, Verdict
+from judging.models import JudgeConfig, JudgeVersion, Run, Split, SplitDraw, Verdict
 from judging.services.labels import final_labels
-from judging.services.splits import current_draw, items_in_split
+from judging.services.splits import items_in_split
 
 
 @dataclass(frozen=True)
@@ -114,9 +114,9 @@ def compare_defaults(config: JudgeConfig) -> dict | None:
         .select_related("criterion")
         .order_by("-number")
     )
+    drawn = SplitDraw.objects.filter(project_id=config.project_id).exists()
     if len(versions) < 2:
         return None
-    drawn = current_draw(config.project) is not None
     return {
         "criterion": versions[0].criterion.name,
         "a": f"{config.name}@{versions[1].number}",
