@@ -180,19 +180,26 @@ class PanelMemberFormSet(forms.BaseInlineFormSet):
 
 
 class PanelMemberInline(ProjectScoped, admin.TabularInline):
-    """Its version and judge choices are the staff user's projects' (`ProjectScoped`)."""
+    """Members are named when the panel is made, then pinned: shown, never changed (a new
+    membership is a new panel). Version and judge are given by id, and must be of the staff
+    user's projects (`ProjectScoped`)."""
 
     project_path = "panel__project"
     model = m.PanelMember
     form = PanelMemberForm
     formset = PanelMemberFormSet
+    raw_id_fields = ["version", "judge"]
     extra = 2
+    can_delete = False
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
-        if db_field.name == "version":  # each choice is named NAME@VERSION
-            field.queryset = field.queryset.select_related("config")
-        return field
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("judge", "version__config")
+
+    def has_add_permission(self, request, obj=None):
+        return obj is None and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(m.Panel)
