@@ -394,3 +394,12 @@ class KeyRevocationAdmin(ProjectScoped, ReadOnlyAdmin):
 
     project_path = "key__project"
     list_display = ["key", "reason", "revoked_by", "revoked_at"]
+
+
+@admin.register(m.ProjectEvent)
+class ProjectEventAdmin(ProjectScoped, ReadOnlyAdmin):
+    """The audit log, read-only; its site-wide lines (tokens, prices) are superusers'."""
+
+    list_display = ["created_at", "project", "actor_name", "action", "target", "before", "after"]
+    list_filter = ["action", "project"]
+    list_select_related = ["project"]

@@ -7,6 +7,7 @@ from reviews.models import (
     Decision,
     ItemStatus,
     Project,
+    ProjectAction,
     Question,
     ResolutionRule,
     decisions_for,
@@ -289,4 +290,27 @@ class ApprovalForm(forms.Form):
             "confirmed": data["confirm"] == "yes",
             "correction_reason": data["reason"],
             "shown": data["shown"],
+        }
+
+
+class AuditFilterForm(forms.Form):
+    """The audit page's filters and page (a GET: a value that does not parse is ignored, never
+    an error page, like the item list's)."""
+
+    action = forms.ChoiceField(choices=[("", "Any action"), *ProjectAction.choices], required=False)
+    actor = forms.CharField(required=False, max_length=150)
+    since = forms.DateField(required=False, label="From", widget=forms.DateInput({"type": "date"}))
+    until = forms.DateField(required=False, label="To", widget=forms.DateInput({"type": "date"}))
+    before = forms.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
+
+    def filters(self) -> dict:
+        """`project_audit_page`'s arguments: each valid field, the others as not given."""
+        self.is_valid()
+        data = self.cleaned_data
+        return {
+            "action": data.get("action") or None,
+            "actor": (data.get("actor") or "").strip(),
+            "since": data.get("since"),
+            "until": data.get("until"),
+            "before": data.get("before"),
         }

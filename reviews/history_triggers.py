@@ -51,6 +51,7 @@ HISTORY_TABLES = {
         "reviews_keyrevocation",
         "reviews_goldmark",
         "reviews_itemrevision",
+        "reviews_projectevent",
     ),
     "judging": (
         "judging_humanlabel",

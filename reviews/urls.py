@@ -3,6 +3,7 @@ from django.urls import include, path
 from reviews import converters
 from reviews.views import (
     assignments,
+    audit,
     batch_approval,
     evidence,
     exports,
@@ -50,6 +51,7 @@ project_patterns = [
     path("instructions/", projects.project_instructions, name="project_instructions"),
     path("settings/", projects.project_settings, name="project_settings"),
     path("members/", members.members, name="members"),
+    path("audit/", audit.project_audit, name="project_audit"),
     path("members/<id:user_pk>/remove/", members.member_remove, name="member_remove"),
     path("members/<id:user_pk>/unlock/", members.member_unlock, name="member_unlock"),
     path("items/", items.item_list, name="item_list"),

@@ -44,12 +44,14 @@ from reviews.models import (
     KeyRevocation,
     Membership,
     Project,
+    ProjectAction,
     RaterQualitySetting,
     Role,
     Slice,
     TrustedKey,
 )
 from reviews.services.approval import approval_record
+from reviews.services.audit import project_event_record
 from reviews.services.rater_quality import gold_mark
 from reviews.services.resolution import adjudication_record
 from reviews.services.tokens import token_create
@@ -79,7 +81,7 @@ def _every_permission(user):
 
 def _project_rows(slug: str) -> Project:
     """A project with a row of every project table: an item rated, adjudicated, approved and
-    marked gold, with evidence; a batch, an import job, a trusted key revoked; judging's
+    marked gold, with evidence; a batch, an import job, a trusted key revoked, an audit line; judging's
     criterion, judge, verdict, label, split, gate, snapshot, bucket, tag, judge config and
     version, run, call, panel; its admin looked at held-out figures."""
     project = Project.objects.create(slug=slug, name=f"{slug.title()} project")
@@ -105,6 +107,7 @@ def _project_rows(slug: str) -> Project:
         project=project, key_id=slug, public_key_pem="pem", registered_by=admin_user
     )
     KeyRevocation.objects.create(key=key, reason="left", revoked_by=admin_user)
+    project_event_record(project, admin_user, ProjectAction.SETTINGS_CHANGED, after={"x": 1})
     criterion = Criterion.objects.create(project=project, name="faithful", labels=["yes", "no"])
     judge = Judge.objects.create(project=project, provider="p", model="m", configuration="p/m")
     Verdict.objects.create(item=item, criterion=criterion, judge=judge, label="yes")

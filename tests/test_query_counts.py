@@ -118,6 +118,7 @@ PINNED = {
     "project_instructions": 3,
     "project_settings": 3,
     "members": 5,
+    "project_audit": 4,
     "item_list": 5,
     "item_detail": 14,
     "item_approve": 22,  # as the approver

@@ -1,4 +1,5 @@
 from reviews.models.append_only import AppendOnlyError, AppendOnlyModel
+from reviews.models.audit import SITE_WIDE_ACTIONS, ProjectAction, ProjectEvent
 from reviews.models.items import (
     Authority,
     Claim,
@@ -64,6 +65,9 @@ __all__ = [
     "ItemStatus",
     "Membership",
     "Project",
+    "ProjectAction",
+    "ProjectEvent",
+    "SITE_WIDE_ACTIONS",
     "Question",
     "QuestionKind",
     "QuestionReason",

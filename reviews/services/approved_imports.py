@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from django.db import transaction
+
 from reviews.access import roles_of
 from reviews.formats.signed import payload_format, signed_fields
-from reviews.models import Item, KeyRevocation, Project, Role, TrustedKey
+from reviews.models import Item, KeyRevocation, Project, ProjectAction, Role, TrustedKey
 from reviews.services import signing
+from reviews.services.audit import project_event_record
 from reviews.services.ground_truth import signed_version
 from reviews.services.references import current_ground_truth
 from reviews.services.signature_check import signature_problem
@@ -175,17 +178,23 @@ def trusted_key_check(*, actor, project: Project, pem: str) -> str:
     return key_id
 
 
+@transaction.atomic
 def trusted_key_register(*, actor, project: Project, pem: str, label: str = "") -> TrustedKey:
     """An admin who is also an approver registers another signer's Ed25519 public key for this project."""
-    return TrustedKey.objects.create(
+    key = TrustedKey.objects.create(
         project=project,
         key_id=trusted_key_check(actor=actor, project=project, pem=pem),
         public_key_pem=pem.strip() + "\n",
         label=label.strip(),
         registered_by=actor,
     )
+    project_event_record(
+        project, actor, ProjectAction.KEY_TRUSTED, target=key.key_id, after={"label": key.label}
+    )
+    return key
 
 
+@transaction.atomic
 def trusted_key_revoke(*, actor, project: Project, key_id: str, reason: str) -> KeyRevocation:
     """A project admin stops trusting a registered key (leaked, or its owner left). Files it
     signed are refused from now on; ground truth already imported with it stays, as history,
@@ -198,4 +207,12 @@ def trusted_key_revoke(*, actor, project: Project, key_id: str, reason: str) -> 
         raise KeyRefused(f"project {project.slug!r} has no registered key {key_id!r}.")
     if hasattr(key, "revocation"):
         raise KeyRefused(f"key {key_id} is already revoked.")
-    return KeyRevocation.objects.create(key=key, reason=reason.strip(), revoked_by=actor)
+    revocation = KeyRevocation.objects.create(key=key, reason=reason.strip(), revoked_by=actor)
+    project_event_record(
+        project,
+        actor,
+        ProjectAction.KEY_REVOKED,
+        target=key_id,
+        after={"reason": revocation.reason},
+    )
+    return revocation

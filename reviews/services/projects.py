@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from reviews.models import Membership, Project, ResolutionRule, Role
+from reviews.models import Membership, Project, ProjectAction, ResolutionRule, Role
+from reviews.services.audit import changed_values, project_event_record
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,13 @@ def project_create(
         raise _slug_taken(slug) from None
     if actor is not None:  # the first admin of a project just created: nobody to ask yet
         Membership.objects.create(project=project, user=actor, role=Role.ADMIN)
+    project_event_record(
+        project,
+        actor,
+        ProjectAction.PROJECT_CREATED,
+        target=slug,
+        after={"name": project.name, **given, "admin": actor.get_username() if actor else None},
+    )
     return ProjectResult(project=project, created=True)
 
 
@@ -131,13 +139,16 @@ def project_settings_update(*, actor, project: Project, changes: dict) -> list[s
     if unknown:
         raise ValidationError(f"Not a project setting: {', '.join(sorted(unknown))}.")
     project = Project.objects.select_for_update().get(pk=project.pk)
-    changed = [field for field, value in changes.items() if getattr(project, field) != value]
-    for field in changed:
-        setattr(project, field, changes[field])
-    if changed:
+    before, after = changed_values({field: getattr(project, field) for field in changes}, changes)
+    for field, value in after.items():
+        setattr(project, field, value)
+    if after:
         project.full_clean()
-        project.save(update_fields=changed)
-    return changed
+        project.save(update_fields=list(after))
+        project_event_record(
+            project, actor, ProjectAction.SETTINGS_CHANGED, before=before, after=after
+        )
+    return list(after)
 
 
 def may_manage_members(actor, project: Project) -> bool:
@@ -153,6 +164,7 @@ def _require_manager(actor, project: Project) -> None:
         raise PermissionDenied(f"Only the admins of {project.slug!r} can change its members.")
 
 
+@transaction.atomic
 def membership_add(*, actor, project: Project, user, role: str) -> Membership:
     """Give `user` `role` in `project`; adding a role someone already holds changes nothing."""
     _require_manager(actor, project)
@@ -160,7 +172,15 @@ def membership_add(*, actor, project: Project, user, role: str) -> Membership:
         raise ValidationError(
             {"role": f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."}
         )
-    membership, _ = Membership.objects.get_or_create(project=project, user=user, role=role)
+    membership, created = Membership.objects.get_or_create(project=project, user=user, role=role)
+    if created:
+        project_event_record(
+            project,
+            actor,
+            ProjectAction.MEMBER_ADDED,
+            target=user.get_username(),
+            after={"role": role},
+        )
     return membership
 
 
@@ -180,7 +200,16 @@ def membership_remove(*, actor, project: Project, user, role: str | None = None)
     admins_left = Membership.objects.filter(project=project, role=Role.ADMIN).exclude(user=user)
     if removes_admin and not admins_left.exists():
         raise ValidationError("A project needs at least one admin: add another admin first.")
+    roles = sorted(memberships.values_list("role", flat=True))
     deleted, _ = memberships.delete()
+    if roles:
+        project_event_record(
+            project,
+            actor,
+            ProjectAction.MEMBER_REMOVED,
+            target=user.get_username(),
+            before={"roles": roles},
+        )
     return deleted
 
 

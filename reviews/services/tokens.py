@@ -10,7 +10,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from reviews.models import ApiToken
+from reviews.models import ApiToken, ProjectAction
+from reviews.services.audit import project_event_record
 
 TOKEN_PREFIX = "evs_"  # noqa: S105 - a public prefix, not a secret
 
@@ -35,16 +36,34 @@ def token_create(*, actor, name: str, days: int | None = DEFAULT_LIFETIME) -> tu
         key_sha256=_digest(secret),
         expires_at=timezone.now() + timedelta(days=days) if days else None,
     )
+    _token_event(token, actor, ProjectAction.TOKEN_CREATED)
     return token, secret
 
 
+def _token_event(token: ApiToken, actor, action: ProjectAction) -> None:
+    # Site-wide (a token reaches every project of its owner); never the secret or its digest.
+    project_event_record(
+        None,
+        actor,
+        action,
+        target=token.name,
+        after={"owner": token.user.get_username(), "id": token.pk, "expires_at": token.expires_at},
+    )
+
+
+@transaction.atomic
 def token_revoke(*, actor, token_pk: int) -> bool:
     """Revoke one of `actor`'s own tokens (any token for a superuser); False when there is no
     such live token. A revoked token never works again."""
     tokens = ApiToken.objects.filter(pk=token_pk, revoked_at__isnull=True)
     if not actor.is_superuser:
         tokens = tokens.filter(user=actor)
-    return bool(tokens.update(revoked_at=timezone.now()))
+    token = tokens.select_related("user").select_for_update().first()
+    if token is None:
+        return False
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    _token_event(token, actor, ProjectAction.TOKEN_REVOKED)
+    return True
 
 
 def token_user(secret: str):
