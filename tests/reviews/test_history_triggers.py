@@ -34,6 +34,8 @@ from reviews.models import (
     GoldMark,
     ItemRevision,
     KeyRevocation,
+    ProjectAction,
+    ProjectEvent,
     Reference,
     Resolution,
     ResolutionSource,
@@ -42,6 +44,7 @@ from reviews.models import (
 )
 from reviews.models.append_only import AppendOnlyModel
 from reviews.services.approval import approval_record
+from reviews.services.audit import project_event_record
 from tests import builders
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.helpers import per_test_copy
@@ -64,6 +67,7 @@ HISTORY = [
     GoldMark,
     ItemRevision,
     ModelPrice,
+    ProjectEvent,
 ]
 
 
@@ -92,6 +96,7 @@ def _history():
     GoldMark.objects.create(item=item, gold=True, answers={})
     ItemRevision.objects.create(item=item, number=1, sha256="0" * 64)
     ModelPrice.objects.create(provider="openai", model="m", input_per_million=1)
+    project_event_record(project, admin, ProjectAction.SETTINGS_CHANGED, after={"overlap": 3})
     return item
 
 
