@@ -13,7 +13,7 @@ from reviews.models import Project, ProjectAction, ProjectEvent
 PAGE_SIZE = 50
 # Site-wide lines every project's log shows: a price changes what every project's runs cost.
 # (Tokens are site-wide too but belong to one user: superusers read them in the admin.)
-SHOWN_SITE_WIDE = (ProjectAction.PRICE_SET,)
+SHOWN_SITE_WIDE = (ProjectAction.PRICE_ADDED,)
 
 
 @dataclass(frozen=True)

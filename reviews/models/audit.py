@@ -24,14 +24,14 @@ class ProjectAction(models.TextChoices):
     RUN_STARTED = "run_started", "Run started"
     RUN_RESUMED = "run_resumed", "Run resumed"
     RUN_CANCELLED = "run_cancelled", "Run cancelled"
-    PRICE_SET = "price_set", "Model price set"
+    PRICE_ADDED = "price_added", "Model price added"
 
 
 # Site-wide actions (project empty): a token belongs to a user, a price to a provider's model.
 SITE_WIDE_ACTIONS = (
     ProjectAction.TOKEN_CREATED,
     ProjectAction.TOKEN_REVOKED,
-    ProjectAction.PRICE_SET,
+    ProjectAction.PRICE_ADDED,
 )
 
 

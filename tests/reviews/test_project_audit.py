@@ -235,7 +235,7 @@ def audited(client):
     gina = UserFactory(username="gina")
     membership_add(actor=boss, project=project, user=gina, role=Role.RATER)
     project_settings_update(actor=boss, project=project, changes={"overlap": 5})
-    project_event_record(None, boss, ProjectAction.PRICE_SET, target="openai/gpt", after={"x": 1})
+    project_event_record(None, boss, ProjectAction.PRICE_ADDED, target="openai/gpt", after={"x": 1})
     other = ProjectFactory()
     project_event_record(other, None, ProjectAction.SETTINGS_CHANGED, after={"overlap": 9})
     client.force_login(boss)
@@ -249,7 +249,7 @@ def _actions(client, **query) -> list[str]:
 
 
 def test_the_page_shows_the_project_and_site_wide_lines_newest_first(client, audited):
-    assert _actions(client) == ["price_set", "settings_changed", "member_added"]
+    assert _actions(client) == ["price_added", "settings_changed", "member_added"]
     page = client.get(reverse("project_audit", args=["audited"])).content.decode()
     assert "overlap:</span> 2 → 5" in page and "site-wide" in page
     home = client.get(reverse("project_home", args=["audited"])).content.decode()
@@ -258,7 +258,7 @@ def test_the_page_shows_the_project_and_site_wide_lines_newest_first(client, aud
 
 def test_the_page_filters_by_action_actor_and_date(client, audited):
     assert _actions(client, action="member_added") == ["member_added"]
-    assert _actions(client, actor="boss") == ["price_set", "settings_changed", "member_added"]
+    assert _actions(client, actor="boss") == ["price_added", "settings_changed", "member_added"]
     assert _actions(client, actor="nobody") == []
     today = timezone.now().date()
     assert len(_actions(client, since=today.isoformat(), until=today.isoformat())) == 3

@@ -11,7 +11,7 @@ from reviews.history_triggers import migration_operations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0023_project_slug_ignoring_case'),
+        ('reviews', '0024_resolution_superseded'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('actor_name', models.CharField(blank=True, max_length=150)),
-                ('action', models.CharField(choices=[('project_created', 'Project created'), ('member_added', 'Role given'), ('member_removed', 'Role taken away'), ('settings_changed', 'Settings changed'), ('token_created', 'API token created'), ('token_revoked', 'API token revoked'), ('key_trusted', 'Key trusted'), ('key_revoked', 'Key revoked'), ('split_drawn', 'Split drawn'), ('judge_created', 'Judge created'), ('judge_version_added', 'Judge version added'), ('run_started', 'Run started'), ('run_resumed', 'Run resumed'), ('run_cancelled', 'Run cancelled'), ('price_set', 'Model price set')], max_length=32)),
+                ('action', models.CharField(choices=[('project_created', 'Project created'), ('member_added', 'Role given'), ('member_removed', 'Role taken away'), ('settings_changed', 'Settings changed'), ('token_created', 'API token created'), ('token_revoked', 'API token revoked'), ('key_trusted', 'Key trusted'), ('key_revoked', 'Key revoked'), ('split_drawn', 'Split drawn'), ('judge_created', 'Judge created'), ('judge_version_added', 'Judge version added'), ('run_started', 'Run started'), ('run_resumed', 'Run resumed'), ('run_cancelled', 'Run cancelled'), ('price_added', 'Model price added')], max_length=32)),
                 ('target', models.CharField(blank=True, help_text='Who or what was acted on.', max_length=200)),
                 ('before', models.JSONField(blank=True, default=dict, encoder=django.core.serializers.json.DjangoJSONEncoder)),
                 ('after', models.JSONField(blank=True, default=dict, encoder=django.core.serializers.json.DjangoJSONEncoder)),
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
             options={
                 'ordering': ['-id'],
                 'indexes': [models.Index(fields=['project', '-id'], name='reviews_pro_project_35ec86_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('action__in', ['project_created', 'member_added', 'member_removed', 'settings_changed', 'token_created', 'token_revoked', 'key_trusted', 'key_revoked', 'split_drawn', 'judge_created', 'judge_version_added', 'run_started', 'run_resumed', 'run_cancelled', 'price_set'])), name='projectevent_action_valid')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('action__in', ['project_created', 'member_added', 'member_removed', 'settings_changed', 'token_created', 'token_revoked', 'key_trusted', 'key_revoked', 'split_drawn', 'judge_created', 'judge_version_added', 'run_started', 'run_resumed', 'run_cancelled', 'price_added'])), name='projectevent_action_valid')],
             },
         ),
         migration_operations('reviews', ['reviews_projectevent']),
