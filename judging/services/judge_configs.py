@@ -14,6 +14,7 @@ from django.db import transaction
 
 from judging.models import Criterion, JudgeConfig, JudgeVersion
 from judging.providers import PROVIDERS
+from judging.services.audit import judge_saved
 from judging.services.criteria import judge_ensure
 from judging.services.endpoints import EndpointRefused, check_endpoint
 from judging.services.prompts import PromptError, check_template, prompt_sha256
@@ -113,13 +114,17 @@ def judge_config_save(
     if not re.fullmatch(r"[-a-zA-Z0-9_]{1,100}", name or ""):
         raise JudgeConfigError("name: letters, digits, '-' and '_' only")
     criterion = _check(project, settings)
-    config, _ = JudgeConfig.objects.select_for_update().get_or_create(project=project, name=name)
-    if (config.base_url, config.api_key_env) != (settings.base_url, settings.api_key_env):
+    config, created = JudgeConfig.objects.select_for_update().get_or_create(
+        project=project, name=name
+    )
+    endpoint_was = (config.base_url, config.api_key_env)
+    if endpoint_was != (settings.base_url, settings.api_key_env):
         config.base_url, config.api_key_env = settings.base_url, settings.api_key_env
         config.save(update_fields=["base_url", "api_key_env"])
     latest = config.versions.order_by("-number").first()
     sha = prompt_sha256(settings.prompt)
     if _same(latest, settings, criterion, sha):
+        judge_saved(config, actor, created=created, endpoint_was=endpoint_was, version=None)
         return SaveResult(config, latest, False)
     judge, _ = judge_ensure(
         project=project,
@@ -138,6 +143,7 @@ def judge_config_save(
         created_by=actor if getattr(actor, "pk", None) else None,
         **_judged(settings),
     )
+    judge_saved(config, actor, created=created, endpoint_was=endpoint_was, version=version)
     return SaveResult(config, version, True)
 
 

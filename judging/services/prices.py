@@ -10,9 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
+from django.db import transaction
 from django.utils import timezone
 
 from judging.models import ModelPrice
+from judging.services.audit import price_added
 
 MILLION = Decimal(1_000_000)
 MAX_PER_MILLION = Decimal("999999.9999")  # the column holds 10 digits, 4 after the point
@@ -34,6 +36,7 @@ def _amount(name: str, value) -> Decimal:
     return amount
 
 
+@transaction.atomic
 def price_add(
     *, provider: str, model: str, input_per_million, output_per_million, actor=None
 ) -> ModelPrice:
@@ -41,7 +44,7 @@ def price_add(
     provider, model = provider.strip(), model.strip()
     if not provider or not model:
         raise PriceError("provider and model: both are needed")
-    return ModelPrice.objects.create(
+    price = ModelPrice.objects.create(
         provider=provider,
         model=model,
         input_per_million=_amount("input USD per million tokens", input_per_million),
@@ -49,6 +52,8 @@ def price_add(
         effective_from=timezone.now(),
         created_by=actor if getattr(actor, "pk", None) else None,
     )
+    price_added(price, actor)
+    return price
 
 
 def price_in_force(provider: str, model: str, at: datetime | None = None) -> ModelPrice | None:

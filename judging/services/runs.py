@@ -13,9 +13,11 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import JudgeConfig, Run, RunStatus, Split
+from judging.services.audit import run_event
 from judging.services.judge_configs import JudgeConfigError, version_get
 from judging.services.run_costs import RunCost, run_costs
 from judging.services.splits import SPLIT_CHOICES, current_draw
+from reviews.models import ProjectAction
 from reviews.signals import project_data_changed
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
@@ -29,6 +31,7 @@ class RunError(ValueError):
     """A run that cannot be started, cancelled or resumed; the message says why."""
 
 
+@transaction.atomic
 def run_create(
     *,
     config: JudgeConfig,
@@ -60,7 +63,7 @@ def run_create(
         raise RunError("concurrency: between 1 and 64")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise RunError(f"limit: at least 1, at most {MAX_LIMIT}")
-    return Run.objects.create(
+    run = Run.objects.create(
         project=config.project,
         version=chosen,
         split=split,
@@ -70,19 +73,24 @@ def run_create(
         from_site=from_site,
         created_by=actor if getattr(actor, "pk", None) else None,
     )
+    run_event(run, actor, ProjectAction.RUN_STARTED)
+    return run
 
 
-def run_cancel(run: Run) -> bool:
+@transaction.atomic
+def run_cancel(run: Run, actor=None) -> bool:
     """Ask a queued or running run to stop (the runner finishes the calls in flight)."""
     if run.status == RunStatus.QUEUED:
-        return bool(
-            Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-                status=RunStatus.CANCELLED, finished_at=timezone.now()
-            )
+        changed = Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now()
         )
-    return bool(
-        Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(status=RunStatus.CANCELLING)
-    )
+    else:
+        changed = Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+            status=RunStatus.CANCELLING
+        )
+    if changed:
+        run_event(run, actor, ProjectAction.RUN_CANCELLED)
+    return bool(changed)
 
 
 def is_stale(run: Run) -> bool:
@@ -120,7 +128,7 @@ def runs_recover() -> list[int]:
 
 
 @transaction.atomic
-def run_resume(run: Run) -> Run:
+def run_resume(run: Run, actor=None) -> Run:
     """Queue a stopped run (or one that finished with failed calls) again: it makes only the
     calls still missing. A run that looks
     alive (a recent heartbeat) is refused, so two workers never run it at once."""
@@ -139,6 +147,7 @@ def run_resume(run: Run) -> Run:
         )
     run.status, run.finished_at, run.error = RunStatus.QUEUED, None, ""
     run.save(update_fields=["status", "finished_at", "error"])
+    run_event(run, actor, ProjectAction.RUN_RESUMED)
     return run
 
 

@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from judging.models import HeldOutAccess, HumanLabel, ItemSplit, Split, SplitDraw
+from judging.services.audit import split_drawn
 from reviews.models import Answer, Item, ItemSlice, Project, QuestionKind, Resolution
 from reviews.signals import project_data_changed
 
@@ -112,6 +113,7 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
             for i, (_, pk) in enumerate(ordered)
         ]
     ItemSplit.objects.bulk_create(rows, batch_size=1000)
+    split_drawn(draw, actor)
     # A new split changes every figure: the dashboard recomputes (a GET never queues it).
     transaction.on_commit(lambda: project_data_changed.send(SplitDraw, project=project))
     return draw

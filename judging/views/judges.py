@@ -148,7 +148,7 @@ def run_status(request, slug, pk):
 @require_POST
 def run_stop(request, slug, pk):
     run = _run(request, slug, pk)
-    run_cancel(run)
+    run_cancel(run, actor=request.user)
     run.refresh_from_db()
     return render(
         request, "judging/judge.html#run-progress", {"p": run_progress(run), "project": run.project}
@@ -159,7 +159,7 @@ def run_stop(request, slug, pk):
 def run_continue(request, slug, pk):
     run = _run(request, slug, pk)
     try:
-        run = run_resume(run)
+        run = run_resume(run, actor=request.user)
     except RunError as exc:
         messages.error(request, f"Not resumed: {exc}.")
     else:

@@ -20,6 +20,7 @@ class ProjectAction(models.TextChoices):
     KEY_REVOKED = "key_revoked", "Key revoked"
     SPLIT_DRAWN = "split_drawn", "Split drawn"
     JUDGE_CREATED = "judge_created", "Judge created"
+    JUDGE_EDITED = "judge_edited", "Judge endpoint changed"
     JUDGE_VERSION_ADDED = "judge_version_added", "Judge version added"
     RUN_STARTED = "run_started", "Run started"
     RUN_RESUMED = "run_resumed", "Run resumed"
