@@ -137,6 +137,7 @@ def _site(tmp_path) -> dict[str, str]:
         "settings": reverse("project_settings", kwargs=d),
         "instructions": reverse("project_instructions", kwargs=d),
         "members": reverse("members", kwargs=d),
+        "audit": reverse("project_audit", kwargs=j),
         "raters": reverse("rater_quality", kwargs=j),
         "dashboards": reverse("dashboards"),
         "dashboard": reverse("project_dashboard", kwargs=j),
