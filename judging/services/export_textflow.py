@@ -22,14 +22,23 @@ from reviews.models import Item
 CORRECTNESS = "correctness"
 
 
+def _criterion_name(item: Item) -> str:
+    """`correctness`, or the criterion of the Evalsite run the item was imported from."""
+    return (item.metadata["textflow"].get("evalsite") or {}).get("criterion", CORRECTNESS)
+
+
 def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
     items = [
         i for i in Item.objects.filter(project=project).order_by("id") if "textflow" in i.metadata
     ]
+    wanted = {item.pk: _criterion_name(item) for item in items}
     verdicts: dict[int, list[Verdict]] = {}
-    rows = Verdict.objects.current().filter(item__in=items, criterion__name=CORRECTNESS)
-    for verdict in rows.order_by("item_id", "sample", "judge_id"):
-        verdicts.setdefault(verdict.item_id, []).append(verdict)
+    rows = Verdict.objects.current().filter(
+        item__in=items, criterion__name__in=set(wanted.values())
+    )
+    for verdict in rows.select_related("criterion").order_by("item_id", "sample", "judge_id"):
+        if verdict.criterion.name == wanted[verdict.item_id]:
+            verdicts.setdefault(verdict.item_id, []).append(verdict)
     variant = items[0].metadata["textflow"].get("variant", "upstream") if items else "upstream"
     records = []
     for item in items:
@@ -56,6 +65,7 @@ def _records(project) -> tuple[list[tuple[Item, TextflowRecord]], str]:
                     verdicts=[normalise_verdict(r) for r in raw],
                     final_decision=meta.get("final_decision"),
                     extra=meta.get("extra") or {},
+                    evalsite=meta.get("evalsite"),
                 ),
             )
         )
@@ -91,13 +101,17 @@ def textflow_export(*, project, judge: str | None = None) -> bytes:
     if judge is None:
         pairs, variant = _records(project)
         if pairs:
-            criterion = (
-                Criterion.objects.filter(project=project, name=CORRECTNESS)
-                .order_by("-created_at")
-                .first()
-            )
+            human = {}
+            for name in {_criterion_name(item) for item, _ in pairs}:
+                criterion = (
+                    Criterion.objects.filter(project=project, name=name)
+                    .order_by("-created_at")
+                    .first()
+                )
+                mine = [(item, record) for item, record in pairs if _criterion_name(item) == name]
+                human |= _human(criterion, mine)
             records = [record for _, record in pairs]
-            return dump_textflow(records, variant=variant, human=_human(criterion, pairs))
+            return dump_textflow(records, variant=variant, human=human)
     version = judged_version(project, judge)
     pairs = judged_records(version)
     return dump_textflow([record for _, record in pairs], human=_human(version.criterion, pairs))

@@ -93,6 +93,8 @@ def _item_fields(record: TextflowRecord, variant: str) -> dict[str, Any]:
         **record_flags(record),
         "extra": record.extra,
     }
+    if record.evalsite is not None:  # kept so that exporting this project writes it back
+        textflow["evalsite"] = record.evalsite
     return {
         "title": f"{record.key} · question {record.question_id}"[:300],
         "input": record.question,

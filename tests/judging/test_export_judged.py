@@ -148,3 +148,16 @@ def test_an_evalsite_block_that_differs_between_records_is_refused(project, tmp_
             )
         assert where in err.getvalue(), err.getvalue()
     assert not Item.objects.filter(project=copy).exists()
+
+
+def test_the_imported_copy_exports_the_same_file_again(project, tmp_path):
+    """A project that imported Evalsite's export writes that file back, decisions and evalsite
+    block included: a second round trip loses no verdict."""
+    labelled_project(project, tmp_path, n=6)
+    with WireServer("openai-compatible", answer=Votes()) as server:
+        run_version(project, server.url)
+    first = json.loads(export(project, tmp_path).read_text())
+    copy = Project.objects.create(slug="copy", name="Copy")
+    import_items(copy, export(project, tmp_path))
+    again = json.loads(export(copy, tmp_path).read_text())
+    assert again == first
