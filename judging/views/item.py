@@ -35,14 +35,20 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
     )
     human = final.labels.get(item.pk)
     owners = versions_by_judge(criterion, {v.judge_id for v in verdicts})
+
+    def names(verdict) -> list[str]:
+        """The judge versions that count this sample (the report's rows), or the imported judge."""
+        versions = owners[verdict.judge_id]
+        if not versions:
+            return [verdict.judge.name]
+        return [v.ref for v in versions if verdict.sample < v.samples]
+
     judges = {}  # one block per judge version, as the report's rows: never two in one
     for verdict in verdicts:
         if verdict.revision != item.revision:
             continue  # listed apart below
-        for version in owners[verdict.judge_id] or [None]:
-            if version is None or verdict.sample < version.samples:
-                name = version.ref if version else verdict.judge.name
-                judges.setdefault((name, verdict.judge.configuration), []).append(verdict)
+        for name in names(verdict):
+            judges.setdefault((name, verdict.judge.configuration), []).append(verdict)
     stale_labels = HumanLabel.objects.filter(
         item=item, criterion=criterion, revision__lt=item.revision
     )
@@ -63,7 +69,9 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
             }
             for (name, _), samples in judges.items()
         ],
-        "stale_verdicts": [v for v in verdicts if v.revision < item.revision],
+        "stale_verdicts": [
+            (", ".join(names(v)) or v.judge.name, v) for v in verdicts if v.revision < item.revision
+        ],
         "stale_labels": list(stale_labels.order_by("-revision", "rater")),
     }
 

@@ -183,3 +183,20 @@ def test_each_version_row_counts_its_own_stale_verdicts(project, runs, tmp_path)
     rows = rows_of(agreement_report(actor=None, project=project, split="all"))
     assert (rows["j@2"]["n_judged"], rows["j@2"]["stale_verdicts"]) == (10, 2)
     assert (rows["j@1"]["n_judged"], rows["j@1"]["stale_verdicts"]) == (8, 2)
+
+
+def test_the_item_page_names_each_stale_sample_by_its_version(project, runs, client, tmp_path):
+    """Verdicts given on an earlier output are named like the current ones, `NAME@VERSION`,
+    never by the model alone (which two versions share)."""
+    from reviews.models import Item
+    from tests.judging.test_item_revisions import _changed_outputs
+
+    runs("j", LENIENT)
+    runs("j", STRICT)
+    _changed_outputs(project, tmp_path, changed={2})
+    see_held_out(client, member(project, Role.ADMIN), project)
+    item = Item.objects.get(project=project, external_id="i02")
+    page = client.get(reverse("dashboard_item", args=[project.slug, item.pk])).content.decode()
+    stale = page[page.index("given on an earlier output") :]
+    names = re.findall(r"<li>([^<]+) <span class=\"badge\">sample", stale)
+    assert sorted(name.strip() for name in names) == ["j@1", "j@2"]
