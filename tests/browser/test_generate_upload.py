@@ -117,7 +117,7 @@ def test_upload_to_rated_adjudicated_signed_and_verified_reference(
         )  # fmt: skip
     capsys.readouterr()
     call_command("verify_approval", str(out))
-    assert capsys.readouterr().out.count(f"OK   {item.external_id}: v2") == 2
+    assert capsys.readouterr().out.count(f"OK   {item.external_id}: v3, version 2") == 2
     signed = Reference.objects.get(item=item, authority="ground_truth").rows
     assert {r["path"]: r["expected_value"] for r in signed} == {
         "$.account": "Northwind Traders",

@@ -105,7 +105,7 @@ def test_approve_correct_export_verify_and_every_edit_fails(
         _download(page, button, out)
     ok, text = _verify(out, capsys)
     assert ok, text
-    assert text.count("OK   case-00: v2, version 3") == 3, text
+    assert text.count("OK   case-00: v3, version 3") == 3, text
     _each_edit_fails(out, tmp_path, capsys)
 
 
