@@ -121,10 +121,11 @@ def approval_blockers(item: Item, approver) -> list[str]:
         reasons.append(f"{open_questions} {are} still open or waiting for adjudication.")
     if item.status == ItemStatus.APPROVED:
         reasons.append("This item is approved already; a correction starts with a new decision.")
-    if latest_reference(item, Authority.GENERATED) is None:
+    generated = latest_reference(item, Authority.GENERATED)
+    if generated is None:
         reasons.append("This item has no generated reference to approve.")
     if item.project.separation_of_duties:
-        reasons.extend(approval_conflicts(item, approver))
+        reasons.extend(approval_conflicts(item, approver, generated))
     return reasons
 
 

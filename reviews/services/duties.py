@@ -2,14 +2,16 @@
 
 An item's ground truth is signed by an approver who did not make it: not a rater of the item
 (any of them, not only a lone one), not an adjudicator of one of its questions (a decision later
-corrected included), and not whoever set up the generation that wrote its generated reference
-(started the run, or configured one of its readers). Judging records the latter on the item's
+corrected included), not whoever set up the generation that wrote its generated reference
+(started the run, or configured one of its readers), and not whoever imported that reference
+(a file's values are its importer's: a reference CSV can say anything). Judging records the latter on the item's
 `generated` timeline events (reviews' own rows), so this reads them without knowing judging.
 """
 
 from __future__ import annotations
 
-from reviews.models import Answer, Event, EventKind, Resolution
+from reviews.models import Answer, Authority, Event, EventKind, Resolution
+from reviews.services.references import latest_reference
 
 
 def rated(item, user) -> bool:
@@ -37,8 +39,11 @@ def generation_configurers(item) -> set[int]:
     return users
 
 
-def approval_conflicts(item, user) -> list[str]:
-    """Why `user` may not approve `item` under separation of duties (empty: no conflict)."""
+def approval_conflicts(item, user, generated=None) -> list[str]:
+    """Why `user` may not approve `item` under separation of duties (empty: no conflict).
+    `generated`: the item's latest generated reference, the values an approval would sign
+    (read here when the caller has not)."""
+    generated = generated or latest_reference(item, Authority.GENERATED)
     reasons = []
     if rated(item, user):
         reasons.append(
@@ -52,5 +57,10 @@ def approval_conflicts(item, user) -> list[str]:
         reasons.append(
             "You set up the generation of this item's reference (started it or configured a "
             "reader): another approver must approve it (separation of duties)."
+        )
+    elif generated is not None and generated.created_by_id == user.pk:
+        reasons.append(
+            "You imported this item's generated reference: another approver must approve it "
+            "(separation of duties)."
         )
     return reasons

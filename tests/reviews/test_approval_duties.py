@@ -1,6 +1,6 @@
-"""Separation of duties at approval: nobody who rated an item (one of several raters too) or
-adjudicated one of its questions (a decision corrected since included) signs its values as
-ground truth, on the approve page, in a batch or through the service; another approver can."""
+"""Separation of duties at approval: nobody who rated an item (one of several raters too),
+adjudicated one of its questions (a decision corrected since included) or imported its generated
+reference signs its values as ground truth, on the approve page, in a batch or through the service; another approver can."""
 
 import re
 
@@ -95,3 +95,29 @@ def test_an_adjudicator_whose_decision_was_corrected_still_cannot_approve(
     with pytest.raises(ApprovalRefused, match="You adjudicated this item"):
         approval_record(actor=first, item=item, password=PASSWORD, confirmed=True)
     _nothing_signed(item)
+
+
+IMPORTED = (
+    "You imported this item's generated reference: another approver must approve it "
+    "(separation of duties)."
+)
+
+
+def test_whoever_imported_the_generated_values_cannot_approve_them(project, tmp_path):
+    """An admin who is an approver too writes a reference CSV of the values they want, imports
+    it (generated) and would sign it: authoring the values is a hand in them, like rating."""
+    from reviews.models import Item
+    from reviews.services.imports import file_import
+
+    author = member(project, Role.ADMIN, Role.APPROVER, username="author")
+    path = tmp_path / "mine.csv"
+    path.write_text("case_id,path,expected_value\ncase-1,$.total,999.00\n")
+    file_import(actor=author, project=project, path=path)
+    item = Item.objects.get(project=project, external_id="case-1")
+    assert approval_blockers(item, author) == [IMPORTED]
+    with pytest.raises(ApprovalRefused, match="You imported this item"):
+        approval_record(actor=author, item=item, password=PASSWORD, confirmed=True)
+    (line,) = batch_preview([item], author)
+    assert line.refused == IMPORTED
+    _nothing_signed(item)
+    assert approval_blockers(item, member(project, Role.APPROVER, username="another")) == []
