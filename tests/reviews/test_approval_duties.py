@@ -1,6 +1,7 @@
 """Separation of duties at approval: nobody who rated an item (one of several raters too),
 adjudicated one of its questions (a decision corrected since included) or imported its generated
-reference signs its values as ground truth, on the approve page, in a batch or through the service; another approver can."""
+reference signs its values as ground truth, on the approve page, in a batch or through the
+service; another approver can."""
 
 import re
 
