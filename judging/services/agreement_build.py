@@ -105,20 +105,40 @@ def _kappas(table, criterion: CriterionInput, seed: int, n_resamples: int) -> di
     return out
 
 
+def _averages(report) -> dict[str, Stat]:
+    """`precision_macro` … `f1_weighted`: macro and support-weighted means over the labels where
+    each is defined (scikit-learn's `zero_division=nan`); micro = accuracy (single-label)."""
+    return {
+        f"{measure}_{average}": getattr(getattr(report, average), measure)
+        for average in ("macro", "micro", "weighted")
+        for measure in ("precision", "recall", "f1")
+    }
+
+
+def _per_label(report, *, paired: bool) -> dict[str, dict[str, Any]]:
+    """{label: {precision, recall, f1, support}}, the human label as the reference."""
+    out = {}
+    for scores in report.per_class:
+        stats = {"precision": scores.precision, "recall": scores.recall, "f1": scores.f1}
+        if not paired:
+            stats = dict.fromkeys(stats, Stat.undefined(NO_PAIRS))
+        out[scores.label] = {key: value.as_dict() for key, value in stats.items()}
+        out[scores.label]["support"] = scores.support
+    return out
+
+
 def _agreement_stats(humans, judged, criterion: CriterionInput, seed: int, n_resamples: int):
     labels = list(criterion.labels)
     table = confusion_matrix(humans, judged, labels)
     level = "ordinal" if criterion.ordinal else "nominal"
-    scores = classification_report(table, labels).macro
+    report = classification_report(table, labels)
     stats = {
         "observed_agreement": observed_agreement(table),
         "expected_agreement": expected_agreement(table),
         "krippendorff_alpha": krippendorff_alpha([humans, judged], level=level, values=labels),
         "gwet_ac1": gwet_ac1(table),
         "accuracy": accuracy(table),
-        "precision_macro": scores.precision,
-        "recall_macro": scores.recall,
-        "f1_macro": scores.f1,
+        **_averages(report),
     }
     if not humans:
         stats = dict.fromkeys(stats, Stat.undefined(NO_PAIRS))
@@ -128,6 +148,7 @@ def _agreement_stats(humans, judged, criterion: CriterionInput, seed: int, n_res
         for key in ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic"):
             if out[key]["value"] is None:
                 out[key] = Stat.undefined(NO_PAIRS).as_dict()
+    out["per_label"] = _per_label(report, paired=bool(humans))
     out["krippendorff_level"] = level
     out["confusion_matrix"] = {"labels": labels, "counts": table.tolist()}
     out["label_counts"] = {

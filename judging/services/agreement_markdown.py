@@ -106,8 +106,33 @@ def _criterion_section(name: str, rows: list[dict[str, Any]]) -> list[str]:
     lines.append("")
     for row in rows:
         if row["n"]:
-            lines += _confusion(row) + _thresholds(row)
+            lines += _confusion(row) + _per_label(row) + _thresholds(row)
     return lines
+
+
+def _per_label(row: dict[str, Any]) -> list[str]:
+    """Per label (human label as the reference), then the three averages, each named."""
+    lines = [
+        f"Per label, {escape_cell(_who(row))} (human label as the reference):",
+        "",
+        "| label | precision | recall | F1 | support |",
+        "|---|---|---|---|---|",
+    ]
+    for label, scores in row["per_label"].items():
+        cells = [stat_text(scores[key]) for key in ("precision", "recall", "f1")]
+        lines.append(f"| {escape_cell(label)} | " + " | ".join(cells) + f" | {scores['support']} |")
+    for average in ("macro", "micro", "weighted"):
+        cells = [stat_text(row[f"{key}_{average}"]) for key in ("precision", "recall", "f1")]
+        lines.append(f"| *{average} average* | " + " | ".join(cells) + f" | {row['n']} |")
+    reasons = {
+        scores[key]["undefined_reason"]
+        for scores in row["per_label"].values()
+        for key in ("precision", "recall", "f1")
+        if scores[key]["value"] is None
+    }
+    if reasons:
+        lines += ["", *(f"- undefined: {escape_cell(reason)}" for reason in sorted(reasons))]
+    return [*lines, ""]
 
 
 def _thresholds(row: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.metrics import cohen_kappa, confusion_matrix
+from judging.services.agreement_build import NO_PAIRS as NO_PAIRS_REASON
 from judging.services.agreement_build import agreement_report_build
 from judging.services.agreement_inputs import CriterionInput, JudgeSamples, PanelInput
 from judging.services.agreement_markdown import render_markdown
@@ -293,3 +294,96 @@ def test_json_output_is_plain_json_with_stable_keys(project):
     }
     keys = {frozenset(row) for row in report["results"]}
     assert len(keys) == 1  # every row has the same keys, pairwise or not
+
+
+PER_LABEL_KEYS = [
+    f"{measure}_{average}"
+    for average in ("macro", "micro", "weighted")
+    for measure in ("precision", "recall", "f1")
+]
+
+
+def _sklearn(human, judged, labels, average):
+    import warnings
+
+    import numpy as np
+    from sklearn.metrics import precision_recall_fscore_support
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return precision_recall_fscore_support(
+            human, judged, labels=labels, average=average, zero_division=np.nan
+        )
+
+
+def _assert_stat(stat, expected):
+    import math
+
+    if math.isnan(expected):
+        assert stat["value"] is None and stat["undefined_reason"]
+    else:
+        assert stat["value"] == pytest.approx(expected, abs=1e-12)
+        assert stat["undefined_reason"] is None
+
+
+@pytest.mark.django_db
+def test_per_label_micro_and_weighted_figures_match_scikit_learn(project, tmp_path):
+    """Four labels, one never predicted by the judge and one never given by people: the command's
+    JSON per_label and averages equal scikit-learn's with zero_division=nan (undefined = null)."""
+    labels = ["good", "ok", "bad", "ugly"]
+    human = ["good", "good", "ok", "ok", "ok", "bad", "bad", "good", "ok", "bad"]
+    judged = ["good", "ok", "ok", "ok", "good", "bad", "good", "good", "ok", "ok"]
+    records = [criterion_record(labels=labels, positive="good")]
+    for n, (h, j) in enumerate(zip(human, judged, strict=True)):
+        records += [item_record(f"i{n}"), human_record(f"i{n}", "ana", h)]
+        records.append(verdict_record(f"i{n}", j))
+    import_items(project, write_jsonl(tmp_path / "r.jsonl", records))
+    row = row_for(report_json(project, "--split", "all"), "faithful", "openai/gpt-4o")
+
+    precision, recall, f1, support = _sklearn(human, judged, labels, None)
+    assert list(row["per_label"]) == labels
+    for i, label in enumerate(labels):
+        scores = row["per_label"][label]
+        assert scores["support"] == support[i]
+        for key, expected in (("precision", precision), ("recall", recall), ("f1", f1)):
+            _assert_stat(scores[key], expected[i])
+    assert row["per_label"]["ugly"]["recall"]["undefined_reason"] == (
+        "class 'ugly' has no reference items (support 0)"
+    )
+    for average in ("macro", "micro", "weighted"):
+        expected = _sklearn(human, judged, labels, average)[:3]
+        for measure, value in zip(("precision", "recall", "f1"), expected, strict=True):
+            _assert_stat(row[f"{measure}_{average}"], value)
+
+
+def test_a_row_without_paired_items_has_every_per_label_figure_null_with_the_reason():
+    criterion = CriterionInput(
+        name="faithful",
+        version="1",
+        labels=("pass", "fail"),
+        positive_label="pass",
+        final_labels={},
+        judges=[judge("j", {"i1": ["pass"]})],
+    )
+    (row,) = build(criterion)["results"]
+    for key in PER_LABEL_KEYS:
+        assert row[key] == {"value": None, "ci": None, "undefined_reason": NO_PAIRS_REASON}
+    for scores in row["per_label"].values():
+        assert scores["support"] == 0
+        assert scores["f1"]["undefined_reason"] == NO_PAIRS_REASON
+
+
+def test_markdown_has_the_per_label_table_with_each_average_named():
+    criterion = CriterionInput(
+        name="faithful",
+        version="1",
+        labels=("pass", "fail"),
+        positive_label="pass",
+        final_labels={"i1": "pass", "i2": "pass"},
+        judges=[judge("j", {"i1": ["pass"], "i2": ["pass"]})],
+    )
+    text = render_markdown(build(criterion))
+    assert "| pass | 1.000 | 1.000 | 1.000 | 2 |" in text
+    assert "| fail | undefined | undefined | undefined | 0 |" in text
+    assert "| *weighted average* | 1.000 | 1.000 | 1.000 | 2 |" in text
+    assert "- undefined: class 'fail' was never predicted (tp + fp = 0)" in text
