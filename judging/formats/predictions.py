@@ -9,8 +9,8 @@ One JSON object per line:
 Only `case_id` and `prediction` are required. `stage_id`/`depends_on` describe a pipeline: each
 record is one stage of one case, and `depends_on` names the stages (of the same case and
 producer) whose output it consumed. `fields` (optional, a list of JSON paths) says which
-reference fields a stage answers for; without it a stage answers for the reference fields under
-the top-level keys of its prediction (a single-stage record answers for all of them).
+reference fields a record answers for; without it the record answers for every path of the
+reference (a field it leaves out is missing), whether it is a stage or not.
 
 No Django here: `parse_predictions` returns plain records or raises a FormatError naming the
 file, the line and the JSON path. Duplicates and dependency cycles are refused here too, since

@@ -69,14 +69,24 @@ class CaseReferences:
     generated: ReferenceInput | None = None
 
 
+DECLARED_FIELDS = "declared_fields"
+EVERY_REFERENCE_PATH = "every_reference_path"
+
+
 def _scope(prediction: Prediction) -> list[Path] | None:
-    """Reference paths the record answers for: its `fields`, or its prediction's top-level keys
-    when it is one stage of several; None = every row."""
+    """Reference paths the record answers for: its declared `fields`; None = every row. A stage
+    without `fields` answers for every reference path, so leaving a field out counts as missing
+    (scoring it only on its own keys let an incomplete extraction pass)."""
     if prediction.fields is not None:
         return [parse_path(f) for f in prediction.fields]
-    if prediction.stage_id:
-        return [(key,) for key in prediction.prediction]
     return None
+
+
+def scope_entry(prediction: Prediction) -> dict[str, Any]:
+    """What the report says it scored the record on."""
+    if prediction.fields is None:
+        return {"scope": EVERY_REFERENCE_PATH, "scope_fields": None}
+    return {"scope": DECLARED_FIELDS, "scope_fields": list(prediction.fields)}
 
 
 def compare(prediction: Prediction, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -154,6 +164,7 @@ def _case_row(prediction: Prediction, reference: ReferenceInput, measure: str) -
         "operation": prediction.operation,
         "record": prediction.record,
         "reference_version": reference.version,
+        **scope_entry(prediction),
         "n_fields": n_fields,
         "n_correct": n_correct,
         f"field_{measure}": _share(n_correct, n_fields, NO_FIELDS).as_dict(),

@@ -30,18 +30,27 @@ def _fields(section: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def scope_text(case: dict[str, Any]) -> str:
+    """`every reference path`, or the declared fields."""
+    if case["scope_fields"] is None:
+        return "every reference path"
+    return "declared fields: " + ", ".join(case["scope_fields"])
+
+
 def _cases(section: dict[str, Any]) -> list[str]:
     key = f"field_{section['measure']}"
     lines = [
         "### Per record",
         "",
-        f"| case | producer | stage | {key} | verdict | failure context | missing | extra |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| case | producer | stage | scored on | {key} | verdict | failure context | missing "
+        "| extra |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for case in section["cases"]:
         lines.append(
             f"| {escape_cell(case['case_id'])} | {escape_cell(case['producer'] or '-')} | "
-            f"{escape_cell(case['stage_id'] or '-')} | {stat_text(case[key])} | {case['verdict']} | "
+            f"{escape_cell(case['stage_id'] or '-')} | {escape_cell(scope_text(case))} | "
+            f"{stat_text(case[key])} | {case['verdict']} | "
             f"{case['failure_context'] or '-'} | {escape_cell(', '.join(case['missing']))} | "
             f"{escape_cell(', '.join(case['extra']))} |"
         )

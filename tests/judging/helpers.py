@@ -175,6 +175,7 @@ def invoice_predictions(case_id="inv-1", amount="8", total="18"):
             "stage_id": "invoice_extraction",
             "operation": "extract",
             "depends_on": [],
+            "fields": ["$.invoice"],
             "prediction": {
                 "invoice": {"number": "inv-7", "lines": [{"amount": "10"}, {"amount": amount}]}
             },
@@ -185,6 +186,7 @@ def invoice_predictions(case_id="inv-1", amount="8", total="18"):
             "stage_id": "total",
             "operation": "sum",
             "depends_on": ["invoice_extraction"],
+            "fields": ["$.total"],
             "prediction": {"total": total},
         },
     ]

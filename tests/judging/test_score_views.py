@@ -34,6 +34,7 @@ def test_admin_uploads_and_reads_the_run(client, project):
     assert 'data-path="$.invoice.lines[1].amount"' in page
     assert "upstream_or_combined" in page
     assert '<svg class="pipeline-graph"' in page
+    assert "declared: <code>$.total</code>" in page
     filtered = client.get(
         response["Location"], {"stage": "total", "context": "upstream_or_combined"}
     )

@@ -15,6 +15,7 @@ from judging.services.scoring_build import (
     score_report_build,
     share_ci,
 )
+from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
 
 
@@ -146,6 +147,7 @@ def invoice_records(extracted_amount, total):
             "case_id": "inv-1",
             "stage_id": "invoice_extraction",
             "operation": "extract",
+            "fields": ["$.invoice"],
             "prediction": {
                 "invoice": {
                     "number": "INV-7",
@@ -158,6 +160,7 @@ def invoice_records(extracted_amount, total):
             "stage_id": "total",
             "operation": "sum",
             "depends_on": ["invoice_extraction"],
+            "fields": ["$.total"],
             "prediction": {"total": total},
         },
     ]
@@ -188,7 +191,7 @@ def test_invoice_then_total_failure_context(amount, total, contexts):
     (pipeline,) = section["pipelines"]
     assert {s["stage_id"]: s["failure_context"] for s in pipeline["stages"]} == contexts
     stages = {c["stage_id"]: c for c in section["cases"]}
-    # Each stage answers for its own part of the case's reference.
+    # Each stage answers for the part of the case's reference its `fields` declare.
     assert stages["invoice_extraction"]["n_fields"] == 3
     assert stages["total"]["n_fields"] == 1
     assert stages["total"]["extra"] == []
@@ -210,6 +213,27 @@ def test_explicit_fields_scope():
     )
     result = compare(p, invoice_rows())
     assert [f["path"] for f in result["fields"]] == ["$.total"]
+
+
+def test_a_stage_without_fields_is_scored_on_every_reference_path_and_says_so():
+    """The issue's case: an extraction that leaves the total out is not 1.000 'pass' because it
+    named only its own keys; it is 3 of 4 and fails, the same with or without `stage_id`."""
+    extraction = invoice_records("5", "15")[0]
+    del extraction["fields"]
+    as_stage = report([extraction], {"inv-1": gt(invoice_rows())})["sections"][0]["cases"][0]
+    plain = {k: v for k, v in extraction.items() if k not in ("stage_id", "operation")}
+    alone = report([plain], {"inv-1": gt(invoice_rows())})["sections"][0]["cases"][0]
+    for case in (as_stage, alone):
+        assert case["field_accuracy"]["value"] == 0.75
+        assert case["verdict"] == "fail"
+        assert case["missing"] == ["$.total"]
+        assert (case["scope"], case["scope_fields"]) == ("every_reference_path", None)
+    declared = report(invoice_records("5", "15")[:1], {"inv-1": gt(invoice_rows())})
+    case = declared["sections"][0]["cases"][0]
+    assert (case["field_accuracy"]["value"], case["verdict"]) == (1.0, "pass")
+    assert (case["scope"], case["scope_fields"]) == ("declared_fields", ["$.invoice"])
+    text = render_markdown(declared)
+    assert "| inv-1 | - | invoice_extraction | declared fields: $.invoice | 1.000 |" in text
 
 
 @pytest.mark.parametrize(
