@@ -18,11 +18,11 @@ confidence. Objects and lists are compared as canonical JSON text by BLEU and RO
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
 
+from judging.metrics.text import as_text
 from reviews.services.normalise import comparable, same_value
 
 KINDS = ("exact", "normalised", "numeric", "bleu", "rouge")
@@ -76,12 +76,6 @@ class Outcome:
     explanation: str
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
 def _numeric(output: Any, reference: Any, rel_tol: float) -> Outcome:
     a, b = comparable(output), comparable(reference)
     if a[0] != "number" or b[0] != "number":
@@ -115,9 +109,9 @@ def judge(baseline: Baseline, output: Any, reference: Any) -> Outcome:
     if baseline.kind == "numeric":
         return _numeric(output, reference, baseline.rel_tol)
     if baseline.kind == "bleu":
-        score = _bleu(_text(output), _text(reference))
+        score = _bleu(as_text(output), as_text(reference))
     else:
-        score = _rouge(_text(output), _text(reference), baseline.rouge_type)
+        score = _rouge(as_text(output), as_text(reference), baseline.rouge_type)
     score = min(1.0, max(0.0, score))
     return Outcome(
         score >= baseline.threshold,
