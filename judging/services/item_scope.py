@@ -21,10 +21,17 @@ from reviews.models import Project, Slice
 
 
 def scoped_items(
-    *, actor, project: Project, split: str, slice_name: str | None, what: str
+    *,
+    actor,
+    project: Project,
+    split: str,
+    slice_name: str | None,
+    what: str,
+    record_look: bool = True,
 ) -> QuerySet:
     """The project's items in `split` (and `slice_name`), ordered by external id. `what` names
-    the report in the held-out access log."""
+    the report in the held-out access log; `record_look=False` (a page whose *Show held-out
+    figures* recorded the look already) writes nothing."""
     if split != "all":
         if current_draw(project) is None:
             raise SplitError(
@@ -40,7 +47,7 @@ def scoped_items(
                 f"no slice {slice_name!r} in project {project.slug!r} (slices: {names or 'none'})"
             )
         items = items.filter(slices__name=slice_name)
-    if split in ("held_out", "all"):
+    if record_look and split in ("held_out", "all"):
         where = f", slice {slice_name}" if slice_name else ""
         held_out_access_log(actor=actor, project=project, what=f"{what}, split {split}{where}")
     return items.order_by("external_id")

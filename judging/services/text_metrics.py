@@ -34,6 +34,7 @@ def text_metrics_report(
     seed: int = 0,
     n_resamples: int = N_RESAMPLES,
     with_items: bool = False,
+    record_look: bool = True,
 ) -> dict[str, Any]:
     """`{"project", "split", "slice", "computed_at", "n_items", "skipped", "bootstrap",
     "metrics": [{"metric", "n", "mean", "corpus"?}], "items"?}`; docs/scoring.md."""
@@ -45,7 +46,12 @@ def text_metrics_report(
         )
     metrics = list(dict.fromkeys(metrics))
     items = scoped_items(
-        actor=actor, project=project, split=split, slice_name=slice_name, what="text metrics"
+        actor=actor,
+        project=project,
+        split=split,
+        slice_name=slice_name,
+        what="text metrics",
+        record_look=record_look,
     )
     rows = list(items.values_list("external_id", "revision", "output", "expected"))
     usable = [r for r in rows if r[2] is not None and r[3] is not None]
