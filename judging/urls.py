@@ -10,6 +10,7 @@ from judging.views import (
     item,
     judges,
     lists,
+    measures,
     scores,
     setup,
 )
@@ -84,6 +85,8 @@ project_patterns = [
     path("generate/", generate.generate, name="generate"),
     path("scores/", include(score_patterns)),
     path("baselines/run/", scores.baseline_start, name="baseline_start"),
+    path("text-metrics/", measures.text_metrics_page, name="text_metrics"),
+    path("pass-at-k/", measures.pass_at_k_page, name="pass_at_k"),
     path("dashboard/", include(dashboard_patterns)),
 ]
 

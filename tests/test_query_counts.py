@@ -88,6 +88,9 @@ QUERY = {
     "dashboard_chart": "?judge=openai/gpt-4o",
     # The visited judge's first version against the demo's imported judge, on calibration.
     "judge_compare": f"?criterion=faithful&a={JUDGE}@1&b=openai/gpt-4o&split=calibration",
+    "text_metrics": "?metrics=token_f1&metrics=bleu&split=calibration",
+    "pass_at_k": "?criterion=faithful&ks=1,2&group_by=case_id&judge=openai/gpt-4o"
+    "&split=calibration",
 }
 HEADERS = {"run_status": {"HX-Request": "true"}}  # as a page it redirects to its judge's page
 
@@ -140,6 +143,8 @@ PINNED = {
     "generate": 5,
     "score_list": 5,
     "score_run": 5,
+    "text_metrics": 8,  # slices, the draw, the split's late items, the items
+    "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2).
     "project_dashboard": 18,
     "dashboard_criterion": 14,
