@@ -31,6 +31,10 @@ from reviews.services.duties import approval_conflicts
 from reviews.services.ground_truth import STATEMENT, approval_sign  # noqa: F401 (the page shows it)
 from reviews.services.references import current_ground_truth, latest_reference
 
+# Who settled a generated row no question asked about: the models (readers) that agreed on it,
+# not people ("consensus" read like a human decision).
+MODELS_AGREED = "models agreed"
+
 
 class ApprovalRefused(Exception):
     """Why this approval cannot happen (user-facing); nothing was written."""
@@ -42,7 +46,7 @@ class DiffRow:
     generated: object
     resolved: object
     change: str  # kept / changed / omitted / added
-    decided_by: str  # "consensus", "unanimous", "majority", "adjudicated by ada", ...
+    decided_by: str  # "models agreed", "unanimous", "majority", "adjudicated by ada", ...
     in_generated: bool
     in_resolved: bool
 
@@ -58,7 +62,7 @@ def approval_diff(item: Item) -> list[DiffRow]:
     generated = latest_reference(item, Authority.GENERATED)
     gen_rows = {r["path"]: r["expected_value"] for r in (generated.rows if generated else [])}
     resolved = dict(gen_rows)
-    deciders = dict.fromkeys(gen_rows, "consensus")
+    deciders = dict.fromkeys(gen_rows, MODELS_AGREED)
     resolutions = current_resolutions(item)
     fields = item.questions.filter(kind=QuestionKind.FIELD).values_list("pk", "key")
     for question_pk, path in fields:
@@ -87,7 +91,7 @@ def approval_diff(item: Item) -> list[DiffRow]:
                 gen_rows.get(path),
                 resolved.get(path),
                 change,
-                deciders.get(path, "consensus"),
+                deciders.get(path, MODELS_AGREED),
                 in_gen,
                 in_res,
             )

@@ -17,6 +17,7 @@ from django.db.models import Exists, OuterRef
 from reviews.models import Approval, Authority, Item, ItemStatus, Reference
 from reviews.services.approval import (
     ApprovalRefused,
+    DiffRow,
     approval_blockers,
     approval_diff,
     approval_record_locked,
@@ -32,6 +33,9 @@ class BatchLine:
     changes: dict[str, int]  # kept / changed / omitted / added -> paths
     refused: str = ""
     shown: str = ""  # the diff's fingerprint: signing refuses the item once it changed
+    # The rows that differ from the generated reference, with both values: the approver
+    # confirms having checked each decision, so the summary shows every one of them.
+    differences: tuple[DiffRow, ...] = ()
 
 
 @dataclass
@@ -55,7 +59,12 @@ def batch_preview(items: Iterable[Item], actor) -> list[BatchLine]:
     for item in items:
         diff = approval_diff(item)
         changes = Counter(row.change for row in diff)
-        lines.append(BatchLine(item, dict(changes), _refusal(item, actor), diff_fingerprint(diff)))
+        differences = tuple(row for row in diff if row.change != "kept")
+        lines.append(
+            BatchLine(
+                item, dict(changes), _refusal(item, actor), diff_fingerprint(diff), differences
+            )
+        )
     return lines
 
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from reviews.models import Approval, Event, Item, ItemStatus, Role
 from reviews.services import signing
-from reviews.services.approval import STATEMENT, ApprovalRefused
+from reviews.services.approval import STATEMENT, ApprovalRefused, approval_diff
 from reviews.services.batch_approval import approval_batch_record, approval_waiting
 from reviews.services.exports import files_export
 from reviews.services.verification import verify_path
@@ -80,3 +80,27 @@ def test_the_pages_preview_then_sign_all_waiting(client, project, batch):
     )
     assert "Approved 3 items" in done.content.decode()
     assert Approval.objects.count() == 3 and not alone.approvals.exists()
+
+
+def test_the_summary_lists_each_differing_path_with_its_values(client, project, batch):
+    """The approver confirms having checked every decision: each one is on the summary, with
+    the generated and the resolved value, behind one expand (<details>) per item."""
+    approver, items, _, _ = batch
+    client.force_login(approver)
+    preview = client.post(reverse("approval_batch", args=[project.slug]), {"item": [items[0].pk]})
+    text = preview.content.decode()
+    row = re.search(
+        r'<tr class="batch-differences[^"]*" data-differences="ok-0">(.*?)</details>', text, re.S
+    )
+    assert row, text
+    summary = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row.group(1)))
+    assert "1 path differs from the generated reference: show it" in summary
+    # Kept rows ($.currency) stay counted, not listed; the added total shows its value.
+    assert "$.total — 1,200.00 added unanimous" in summary
+    assert "$.currency" not in summary
+
+
+def test_rows_no_question_asked_about_were_settled_by_the_models(project, batch):
+    _, items, _, _ = batch
+    (kept,) = [row for row in approval_diff(items[0]) if row.path == "$.currency"]
+    assert (kept.change, kept.decided_by) == ("kept", "models agreed")
