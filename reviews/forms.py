@@ -123,6 +123,19 @@ class AnswerChoiceForm(forms.Form):
             note=data["note"],
         )
 
+    def posted(self) -> dict:
+        """What was posted, to offer it back when it lost to a newer save ("use mine"): the
+        fields as the card posts them, and the answer as a rater reads it."""
+        data = self.cleaned_data
+        decision = data["decision"]
+        shown = data["answer_value"] if decision in (Decision.SET, Decision.LABEL) else None
+        return {
+            "choice": data["choice"],
+            "value": data["value"],
+            "note": data["note"],
+            "text": shown if shown is not None else Decision(decision).label,
+        }
+
     def error_text(self) -> str:
         """The first error, for a one-line status or message."""
         errors = self.errors.get("__all__") or next(iter(self.errors.values()), [""])

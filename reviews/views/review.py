@@ -111,7 +111,8 @@ def answer_save(request, slug, item_pk, question_pk):
     except NotAssigned as error:
         return _status(request, context, question, state="failed", message=str(error), status=409)
     except StaleAnswer:
-        return _stale(request, context, question, _rater_assignment(request.user, item))
+        assignment = _rater_assignment(request.user, item)
+        return _stale(request, context, question, assignment, mine=form.posted())
     except AnswerError as error:
         return _status(request, context, question, state="failed", message=str(error), status=422)
     return _status(request, context, question, state="saved", seq=answer.seq, status=200)
@@ -126,8 +127,9 @@ def _status(request, context, question, *, state, status, message="", seq=None):
     )
 
 
-def _stale(request, context, question, assignment):
-    """The newer state of the whole question card, with a notice that stays on it."""
+def _stale(request, context, question, assignment, *, mine: dict):
+    """The newer state of the whole question card, with a notice that stays on it and the
+    answer that lost (`mine`) one click away."""
     views = rater_workspace(
         rater=request.user,
         item=context["item"],
@@ -140,7 +142,7 @@ def _stale(request, context, question, assignment):
     response = render(
         request,
         "reviews/review.html#question-card",
-        {**context, "q": view, "state": "stale"},
+        {**context, "q": view, "state": "stale", "mine": mine},
         status=409,
     )
     return reswap(retarget(response, f"#q-{question.pk}"), "outerHTML")

@@ -132,12 +132,21 @@
     const radio = e.target.closest("label").querySelector("input[value=value]");
     if (radio) radio.checked = true;
   });
+  // The answered mark follows every way of answering: a choice clicked or keyed, a value typed
+  // or a word clicked into the box (its change event comes from the box, not a radio).
   workspace.addEventListener("change", (e) => {
     const li = e.target.closest("li.question");
-    if (li && e.target.name === "choice" && e.target.closest("form.question-form")) {
+    if (!li || !e.target.closest("form.question-form")) return;
+    const typed = e.target.matches(".value-input") && e.target.value.trim() !== "";
+    if (e.target.name === "choice" || typed) {
       li.classList.add("answered");
       focusQuestion(li, { keepFocus: true });
     }
+  });
+  // A save the server accepted marks its question too (whatever sent it).
+  document.body.addEventListener("htmx:afterRequest", (e) => {
+    const form = e.detail.elt.closest && e.detail.elt.closest("form.question-form");
+    if (form && e.detail.successful) form.closest("li.question").classList.add("answered");
   });
 
   // A word clicked on the page goes into the value box being edited (appended with a space).
@@ -158,6 +167,19 @@
       e.preventDefault();
       focusQuestion(li, { keepFocus: true });
       window.evidenceViewer && window.evidenceViewer.showQuestion(li.dataset.question, action.dataset.candidate, true);
+    } else if (action.dataset.action === "use-mine") {
+      // The answer that lost to another tab's save, sent again over the newer one (the card
+      // was refreshed with its sequence number, so this save is not stale).
+      const form = li.querySelector("form.question-form");
+      const radio = [...form.querySelectorAll("input[name=choice]")].find((r) => r.value === action.dataset.choice);
+      if (!radio) return;
+      radio.checked = true;
+      const box = form.querySelector(".value-input");
+      if (box) box.value = action.dataset.value;
+      const note = form.querySelector(".note-input");
+      if (note) note.value = action.dataset.note;
+      action.closest(".stale-notice").remove();
+      htmx.trigger(form, "change");
     } else if (action.dataset.action === "retry") {
       htmx.trigger(li.querySelector("form"), "change");
     } else if (action.dataset.action === "skip") {

@@ -2,6 +2,7 @@
 one item, Back after submitting, revising, progress and the guidelines panel."""
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -129,6 +130,7 @@ def test_enter_in_the_value_box_saves_and_does_not_navigate(page, reviewing, rat
     assert page.evaluate("window.__samePage") is True
     answer = Answer.objects.get(question__key="$.period")
     assert answer.value == "01-31 March 2024"
+    expect(reviewing.nth(2)).to_have_class(re.compile(r"\banswered\b"))  # typed, not clicked
 
 
 def test_two_tabs_on_one_item_keep_the_changed_elsewhere_notice(page, reviewing):
@@ -139,18 +141,28 @@ def test_two_tabs_on_one_item_keep_the_changed_elsewhere_notice(page, reviewing)
     first_tab.locator("label.candidate").nth(0).click()
     _saved(first_tab)
     second_tab = other.locator("#questions > li.question").nth(0)
-    second_tab.locator("label.candidate").nth(1).click()  # stale: the first tab saved first
+    mine = second_tab.locator("label.candidate").nth(1)
+    my_value = mine.locator(".choice-value").inner_text()
+    mine.click()  # stale: the first tab saved first
     status = second_tab.locator(".save-state")
     expect(status).to_have_text("Changed elsewhere: showing the newer answer")
     other.wait_for_load_state("networkidle")
     expect(status).to_have_text("Changed elsewhere: showing the newer answer")
     expect(second_tab.locator("input[name=choice]").nth(0)).to_be_checked()  # the newer answer
+    # A warning, not the green of "Saved" (a CSS rule for "Saved" once outranked it).
+    expect(status).to_have_css("color", "rgb(163, 84, 0)")
+    notice = second_tab.locator(".stale-notice")
+    expect(notice).to_contain_text(f"yours was {my_value}")
     other.screenshot(path=str(ARTIFACTS / "rater-two-tabs-stale.png"))
     assert Answer.objects.count() == 1
-    # The refreshed card carries the newer seq: the next change from this tab saves.
-    second_tab.locator("label.candidate").nth(1).click()
+    # The losing answer is one click away; the refreshed card carries the newer seq, so it saves.
+    notice.get_by_role("button", name="Use mine").click()
     expect(status).to_have_text("Saved")
+    expect(status).to_have_css("color", "rgb(38, 122, 55)")
+    expect(notice).to_have_count(0)
+    expect(second_tab.locator("input[name=choice]").nth(1)).to_be_checked()
     assert Answer.objects.count() == 2
+    assert Answer.objects.latest("seq").value == my_value
 
 
 def test_back_after_submit_is_read_only_and_revisable(page, reviewing, screenshot):
