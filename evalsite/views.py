@@ -7,10 +7,14 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
+from reviews.selectors import has_queue_role
+
 
 @require_safe
 def home(request):
-    return redirect("project_list")
+    """Where a login lands: My queue for whoever rates, adjudicates or approves somewhere (it
+    counts what waits for them), else the project list (admins, staff, newcomers)."""
+    return redirect("my_queue" if has_queue_role(request.user) else "project_list")
 
 
 @require_safe

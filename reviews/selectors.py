@@ -49,15 +49,10 @@ def assignment_counts_for_rater(*, rater, project) -> dict[str, int]:
     )
 
 
-def review_queues_of(user) -> list[tuple]:
-    """[(project, "adjudication" | "approval")]: the work queues `user` holds a role for."""
-    kinds = {Role.ADJUDICATOR: "adjudication", Role.APPROVER: "approval"}
-    memberships = (
-        Membership.objects.filter(user_id=user.pk, role__in=kinds)
-        .select_related("project")
-        .order_by("project__name", "role")
-    )
-    return [(m.project, kinds[m.role]) for m in memberships]
+def has_queue_role(user) -> bool:
+    """Does `user` rate, adjudicate or approve in some project (a role with a queue)?"""
+    roles = [Role.RATER, Role.ADJUDICATOR, Role.APPROVER]
+    return Membership.objects.filter(user_id=user.pk, role__in=roles).exists()
 
 
 def projects_with_roles(user) -> list[tuple]:

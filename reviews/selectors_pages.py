@@ -19,12 +19,14 @@ from reviews.models import (
     AssignmentStatus,
     Item,
     ItemStatus,
+    Membership,
     Project,
     QuestionStatus,
     Role,
 )
 from reviews.selectors import COUNT_LIMIT, bounded_count
 from reviews.services.assignment import items_available
+from reviews.services.batch_approval import approvable
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,3 +246,56 @@ def queue_summary(*, rater) -> list[dict]:
         }
         for project in projects
     ]
+
+
+@dataclass(frozen=True)
+class WorkQueue:
+    project: Project
+    kind: str  # "adjudication" | "approval"
+    waiting: int
+    waiting_more: bool  # more than POOL_COUNT_LIMIT
+
+
+def work_queues(*, user) -> list[WorkQueue]:
+    """The adjudication and approval queues `user` holds a role for, with what waits in each
+    (counted up to POOL_COUNT_LIMIT, as the rater's pool is), empty ones included. One query,
+    whatever the number of projects."""
+    kinds = {Role.ADJUDICATOR: "adjudication", Role.APPROVER: "approval"}
+    items = Item.objects.filter(project=OuterRef("project_id")).order_by().values("pk")
+    limit = POOL_COUNT_LIMIT + 1
+    memberships = (
+        Membership.objects.filter(user_id=user.pk, role__in=kinds)
+        .select_related("project")
+        .annotate(
+            adjudication=_BoundedCount(items.filter(status=ItemStatus.ADJUDICATION)[:limit]),
+            approval=_BoundedCount(approvable(items)[:limit]),
+        )
+        .order_by("project__name", "role")
+    )
+    queues = []
+    for membership in memberships:
+        kind = kinds[membership.role]
+        waiting = getattr(membership, kind)
+        queues.append(
+            WorkQueue(
+                membership.project, kind, min(waiting, POOL_COUNT_LIMIT), waiting > POOL_COUNT_LIMIT
+            )
+        )
+    return queues
+
+
+@dataclass(frozen=True)
+class MyWork:
+    rating: list[dict]  # queue_summary: every project the user rates in
+    queues: list[WorkQueue]  # the adjudication and approval queues with something waiting
+    overseer: bool  # adjudicator or approver somewhere (their queues may all be empty)
+
+
+def my_work(*, user) -> MyWork:
+    """My queue: what waits for this user in every role that has a queue. Three queries."""
+    queues = work_queues(user=user)
+    return MyWork(
+        rating=queue_summary(rater=user),
+        queues=[queue for queue in queues if queue.waiting],
+        overseer=bool(queues),
+    )

@@ -11,6 +11,9 @@ inner whitespace folded), so a value people would call the same scores as correc
   above an annotated path).
 - Per field across cases: the share correct with a seeded percentile bootstrap CI (items
   resampled), grouped by producer, stage and path.
+- Per producer, the headline: every annotated field of its records pooled (correct / fields),
+  with a percentile bootstrap CI that resamples whole cases (a case's fields and stages go
+  together: they are not independent), and how many records were wholly correct.
 - A stage passes when every field in its scope is correct, fails otherwise, and is undecidable
   with no field in scope or no reference; `attribution` then gives each stage its
   `failure_context`.
@@ -30,7 +33,7 @@ import numpy as np
 
 from judging.formats.json_paths import ABSENT, Path, is_under, leaves, lookup, parse_path, show_path
 from judging.formats.predictions import Prediction
-from judging.metrics import Stat, bootstrap_table
+from judging.metrics import Stat, bootstrap_items, bootstrap_table
 from judging.services.attribution import (
     CONTEXTS,
     FAIL,
@@ -197,6 +200,42 @@ def _field_rows(cases: list[dict], measure: str, seed: int, n_resamples: int) ->
     return rows
 
 
+def _producer_rows(cases: list[dict], measure: str, seed: int, n_resamples: int) -> list[dict]:
+    by_producer: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    passed: dict[str, int] = defaultdict(int)
+    records: dict[str, int] = defaultdict(int)
+    for case in cases:
+        tally = by_producer[case["producer"]][case["case_id"]]
+        tally[0] += case["n_correct"]
+        tally[1] += case["n_fields"]
+        passed[case["producer"]] += case["verdict"] == PASS
+        records[case["producer"]] += 1
+    rows = []
+    for producer, per_case in sorted(by_producer.items()):
+        correct, fields = np.array(list(per_case.values())).T
+
+        def pooled(index, correct=correct, fields=fields):
+            total = fields[index].sum()
+            return correct[index].sum() / total if total else None
+
+        stat = bootstrap_items(
+            len(per_case), pooled, n_resamples=n_resamples, level=CI_LEVEL,
+            method="percentile", rng=seed,
+        ).estimate  # fmt: skip
+        rows.append(
+            {
+                "producer": producer,
+                "n_cases": len(per_case),
+                "n_records": records[producer],
+                "records_correct": passed[producer],
+                "n_fields": int(fields.sum()),
+                "correct": int(correct.sum()),
+                measure: stat.as_dict(),
+            }
+        )
+    return rows
+
+
 def _pipelines(cases: list[dict], depends: Mapping[tuple, tuple[str, ...]]) -> list[dict]:
     by_pipeline: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
     for case in cases:
@@ -248,6 +287,7 @@ def _section(authority, scored, seed, n_resamples) -> dict[str, Any]:
         "n_cases": len({c["case_id"] for c in cases}),
         "n_records": len(cases),
         "cases": cases,
+        "producers": _producer_rows(cases, measure, seed, n_resamples),
         "fields": _field_rows(cases, measure, seed, n_resamples),
         "pipelines": pipelines,
         "stage_counts": _stage_counts(cases),

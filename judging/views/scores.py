@@ -103,6 +103,10 @@ def _section_view(section: dict, stage: str | None, context: str | None) -> dict
     measure = section["measure"]  # "accuracy" or, for a provisional reference, "agreement"
     return {
         **section,
+        # Reports from before the headline have no "producers".
+        "producer_rows": [{**p, "figure": p[measure]} for p in section.get("producers", [])],
+        # No stage anywhere (one record a case): no stage column, no failure context.
+        "has_stages": any(c["stage_id"] for c in section["cases"]),
         "field_rows": [{**f, "figure": f[measure]} for f in section["fields"]],
         "shown_cases": [{**c, "figure": c[f"field_{measure}"]} for c in cases],
         "graphs": [  # (pipeline, layout, a key for the SVG's element ids)

@@ -105,11 +105,13 @@ def approval_batch_record(
     return result
 
 
+def approvable(items):
+    """Of `items`, those resolved with a generated reference to approve (any project's, or one
+    per outer project row when `items` filters on an OuterRef: My queue counts them so)."""
+    generated = Reference.objects.filter(item=OuterRef("pk"), authority=Authority.GENERATED)
+    return items.filter(status=ItemStatus.RESOLVED).filter(Exists(generated))
+
+
 def approval_waiting(project):
     """Resolved items with a generated reference to approve (the approval queue), oldest first."""
-    generated = Reference.objects.filter(item=OuterRef("pk"), authority=Authority.GENERATED)
-    return (
-        project.items.filter(status=ItemStatus.RESOLVED)
-        .filter(Exists(generated))
-        .order_by("updated_at", "id")
-    )
+    return approvable(project.items.all()).order_by("updated_at", "id")

@@ -9,17 +9,13 @@ from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.selectors import review_queues_of
-from reviews.selectors_pages import queue_summary
+from reviews.selectors_pages import my_work
 from reviews.services.assignment import assignment_claim_next
 
 
 @require_safe
 def my_queue(request):
-    queues = queue_summary(rater=request.user)
-    # Not a rater anywhere: the empty page points to the queues this user does work in.
-    other = [] if queues else review_queues_of(request.user)
-    return render(request, "reviews/my_queue.html", {"queues": queues, "other_queues": other})
+    return render(request, "reviews/my_queue.html", {"work": my_work(user=request.user)})
 
 
 @require_POST

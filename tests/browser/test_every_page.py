@@ -2,7 +2,8 @@
 browser, one login per role), a full-page screenshot per page under tests/browser/artifacts/
 (`site-ROLE-PAGE.png`), and on each page: no server error, no horizontal overflow, no console
 error or CSP violation, no unlabelled form control, no stretched form button or card flush under a
-table, and every primary button reachable by scrolling and clicking."""
+table, no toast over a control (an item page is checked after an action that shows one), and
+every primary button reachable by scrolling and clicking."""
 
 from __future__ import annotations
 
@@ -54,6 +55,29 @@ UNREACHABLE_BUTTONS = """
 """
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+# A message (toast) never lies over a control: no visible button, link or form field outside the
+# messages may intersect a message's box (those on the workspace pages once floated over the
+# candidate links and reason boxes).
+TOAST_OVER_CONTROLS = """
+() => {
+  const toasts = [...document.querySelectorAll(".messages .message")].filter((m) => m.offsetParent !== null);
+  const controls = [...document.querySelectorAll("button, a[href], input:not([type=hidden]), textarea, select")]
+    .filter((c) => c.offsetParent !== null && !c.closest(".messages"));
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const found = [];
+  for (const toast of toasts) {
+    const box = toast.getBoundingClientRect();
+    for (const control of controls) {
+      const r = control.getBoundingClientRect();
+      if (r.width && r.height && overlaps(box, r)) {
+        found.push(`toast "${toast.textContent.trim().slice(0, 40)}" covers ${control.outerHTML.slice(0, 60)}`);
+      }
+    }
+  }
+  return found;
+}
+"""
 
 # Layout slips seen at 1280x800: a form's button stretched into a bar (a grid form's child), and
 # a card or a row of buttons flush against the table above it.
@@ -207,6 +231,15 @@ def _batch_path(page, base: str) -> str | None:
     return page.url.removeprefix(base)
 
 
+def _gold_toast(page, base: str, item_path: str) -> bool:
+    """An action with a toast on a workspace page (alex marks the item as gold): the page it
+    lands on is checked like the others, the toast-overlap check included."""
+    page.goto(f"{base}{item_path}")
+    page.get_by_role("button", name="Mark as gold").click()
+    page.wait_for_load_state()
+    return page.locator(".messages .message").count() == 1
+
+
 def _check(page, role: str, name: str, status: int, console: list[str]) -> list[str]:
     problems = []
     if status >= 500:
@@ -221,6 +254,7 @@ def _check(page, role: str, name: str, status: int, console: list[str]) -> list[
     if violations:
         problems.append(f"CSP: {violations}")
     problems += page.evaluate(LAYOUT_SLIPS) + page.evaluate(UNLABELLED)
+    problems += page.evaluate(TOAST_OVER_CONTROLS)
     unreachable = page.evaluate(UNREACHABLE_BUTTONS)
     if unreachable:
         problems.append(f"primary buttons out of reach: {unreachable}")
@@ -257,6 +291,9 @@ def test_every_page_for_every_demo_role(browser, live_server, tmp_path):
         }
         if extra["approval-batch"]:
             problems += _check(page, role, "approval-batch", 200, console)
+        if role == "alex":
+            assert _gold_toast(page, base, paths["item"])
+            problems += _check(page, role, "item-with-toast", 200, console)
         for name, path in {**paths, **extra}.items():
             if path is None or name == "approval-batch":
                 continue

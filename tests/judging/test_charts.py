@@ -42,7 +42,19 @@ def test_reliability_and_bars():
 def test_interval_has_an_axis_ticked_0_to_1_and_labelled():
     root, _, _ = parse(interval_svg(0.7, [0.61, 0.79], lo=-0.2, axis="κ"))
     texts = [t.text for t in root.iter(f"{NS}text")]
-    assert texts == ["κ", "0", "0.5", "1"]
+    assert texts == ["κ", "0", "0.5", "1"]  # no gate: no gate label
+
+
+def test_interval_is_readable_at_1280x800_and_names_its_gate():
+    root, _, _ = parse(interval_svg(0.7, [0.61, 0.79], threshold=0.6, lo=-0.2))
+    assert float(root.get("width")) >= 320
+    texts = {t.text: t for t in root.iter(f"{NS}text")}
+    assert all(float(t.get("font-size")) >= 11 for t in texts.values())
+    gate = texts["gate 0.60"]  # the dashed line's label, drawn in the chart
+    line = next(ln for ln in root.iter(f"{NS}line") if ln.get("stroke-dasharray"))
+    assert abs(float(gate.get("x")) - float(line.get("x1"))) <= 3
+    plain, _, _ = parse(interval_svg(0.7, [0.61, 0.79], lo=-0.2))
+    assert "gate" not in "".join(t.text for t in plain.iter(f"{NS}text"))
 
 
 def test_a_heading_is_drawn_above_the_chart_for_downloads():

@@ -42,6 +42,22 @@ def test_admin_uploads_and_reads_the_run(client, project):
     assert filtered.context["sections"][0]["shown_cases"][0]["stage_id"] == "total"
 
 
+def test_a_file_without_stages_has_a_headline_and_no_stage_wording(client, project):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    client.force_login(member(project, Role.ADMIN))
+    record = {
+        "case_id": "inv-1",
+        "producer": {"provider": "acme", "model": "extractor"},
+        "prediction": {"invoice": {"number": "X-0"}},
+    }
+    response = upload(client, project, [record])
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-producer="acme/extractor"' in page
+    assert "wholly correct" in page
+    for stage_words in ("Stage", "failure context", "Failure context", "current_stage"):
+        assert stage_words not in page, stage_words
+
+
 def test_bad_file_is_named_and_nothing_is_stored(client, project):
     client.force_login(member(project, Role.ADMIN))
     response = upload(client, project, [{"case_id": "nope", "prediction": {}}])

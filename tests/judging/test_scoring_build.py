@@ -103,6 +103,37 @@ def test_field_accuracy_per_case_and_per_field():
     assert 0.0 <= low <= 0.5 <= high <= 1.0
 
 
+def test_a_headline_per_producer_pools_its_fields_and_resamples_cases():
+    out = report(
+        [
+            {
+                "case_id": "c1",
+                "producer": {"provider": "acme", "model": "one"},
+                "prediction": {"a": 1, "b": 2},
+            },
+            {
+                "case_id": "c2",
+                "producer": {"provider": "acme", "model": "one"},
+                "prediction": {"a": 1, "b": 3},
+            },
+            {
+                "case_id": "c1",
+                "producer": {"provider": "acme", "model": "two"},
+                "prediction": {"a": 9, "b": 9},
+            },
+        ],
+        {"c1": gt(rows(a=1, b=2)), "c2": gt(rows(a=1, b=2))},
+    )
+    (section,) = out["sections"]
+    one, two = section["producers"]
+    assert (one["producer"], one["correct"], one["n_fields"]) == ("acme/one", 3, 4)
+    assert (one["n_cases"], one["n_records"], one["records_correct"]) == (2, 2, 1)
+    assert one["accuracy"]["value"] == 0.75
+    # Two cases: a resample holds c1 twice (1.0), c2 twice (0.5) or both (0.75).
+    assert one["accuracy"]["ci"] == [0.5, 1.0]
+    assert two["accuracy"]["value"] == 0.0 and two["records_correct"] == 0
+
+
 def test_share_ci_is_a_bootstrap_of_the_items():
     stat = share_ci(30, 40, seed=1, n_resamples=2000)
     assert stat.value == 0.75

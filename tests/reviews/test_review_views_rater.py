@@ -64,7 +64,7 @@ def test_a_stale_save_replaces_the_whole_card_with_its_notice(client, project, r
     assert "Changed elsewhere: showing the newer answer" in html
     assert f'id="q-{question.pk}"' in html and 'value="1"' in html  # the newer seq
     # The answer that lost is offered back, one click away.
-    assert "yours was <strong class=\"choice-value\">Omit</strong>" in html
+    assert 'yours was <strong class="choice-value">Omit</strong>' in html
     assert 'data-action="use-mine" data-choice="omit"' in html
 
 

@@ -2,6 +2,7 @@
 
 Pre-assigned batches are in test_workflow_batches.py."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -15,7 +16,7 @@ from reviews.models import (
     ItemStatus,
     Role,
 )
-from reviews.selectors_pages import queue_summary
+from reviews.selectors_pages import queue_summary, work_queues
 from reviews.services.assignment import (
     QueueError,
     active_assignment,
@@ -25,7 +26,7 @@ from reviews.services.assignment import (
 )
 from reviews.services.batches import batch_create
 from tests.builders import places_held, submitted
-from tests.factories import ItemFactory, member
+from tests.factories import ItemFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
 
@@ -255,11 +256,41 @@ def test_a_candidate_found_full_under_its_lock_is_passed_over(project, raters, m
     assert assignment_claim_next(rater=raters[2], project=project) is None
 
 
-def test_my_queue_points_an_adjudicator_or_approver_to_their_queues(client, project):
-    """Not a rater anywhere: the page names the queues this user works in, not only that."""
+def test_my_queue_lists_the_adjudication_and_approval_queues_with_counts(
+    client, project, review_item, rate
+):
+    """An adjudicator and approver who rates nowhere: their queues with what waits in each,
+    only the non-empty ones, and never "not a rater"."""
     user = member(project, Role.ADJUDICATOR, Role.APPROVER)
     client.force_login(user)
     page = client.get(reverse("my_queue")).content.decode()
-    assert "You are not a rater in any project." in page
-    assert reverse("adjudication_queue", args=[project.slug]) in page
-    assert reverse("approval_queue", args=[project.slug]) in page
+    assert "Nothing waits for adjudication or approval" in page
+    assert "not a rater" not in page
+    raters = [member(project, Role.RATER, username=f"q{n}") for n in (1, 2)]
+    for n in range(3):
+        item = review_item(project, external_id=f"split-{n}")
+        rate(raters[0], item, {"$.total": "1,200.00"})
+        rate(raters[1], item, {"$.total": "1,290.00"})  # disagree: adjudication
+    waiting = {queue.kind: queue.waiting for queue in work_queues(user=user)}
+    assert waiting == {"adjudication": 3, "approval": 0}
+    page = client.get(reverse("my_queue")).content.decode()
+    row = re.search(rf'data-queue="adjudication:{project.slug}">(.*?)</tr>', page, re.S)
+    assert row and ">3<" in row.group(1)
+    assert reverse("adjudication_queue", args=[project.slug]) in row.group(1)
+    assert f'data-queue="approval:{project.slug}"' not in page  # empty: not listed
+
+
+@pytest.mark.parametrize(
+    ("roles", "landing"),
+    [
+        ((Role.RATER,), "my_queue"),
+        ((Role.ADJUDICATOR,), "my_queue"),
+        ((Role.APPROVER,), "my_queue"),
+        ((Role.ADMIN,), "project_list"),
+        ((), "project_list"),
+    ],
+)
+def test_a_login_lands_where_the_users_work_is(client, project, roles, landing):
+    user = member(project, *roles) if roles else UserFactory()
+    client.force_login(user)
+    assert client.get(reverse("home"))["Location"] == reverse(landing)
