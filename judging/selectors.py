@@ -6,7 +6,8 @@ project's default buckets on first use, through `judging/services/failures.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import OuterRef, Subquery
 
@@ -15,7 +16,7 @@ from judging.services.failures import buckets_for, current_tags, failure_summary
 from judging.services.runs import Progress, runs_progress
 from judging.services.send_to_humans import SELECTIONS
 from judging.services.splits import current_draw
-from reviews.models import Item, Membership, Project, Role
+from reviews.models import Event, EventKind, Item, Membership, Project, Role
 
 
 def disagreement_rows(project, payload) -> tuple[list[dict], dict[int, list[str]]]:
@@ -143,3 +144,45 @@ def dashboard_cards(user) -> list[dict]:
             }
         )
     return cards
+
+
+@dataclass(frozen=True)
+class GeneratedItem:
+    item: Item
+    agreed: list[str]  # paths the readers agreed on: rows of the generated reference
+    asked: list[str]  # paths left to people: questions on the item
+
+
+@dataclass
+class Generation:
+    runs: tuple[int, ...]  # the readers' runs: one generation
+    at: datetime
+    items: list[GeneratedItem] = field(default_factory=list)
+
+    @property
+    def agreed(self) -> int:
+        return sum(len(i.agreed) for i in self.items)
+
+    @property
+    def asked(self) -> int:
+        return sum(len(i.asked) for i in self.items)
+
+
+def generations_recent(project, *, lines: int = 100) -> list[Generation]:
+    """The latest generations' items, newest first, from the `generated` lines their import
+    left on each item's timeline (generation_record): what each read agreed and what it asked.
+    One query (a partial index holds those lines), whatever the project's size."""
+    events = (
+        Event.objects.filter(kind=EventKind.GENERATED, item__project=project)
+        .select_related("item")
+        .order_by("-id")[:lines]
+    )
+    generations: dict[tuple[int, ...], Generation] = {}
+    for event in events:
+        runs = tuple(sorted(reader["run"] for reader in event.data.get("readers", [])))
+        generation = generations.setdefault(runs, Generation(runs, event.created_at))
+        outcome = event.data.get("reconciliation", {})
+        agreed = sorted(p for p, status in outcome.items() if status.startswith("agreed"))
+        asked = sorted(p for p, status in outcome.items() if not status.startswith("agreed"))
+        generation.items.append(GeneratedItem(event.item, agreed, asked))
+    return list(generations.values())

@@ -10,6 +10,7 @@ from reviews.models import (
     Answer,
     Assignment,
     AssignmentStatus,
+    Authority,
     Claim,
     Document,
     Item,
@@ -18,6 +19,7 @@ from reviews.models import (
     Question,
     QuestionKind,
     QuestionStatus,
+    Reference,
     Resolution,
     Role,
 )
@@ -284,3 +286,20 @@ def prediction_producer(item: Item | None) -> str:
         provider, model = given.get("provider"), given.get("model")
         return f"{provider}/{model}" if provider and model else ""
     return given if isinstance(given, str) and "/" in given else ""
+
+
+@dataclass(frozen=True)
+class AgreedRows:
+    reference: Reference | None  # the latest generated reference
+    rows: list[dict]  # its rows no field question asks about: settled by the models' agreement
+
+
+def agreed_rows(item: Item) -> AgreedRows:
+    """The generated rows nobody was asked about (the readers agreed), for the item page: they
+    reach ground truth on approval without a question, so an overseer sees them beside the
+    questions. Two queries."""
+    generated = item.references.filter(authority=Authority.GENERATED).order_by("-version").first()
+    if generated is None:
+        return AgreedRows(None, [])
+    asked = set(item.questions.filter(kind=QuestionKind.FIELD).values_list("key", flat=True))
+    return AgreedRows(generated, [row for row in generated.rows if row["path"] not in asked])

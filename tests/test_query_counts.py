@@ -123,7 +123,7 @@ PINNED = {
     "members": 5,
     "project_audit": 4,
     "item_list": 5,
-    "item_detail": 14,
+    "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
     "item_approve": 22,  # as the approver
     "item_timeline": 7,
     "review_item": 12,  # as the rater
@@ -140,7 +140,7 @@ PINNED = {
     "judge_page": 16,  # ten run cards, their costs summed in one query; Compare's versions, split
     "judge_compare": 25,  # two judges' labels on one criterion, as the agreement report reads
     "run_status": 6,
-    "generate": 5,
+    "generate": 6,  # the latest generations' items
     "score_list": 5,
     "score_run": 5,
     "text_metrics": 8,  # slices, the draw, the split's late items, the items

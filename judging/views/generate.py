@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from judging.forms import GenerateForm
 from judging.models import Run
+from judging.selectors import generations_recent
 from judging.services.generation import GenerationError, reader_runs_create
 from judging.services.runs import runs_progress
 from judging.tasks import generate_task
@@ -53,11 +54,20 @@ def generate(request, slug):
                 "run_ids": {name: run.pk for name, run in runs.items()},
             }
             generate_task.enqueue(access.project.pk, _save(data["files"]), options, request.user.pk)
-            messages.success(request, "Generation queued: the readers' runs are below.")
+            messages.success(
+                request,
+                "Generation queued: the readers' runs are below, and the items they make are "
+                "listed under them once the runs are done.",
+            )
             return redirect("generate", slug)
     runs = Run.objects.filter(project=access.project, version__criterion__isnull=True)[:10]
     return render(
         request,
         "judging/generate.html",
-        {"project": access.project, "form": form, "runs": runs_progress(runs)},
+        {
+            "project": access.project,
+            "form": form,
+            "runs": runs_progress(runs),
+            "generations": generations_recent(access.project),
+        },
     )

@@ -14,6 +14,7 @@ from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
 from reviews.selectors import (
     adjudication_panels,
+    agreed_rows,
     first_question_to_decide,
     next_item_to_adjudicate,
 )
@@ -76,6 +77,7 @@ def item_detail(request, slug, item_pk):
             "adjudication_blocked": blocked,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
+            "agreed": agreed_rows(item),
             "is_gold": access.is_admin and is_gold(item),
             "focus_pk": focus.pk if focus else None,
             "to_decide": any(p.question.status == QuestionStatus.ADJUDICATION for p in panels),

@@ -1,13 +1,14 @@
 """The upload page of ground-truth generation, end to end with the immediate task backend."""
 
 import json
+import re
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from judging.models import Run
 from reviews.forms import ProjectSettingsForm
-from reviews.models import Question, Reference, Role
+from reviews.models import Item, Question, Reference, Role
 from tests.factories import member
 from tests.judging.generation_helpers import FIRST, SECOND, reader, statement
 from tests.judging.run_helpers import judge
@@ -43,6 +44,17 @@ def test_upload_generates_rows_and_questions(client, project, tmp_path):
     rows = Reference.objects.get(authority="generated").rows
     assert json.dumps(sorted(r["path"] for r in rows)) == '["$.account", "$.currency"]'
     assert set(Question.objects.values_list("key", flat=True)) == {"$.total", "$.iban"}
+    # The page ends with what the generation made: the item, linked, its agreed fields and
+    # its questions; the item's page shows the agreed rows nobody is asked about.
+    item = Item.objects.get()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.content.decode()))
+    assert "1 item, 2 agreed fields (the generated reference), 2 questions for people" in text
+    assert "2: $.account , $.currency" in text and "2 questions : $.iban , $.total" in text
+    assert reverse("item_detail", args=[project.slug, item.pk]) in page.content.decode()
+    detail = client.get(reverse("item_detail", args=[project.slug, item.pk])).content.decode()
+    agreed = re.search(r'<section class="agreed-rows".*?</section>', detail, re.S).group(0)
+    assert "Models agreed: 2 fields not asked" in agreed
+    assert 'data-path="$.account"' in agreed and 'data-path="$.total"' not in agreed
 
 
 def test_the_readers_runs_show_while_the_work_waits_for_a_worker(
