@@ -5,6 +5,7 @@
 (() => {
   document.querySelectorAll("input[type=checkbox][data-select-all]").forEach((all) => {
     const form = all.form;
+    if (!form) return;
     const boxes = () => [...form.querySelectorAll(`input[type=checkbox][name="${all.dataset.selectAll}"]`)];
     const notes = form.querySelectorAll("[data-select-note]");
     const sync = () => {

@@ -61,9 +61,11 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 # candidate links and reason boxes).
 TOAST_OVER_CONTROLS = """
 () => {
-  const toasts = [...document.querySelectorAll(".messages .message")].filter((m) => m.offsetParent !== null);
+  // checkVisibility: a closed <details>' content (the user menu's links) has a box but is not shown.
+  const shown = (el) => el.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const toasts = [...document.querySelectorAll(".messages .message")].filter(shown);
   const controls = [...document.querySelectorAll("button, a[href], input:not([type=hidden]), textarea, select")]
-    .filter((c) => c.offsetParent !== null && !c.closest(".messages"));
+    .filter((c) => shown(c) && !c.closest(".messages"));
   const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const found = [];
   for (const toast of toasts) {
