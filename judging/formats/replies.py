@@ -160,3 +160,71 @@ def parse_claims(text: str, paths: list[str]) -> Parsed:
             seen.add(claim.path)
             kept.append(claim)
     return Parsed(ClaimsReply(claims=kept))
+
+
+# --- claim decisions (semantic scoring, docs/scoring.md "Semantic comparison") --------------
+
+PREDICTED_DECISIONS = ("supported", "contradicted", "undecidable")
+REFERENCE_DECISIONS = ("matched", "missed", "undecidable")
+UNDECIDABLE = "undecidable"
+
+
+class PredictedDecision(_Reply):
+    id: str
+    decision: Literal["supported", "contradicted", "undecidable"]
+    explanation: str = ""
+
+
+class ReferenceDecision(_Reply):
+    id: str
+    decision: Literal["matched", "missed", "undecidable"]
+    explanation: str = ""
+
+
+class ClaimDecisionsReply(_Reply):
+    predicted: list[PredictedDecision]
+    reference: list[ReferenceDecision]
+
+
+def claim_decisions_schema(predicted_ids: list[str], reference_ids: list[str]) -> dict:
+    def decisions(ids: list[str], choices: tuple[str, ...], name: str) -> dict:
+        item = _object(
+            {
+                "id": {"type": "string", "enum": list(ids) or [""]},
+                "decision": {"type": "string", "enum": list(choices)},
+                "explanation": _EXPLANATION,
+            },
+            name,
+        )["schema"]
+        return {"type": "array", "items": item}
+
+    return _object(
+        {
+            "predicted": decisions(predicted_ids, PREDICTED_DECISIONS, "predicted_decision"),
+            "reference": decisions(reference_ids, REFERENCE_DECISIONS, "reference_decision"),
+        },
+        "claim_decisions",
+    )
+
+
+def parse_claim_decisions(
+    text: str, predicted_ids: list[str], reference_ids: list[str]
+) -> tuple[dict[str, tuple[str, str]], str]:
+    """({claim id: (decision, explanation)} for every id asked, error). A reply that does not
+    validate leaves every claim `undecidable` with the error (never a crash, never a guess); an
+    id the reply skips is `undecidable` ("no decision"); ids not asked are dropped; the first
+    decision per id counts."""
+    asked = [*predicted_ids, *reference_ids]
+    parsed = _validate(ClaimDecisionsReply, text)
+    if parsed.reply is None:
+        reason = f"reply not understood: {parsed.error}"
+        return {claim: (UNDECIDABLE, reason) for claim in asked}, parsed.error
+    found: dict[str, tuple[str, str]] = {}
+    for wanted, given in (
+        (set(predicted_ids), parsed.reply.predicted),
+        (set(reference_ids), parsed.reply.reference),
+    ):
+        for decision in given:
+            if decision.id in wanted and decision.id not in found:
+                found[decision.id] = (decision.decision, decision.explanation)
+    return {claim: found.get(claim, (UNDECIDABLE, "no decision")) for claim in asked}, ""

@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from judging.formats.predictions import Prediction, parse_prediction_records, parse_predictions
 from judging.models import ScoreRun
+from judging.services.claim_judge import ClaimJudgeError, claim_judge_version, claims_judge
+from judging.services.claims_build import COMPARISONS
 from judging.services.scoring_build import (
     GENERATED,
     GROUND_TRUTH,
@@ -68,9 +70,15 @@ def predictions_score(
     records: Iterable[Any] | None = None,
     allow_generated: bool = False,
     seed: int = 0,
+    comparison: str = "auto",
+    claim_judge: str | None = None,
 ) -> ScoreRun:
     """Score a predictions JSONL `stream` (binary), or already-parsed `records` (the API: errors
-    then name `record N`, 1-based). Raises FormatError and stores nothing if the input is bad."""
+    then name `record N`, 1-based). Raises FormatError and stores nothing if the input is bad.
+    `comparison`: `auto`, `semantic` or `exact` (claims_build); `claim_judge` (`NAME` or
+    `NAME@V`) decides the claims of semantically compared rows (claim_judge.py)."""
+    if comparison not in COMPARISONS:
+        raise ClaimJudgeError(f"--comparison {comparison!r}: one of {', '.join(COMPARISONS)}")
     if records is None:
         predictions = parse_predictions(stream, file=source_name)
     else:
@@ -78,6 +86,13 @@ def predictions_score(
             enumerate(records, start=1), file=source_name, unit="record"
         )
     references = _references(project, predictions, source_name)
+    decider = None
+    if claim_judge:
+        version = claim_judge_version(project, claim_judge)
+
+        def decider(tasks):
+            return claims_judge(project=project, version=version, tasks=tasks, actor=actor)
+
     report = score_report_build(
         project=project.slug,
         computed_at=timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -86,6 +101,8 @@ def predictions_score(
         references=references,
         allow_generated=allow_generated,
         seed=seed,
+        comparison=comparison,
+        claim_decider=decider,
     )
     return ScoreRun.objects.create(
         project=project,

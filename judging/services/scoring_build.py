@@ -25,7 +25,7 @@ section; the provisional one says `agreement` wherever the other says `accuracy`
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ import numpy as np
 from judging.formats.json_paths import ABSENT, Path, is_under, leaves, lookup, parse_path, show_path
 from judging.formats.predictions import Prediction
 from judging.metrics import Stat, bootstrap_items, bootstrap_table
+from judging.metrics.claims import COUNTS, pooled_scores
 from judging.services.attribution import (
     CONTEXTS,
     FAIL,
@@ -41,6 +42,14 @@ from judging.services.attribution import (
     UNDECIDABLE,
     Stage,
     attribute,
+)
+from judging.services.claims_build import (
+    ClaimOutcome,
+    ClaimTask,
+    claim_task,
+    claims_entry,
+    claims_verdict,
+    semantic_kind,
 )
 from reviews.services.normalise import same_value
 
@@ -56,6 +65,7 @@ NO_FIELDS = "no annotated field in this record's scope"
 NO_GROUND_TRUTH = "no approved ground truth"
 NO_REFERENCE = "no reference at all (neither approved ground truth nor a generated one)"
 GENERATED_HINT = " (--allow-generated scores it against the provisional AI reference)"
+NO_CLAIM_JUDGE = "semantic comparison needs a claim judge (--claim-judge NAME)"
 NO_CONTEXT = "none"  # the counts' column for stages with nothing to attribute
 
 
@@ -92,13 +102,23 @@ def scope_entry(prediction: Prediction) -> dict[str, Any]:
     return {"scope": DECLARED_FIELDS, "scope_fields": list(prediction.fields)}
 
 
-def compare(prediction: Prediction, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Field outcomes, missing and extra paths of one record against one reference's rows."""
+def compare(
+    prediction: Prediction, rows: Sequence[Mapping[str, Any]], comparison: str = "auto"
+) -> dict[str, Any]:
+    """Field outcomes, missing, extra and skipped paths of one record against one reference's
+    rows; `_semantic`: the rows compared by claims instead (claims_build), `(path, expected)`."""
     annotated = [(parse_path(row["path"]), row["expected_value"]) for row in rows]
     scope = _scope(prediction)
-    fields = []
+    fields, skipped, semantic = [], [], []
     for path, expected in annotated:
         if scope is not None and not any(is_under(path, prefix) for prefix in scope):
+            continue
+        kind = "all" if comparison == "semantic" else semantic_kind(path, expected)
+        if kind and comparison == "exact":
+            skipped.append({"path": show_path(path), "reason": f"{kind}: not exact-compatible"})
+            continue
+        if kind:
+            semantic.append((path, expected))
             continue
         predicted = lookup(prediction.prediction, path)
         if predicted is ABSENT:
@@ -114,14 +134,17 @@ def compare(prediction: Prediction, rows: Sequence[Mapping[str, Any]]) -> dict[s
             }
         )
     extra = [
-        show_path(leaf)
+        leaf
         for leaf in leaves(prediction.prediction)
         if leaf and not any(is_under(leaf, p) or is_under(p, leaf) for p, _ in annotated)
     ]
     return {
         "fields": fields,
         "missing": [f["path"] for f in fields if f["outcome"] == "missing"],
-        "extra": extra,
+        "extra": [show_path(leaf) for leaf in extra],
+        "skipped": skipped,
+        "_semantic": semantic,
+        "_extra": extra if comparison == "semantic" else [],
     }
 
 
@@ -155,11 +178,20 @@ def share_ci(correct: int, total: int, *, seed: int, n_resamples: int) -> Stat:
     return result.estimate
 
 
-def _case_row(prediction: Prediction, reference: ReferenceInput, measure: str) -> dict[str, Any]:
-    compared = compare(prediction, reference.rows)
+def _verdict(n_fields: int, n_correct: int, claims: dict | None) -> str:
+    """Fail on a wrong or missing field or a contradicted or missed claim; pass when something
+    was decided and nothing failed; undecidable when nothing was."""
+    by_claims = claims_verdict(claims)
+    if (n_fields and n_correct < n_fields) or by_claims == FAIL:
+        return FAIL
+    return PASS if n_fields or by_claims == PASS else UNDECIDABLE
+
+
+def _case_row(
+    prediction: Prediction, reference: ReferenceInput, measure: str, compared: dict, claims
+) -> dict[str, Any]:
     n_fields = len(compared["fields"])
     n_correct = sum(f["outcome"] == "correct" for f in compared["fields"])
-    verdict = UNDECIDABLE if not n_fields else PASS if n_correct == n_fields else FAIL
     return {
         "case_id": prediction.case_id,
         "producer": prediction.producer,
@@ -171,8 +203,9 @@ def _case_row(prediction: Prediction, reference: ReferenceInput, measure: str) -
         "n_fields": n_fields,
         "n_correct": n_correct,
         f"field_{measure}": _share(n_correct, n_fields, NO_FIELDS).as_dict(),
-        "verdict": verdict,
-        **compared,
+        "verdict": _verdict(n_fields, n_correct, claims),
+        **{key: value for key, value in compared.items() if not key.startswith("_")},
+        "claims": claims,
     }
 
 
@@ -276,10 +309,32 @@ def _stage_counts(cases: list[dict]) -> list[dict]:
     ]
 
 
-def _section(authority, scored, seed, n_resamples) -> dict[str, Any]:
+def _claim_rows(cases: list[dict], seed: int, n_resamples: int) -> list[dict]:
+    """Per producer and stage: the claim measures pooled over its semantically compared cases,
+    each with a bootstrap CI over those cases."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for case in cases:
+        if case["claims"] is not None:
+            groups[(case["producer"], case["stage_id"])].append(case["claims"]["counts"])
+    return [
+        {
+            "producer": producer,
+            "stage_id": stage_id,
+            "n_cases": len(counts),
+            "counts": {k: sum(c[k] for c in counts) for k in COUNTS},
+            **pooled_scores(counts, seed=seed, n_resamples=n_resamples),
+        }
+        for (producer, stage_id), counts in sorted(groups.items())
+    ]
+
+
+def _section(authority, scored, judged, seed, n_resamples) -> dict[str, Any]:
     measure = SECTIONS[authority]["measure"]
-    cases = [_case_row(p, reference, measure) for p, reference in scored]
-    depends = {p.key: p.depends_on for p, _ in scored}
+    cases = [
+        _case_row(p, reference, measure, compared, judged.get(p.key))
+        for p, reference, compared in scored
+    ]
+    depends = {p.key: p.depends_on for p, _, _ in scored}
     pipelines = _pipelines(cases, depends)
     return {
         "reference": authority,
@@ -289,6 +344,7 @@ def _section(authority, scored, seed, n_resamples) -> dict[str, Any]:
         "cases": cases,
         "producers": _producer_rows(cases, measure, seed, n_resamples),
         "fields": _field_rows(cases, measure, seed, n_resamples),
+        "claim_scores": _claim_rows(cases, seed, n_resamples),
         "pipelines": pipelines,
         "stage_counts": _stage_counts(cases),
         "bootstrap": {
@@ -297,6 +353,22 @@ def _section(authority, scored, seed, n_resamples) -> dict[str, Any]:
             "n_resamples": n_resamples,
             "seed": seed,
         },
+    }
+
+
+def _judge_claims(scored: dict, claim_decider) -> dict:
+    """{record key: claims block} for every record with semantically compared rows: the claim
+    judge's decisions, or (no judge) every claim undecidable with the reason."""
+    tasks = {
+        p.key: claim_task(p.key, p.prediction, compared["_semantic"], compared["_extra"])
+        for pairs in scored.values()
+        for p, _, compared in pairs
+        if compared["_semantic"] or compared["_extra"]
+    }
+    outcomes = claim_decider(list(tasks.values())) if tasks and claim_decider else {}
+    return {
+        key: claims_entry(task, outcomes.get(key), "" if claim_decider else NO_CLAIM_JUDGE)
+        for key, task in tasks.items()
     }
 
 
@@ -310,16 +382,21 @@ def score_report_build(
     allow_generated: bool = False,
     seed: int = 0,
     n_resamples: int = N_RESAMPLES,
+    comparison: str = "auto",
+    claim_decider: Callable[[list[ClaimTask]], Mapping[tuple, ClaimOutcome]] | None = None,
 ) -> dict[str, Any]:
-    """The whole report (JSON-ready). `references`: case id -> its newest references."""
+    """The whole report (JSON-ready). `references`: case id -> its newest references.
+    `claim_decider(tasks)`: the claim judge's decisions per record key (claims_build)."""
     scored: dict[str, list] = {GROUND_TRUTH: [], GENERATED: []}
     unscored = []
     for p in predictions:
         refs = references.get(p.case_id, CaseReferences())
         if refs.ground_truth is not None:
-            scored[GROUND_TRUTH].append((p, refs.ground_truth))
+            ref = refs.ground_truth
+            scored[GROUND_TRUTH].append((p, ref, compare(p, ref.rows, comparison)))
         elif allow_generated and refs.generated is not None:
-            scored[GENERATED].append((p, refs.generated))
+            ref = refs.generated
+            scored[GENERATED].append((p, ref, compare(p, ref.rows, comparison)))
         else:
             reason = NO_GROUND_TRUTH + GENERATED_HINT if refs.generated else NO_REFERENCE
             unscored.append(
@@ -332,12 +409,14 @@ def score_report_build(
                 }
             )
     authorities = (GROUND_TRUTH, GENERATED) if allow_generated else (GROUND_TRUTH,)
+    judged = _judge_claims(scored, claim_decider)
     return {
         "project": project,
         "computed_at": computed_at,
         "source": source,
         "allow_generated": allow_generated,
+        "comparison": comparison,
         "n_records": len(predictions),
-        "sections": [_section(a, scored[a], seed, n_resamples) for a in authorities],
+        "sections": [_section(a, scored[a], judged, seed, n_resamples) for a in authorities],
         "unscored": unscored,
     }

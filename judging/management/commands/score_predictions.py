@@ -2,6 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from judging.services.claim_judge import ClaimJudgeError
+from judging.services.claims_build import COMPARISONS
 from judging.services.scoring import predictions_score
 from judging.services.scoring_markdown import render_markdown
 from reviews.formats.errors import FormatError
@@ -13,7 +15,7 @@ class Command(ReportCommand):
         "Score a predictions JSONL file against the project's approved ground truth "
         "(docs/scoring.md); the report is kept as a score run."
     )
-    refused = (FormatError,)
+    refused = (FormatError, ClaimJudgeError)
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, metavar="PATH")
@@ -23,8 +25,20 @@ class Command(ReportCommand):
             help="score cases without ground truth against the generated reference, reported "
             "apart as agreement with a provisional AI reference",
         )
+        parser.add_argument(
+            "--comparison",
+            choices=COMPARISONS,
+            default="auto",
+            help="auto (default): exact for values and JSON, claims for free text, tables and "
+            "notes; semantic: everything by claims; exact: skip what is not exact-compatible",
+        )
+        parser.add_argument(
+            "--claim-judge",
+            metavar="NAME",
+            help="the judge configuration (no criterion; NAME or NAME@V) that decides claims",
+        )
 
-    def handle_project(self, project, *, path, format, allow_generated, seed, **_):
+    def handle_project(self, project, *, path, format, allow_generated, seed, **options):
         try:
             with path.open("rb") as stream:
                 run = predictions_score(
@@ -34,6 +48,8 @@ class Command(ReportCommand):
                     source_name=path.name,
                     allow_generated=allow_generated,
                     seed=seed,
+                    comparison=options["comparison"],
+                    claim_judge=options["claim_judge"],
                 )
         except OSError as error:
             raise CommandError(f"{path}: {error.strerror}") from None

@@ -1,0 +1,178 @@
+"""Semantic scoring with a claim judge, against a local server speaking each provider's wire
+format: the decisions, the four claim measures, reuse by fingerprint, cost, a malformed reply
+(undecidable, never a crash), and `exact`/`auto` without a judge."""
+
+import json
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judging.models import Call, CallStatus, Run
+from tests.judging.helpers import referenced_item, write_jsonl
+from tests.judging.run_helpers import judge
+from tests.judging.wire_server import Say, WireServer
+
+pytestmark = pytest.mark.django_db
+
+SUMMARY = "The invoice is from Northwind. It totals 798.60 EUR. Payment is due in March."
+ROWS = {"$.summary": SUMMARY, "$.total": "798.60"}
+PREDICTION = {"summary": "Northwind sent the invoice. It totals 789.60 EUR.", "total": "798.60"}
+DECISIONS = {
+    "predicted": [
+        {"id": "p1", "decision": "supported", "explanation": "same sender"},
+        {"id": "p2", "decision": "contradicted", "explanation": "789.60 is not 798.60"},
+    ],
+    "reference": [
+        {"id": "r1", "decision": "matched", "explanation": ""},
+        {"id": "r2", "decision": "missed", "explanation": "the total differs"},
+        {"id": "r3", "decision": "undecidable", "explanation": "no due date either way"},
+    ],
+}
+PROMPT = "You compare claims. {{ instruction }}"
+
+
+def score(project, tmp_path, *args):
+    if not project.items.filter(external_id="inv-1").exists():
+        referenced_item(project, "inv-1", ROWS)
+    path = write_jsonl(
+        tmp_path / "preds.jsonl",
+        [{"case_id": "inv-1", "prediction": PREDICTION,
+          "producer": {"provider": "openai", "model": "gpt-4o"}}],
+    )  # fmt: skip
+    out, err = StringIO(), StringIO()
+    call_command(
+        "score_predictions", "--project", project.slug, str(path), "--format", "json", *args,
+        stdout=out, stderr=err,
+    )  # fmt: skip
+    return json.loads(out.getvalue())
+
+
+def claim_judge(project, srv, provider):
+    judge(project, srv.url, name="claims", provider=provider, model="m", criterion=None,
+          prompt=PROMPT)  # fmt: skip
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "openai-compatible"])
+def test_a_claim_judge_of_each_provider_kind_decides_the_free_text(
+    project, tmp_path, provider, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    call_command(
+        "model_price", "--provider", provider, "--model", "m", "--input-usd-per-mtok", "1",
+        "--output-usd-per-mtok", "2", stdout=StringIO(),
+    )  # fmt: skip
+    with WireServer(provider, [Say(json.dumps(DECISIONS))]) as srv:
+        claim_judge(project, srv, provider)
+        report = score(project, tmp_path, "--claim-judge", "claims")
+        again = score(project, tmp_path, "--claim-judge", "claims@1")
+        assert len(srv.requests) == 1  # the second scoring reused the call by fingerprint
+    sent = json.dumps(srv.requests[0]["json"])
+    assert "It totals 789.60 EUR." in sent and "Payment is due in March." in sent
+    (section,) = report["sections"]
+    (case,) = section["cases"]
+    assert [f["path"] for f in case["fields"]] == ["$.total"]  # exact: a value
+    assert case["fields"][0]["outcome"] == "correct"
+    claims = case["claims"]
+    assert claims["judge"] == "claims@1"
+    assert [(c["id"], c["decision"]) for c in claims["predicted"]] == [
+        ("p1", "supported"), ("p2", "contradicted")
+    ]  # fmt: skip
+    assert claims["reference"][1]["explanation"] == "the total differs"
+    assert claims["claim_precision"]["value"] == 0.5
+    assert claims["reference_recall"]["value"] == 0.5
+    assert claims["claim_verification_coverage"]["value"] == pytest.approx(4 / 5)
+    assert claims["f1"]["value"] == 0.5
+    assert case["verdict"] == "fail"  # a contradicted claim fails the record
+    (producer,) = section["claim_scores"]
+    assert producer["producer"] == "openai/gpt-4o" and producer["n_cases"] == 1
+    assert producer["claim_precision"]["ci"] == [0.5, 0.5]
+    assert again["sections"][0]["cases"][0]["claims"]["counts"] == claims["counts"]
+    call = Call.objects.get()
+    assert call.status == CallStatus.DONE
+    assert call.cost_usd == Decimal(11 * 1 + 7 * 2) / Decimal(1_000_000)
+    runs = Run.objects.filter(version__config__name="claims").order_by("pk")
+    assert [(r.done, r.reused, r.status) for r in runs] == [(1, 0, "done"), (0, 1, "done")]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I think it is mostly fine.",
+        '{"predicted": [{"id": "p1", "decision": "probably"}], "reference": []}',
+        '{"predicted": "all supported"}',
+    ],
+)
+def test_a_malformed_decision_reply_is_undecidable_never_a_crash(project, tmp_path, reply):
+    with WireServer("openai-compatible", [Say(reply)]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        report = score(project, tmp_path, "--claim-judge", "claims")
+    claims = report["sections"][0]["cases"][0]["claims"]
+    assert {c["decision"] for c in claims["predicted"] + claims["reference"]} == {"undecidable"}
+    assert claims["error"]
+    assert claims["predicted"][0]["explanation"].startswith("reply not understood")
+    assert claims["claim_verification_coverage"]["value"] == 0.0
+    assert claims["claim_precision"]["value"] is None
+    assert "no predicted claim could be decided" in claims["claim_precision"]["undefined_reason"]
+    assert Call.objects.get().status == CallStatus.UNPARSED
+
+
+def test_a_decision_left_out_is_undecidable_and_unknown_ids_are_dropped(project, tmp_path):
+    partial = {"predicted": [{"id": "p1", "decision": "supported", "explanation": ""},
+                             {"id": "p9", "decision": "contradicted", "explanation": ""}],
+               "reference": []}  # fmt: skip
+    with WireServer("openai-compatible", [Say(json.dumps(partial))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        claims = score(project, tmp_path, "--claim-judge", "claims")["sections"][0]["cases"][0][
+            "claims"
+        ]
+    assert [c["decision"] for c in claims["predicted"]] == ["supported", "undecidable"]
+    assert claims["predicted"][1]["explanation"] == "no decision"
+    assert claims["claim_precision"]["value"] == 1.0
+    assert claims["reference_recall"]["value"] is None
+
+
+def test_exact_skips_free_text_and_says_so(project, tmp_path):
+    report = score(project, tmp_path, "--comparison", "exact")
+    case = report["sections"][0]["cases"][0]
+    assert report["comparison"] == "exact"
+    assert case["skipped"] == [{"path": "$.summary", "reason": "free text: not exact-compatible"}]
+    assert case["missing"] == [] and case["claims"] is None
+    assert (case["field_accuracy"]["value"], case["verdict"]) == (1.0, "pass")
+
+
+def test_auto_without_a_claim_judge_leaves_the_claims_undecided_and_says_why(project, tmp_path):
+    case = score(project, tmp_path)["sections"][0]["cases"][0]
+    assert case["claims"]["error"] == "semantic comparison needs a claim judge (--claim-judge NAME)"
+    assert case["claims"]["claim_verification_coverage"]["value"] == 0.0
+    assert case["verdict"] == "pass"  # the exact field is right; nothing semantic was decided
+
+
+def test_semantic_compares_every_row_by_claims(project, tmp_path):
+    answer = {"predicted": [], "reference": []}
+    with WireServer("openai-compatible", [Say(json.dumps(answer))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        case = score(project, tmp_path, "--comparison", "semantic", "--claim-judge", "claims")[
+            "sections"
+        ][0]["cases"][0]
+    assert case["fields"] == []
+    assert [c["text"] for c in case["claims"]["reference"]][-1] == '$.total = "798.60"'
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--claim-judge", "nobody"], "no judge configuration of that name"),
+        (["--claim-judge", "j"], "judges criterion 'faithful'; a claim judge has none"),
+    ],
+)
+def test_a_claim_judge_that_cannot_decide_claims_is_refused(project, tmp_path, args, message):
+    from tests.judging.helpers import criterion_record, import_items
+
+    import_items(project, write_jsonl(tmp_path / "c.jsonl", [criterion_record()]))
+    judge(project, "", name="j")
+    with pytest.raises(CommandError, match=message):
+        score(project, tmp_path, *args)
+    assert not Run.objects.exists()
