@@ -7,14 +7,16 @@ field (422) and nothing is stored; the report is the JSON of docs/scoring.md.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Field, Router, Schema, Status
+from ninja.errors import HttpError
 
 from judging.models import ScoreRun
+from judging.services.claim_judge import ClaimJudgeError
 from judging.services.scoring import predictions_score
 from reviews.access import project_for_user
 from reviews.api.errors import ErrorOut
@@ -35,6 +37,14 @@ class ScoreRunIn(Schema):
     )
     source_name: str = Field("API request", max_length=255)
     seed: int = Field(0, ge=0, lt=2**63, description="Bootstrap seed: 0 to 2**63 - 1.")
+    comparison: Literal["auto", "semantic", "exact"] = Field(
+        "auto", description="How reference rows compare (docs/scoring.md, Semantic comparison)."
+    )
+    claim_judge: str | None = Field(
+        None,
+        max_length=120,
+        description="The judge configuration (NAME or NAME@V, no criterion) that decides claims.",
+    )
 
 
 class ScoreRunOut(Schema):
@@ -59,14 +69,19 @@ def _out(run: ScoreRun) -> dict[str, Any]:
 def score_run_create(request: HttpRequest, slug: str, payload: ScoreRunIn):
     """Errors name `record N` (1-based position in `records`) and the field."""
     access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
-    run = predictions_score(
-        actor=request.auth,
-        project=access.project,
-        records=payload.records,
-        source_name=payload.source_name,
-        allow_generated=payload.allow_generated,
-        seed=payload.seed,
-    )
+    try:
+        run = predictions_score(
+            actor=request.auth,
+            project=access.project,
+            records=payload.records,
+            source_name=payload.source_name,
+            allow_generated=payload.allow_generated,
+            seed=payload.seed,
+            comparison=payload.comparison,
+            claim_judge=payload.claim_judge,
+        )
+    except ClaimJudgeError as error:
+        raise HttpError(422, str(error)) from None
     return Status(201, _out(run))
 
 

@@ -3,9 +3,10 @@ then call one service)."""
 
 from django import forms
 
-from judging.models import Criterion
+from judging.models import Criterion, JudgeConfig
 from judging.services.baseline_run import baseline_ready
 from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline
+from judging.services.claims_build import COMPARISONS
 from judging.services.splits import SPLIT_CHOICES
 
 
@@ -20,6 +21,30 @@ class ScoreUploadForm(forms.Form):
         label="Score cases without ground truth against the generated reference",
         help_text="Reported apart, as agreement with a provisional AI reference.",
     )
+    comparison = forms.ChoiceField(
+        choices=[(c, c) for c in COMPARISONS],
+        initial="auto",
+        required=False,
+        help_text="auto: exact for values and JSON, by claims for free text, tables and notes; "
+        "semantic: everything by claims; exact: what is not exact-compatible is skipped.",
+    )
+    claim_judge = forms.ChoiceField(
+        required=False,
+        help_text="A judge configuration without a criterion: it decides each claim.",
+    )
+
+    def __init__(self, *args, project, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = (
+            JudgeConfig.objects.filter(project=project, versions__criterion__isnull=True)
+            .order_by("name")
+            .values_list("name", flat=True)
+            .distinct()
+        )
+        self.fields["claim_judge"].choices = [("", "none"), *((n, n) for n in names)]
+
+    def clean_comparison(self):
+        return self.cleaned_data["comparison"] or "auto"
 
 
 class BaselineForm(forms.Form):

@@ -76,6 +76,7 @@ score_patterns = [
     path("", scores.score_list, name="score_list"),
     path("upload/", scores.score_upload, name="score_upload"),
     path("<id:pk>/", scores.score_run, name="score_run"),
+    path("<id:pk>/case/", scores.score_case, name="score_case"),
 ]
 
 # Under p/<slug>/: judges and their runs, ground-truth generation, scores, the dashboard.

@@ -88,6 +88,7 @@ QUERY = {
     "dashboard_chart": "?judge=openai/gpt-4o",
     # The visited judge's first version against the demo's imported judge, on calibration.
     "judge_compare": f"?criterion=faithful&a={JUDGE}@1&b=openai/gpt-4o&split=calibration",
+    "score_case": "?case=inv-1",
     "text_metrics": "?metrics=token_f1&metrics=bleu&split=calibration",
     "pass_at_k": "?criterion=faithful&ks=1,2&group_by=case_id&judge=openai/gpt-4o"
     "&split=calibration",
@@ -143,6 +144,7 @@ PINNED = {
     "generate": 6,  # the latest generations' items
     "score_list": 5,
     "score_run": 5,
+    "score_case": 5,
     "text_metrics": 8,  # slices, the draw, the split's late items, the items
     "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2).
@@ -177,6 +179,7 @@ def _values(site: Site, route: Route) -> dict:
         "pk": {
             "api_token_revoke": site.token_pk,
             "score_run": site.score_run_pk,
+            "score_case": site.score_run_pk,
             "api:score_run_detail": site.score_run_pk,
         }.get(name, site.run.pk),
         "app_label": "reviews",

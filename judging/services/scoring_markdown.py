@@ -54,6 +54,49 @@ def _cases(section: dict[str, Any]) -> list[str]:
             f"{case['failure_context'] or '-'} | {escape_cell(', '.join(case['missing']))} | "
             f"{escape_cell(', '.join(case['extra']))} |"
         )
+    skipped = [
+        f"- {escape_cell(case['case_id'])}: skipped {escape_cell(k['path'])} "
+        f"({escape_cell(k['reason'])})"
+        for case in section["cases"]
+        for k in case.get("skipped", [])
+    ]
+    return [*lines, "", *skipped, *([""] if skipped else [])]
+
+
+def _claims(section: dict[str, Any]) -> list[str]:
+    """Per producer and stage the claim measures; then each record's undecided or failing
+    claims with the judge's reason."""
+    if not section.get("claim_scores"):
+        return []
+    lines = [
+        "### Claims (semantic comparison; counts pooled over cases, 95% CI over cases)",
+        "",
+        "| producer | stage | cases | claim precision | reference recall | coverage | F1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in section["claim_scores"]:
+        cells = [
+            stat_text(row[key])
+            for key in ("claim_precision", "reference_recall", "claim_verification_coverage", "f1")
+        ]
+        lines.append(
+            f"| {escape_cell(row['producer'] or '-')} | {escape_cell(row['stage_id'] or '-')} | "
+            f"{row['n_cases']} | " + " | ".join(cells) + " |"
+        )
+    lines.append("")
+    for case in section["cases"]:
+        claims = case.get("claims")
+        if not claims:
+            continue
+        who = f"{case['case_id']} ({case['producer'] or '-'})"
+        if claims["error"]:
+            lines.append(f"- {escape_cell(who)}: {escape_cell(claims['error'])}")
+        for claim in claims["predicted"] + claims["reference"]:
+            if claim["decision"] in ("contradicted", "missed"):
+                lines.append(
+                    f"- {escape_cell(who)} {claim['decision']}: {escape_cell(claim['text'])}"
+                    + (f" ({escape_cell(claim['explanation'])})" if claim["explanation"] else "")
+                )
     return [*lines, ""]
 
 
@@ -89,7 +132,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             "",
         ]
         if section["cases"]:
-            lines += _fields(section) + _cases(section) + _counts(section)
+            lines += _fields(section) + _cases(section) + _claims(section) + _counts(section)
     if report["unscored"]:
         lines += ["## Not scored", ""]
         lines += [

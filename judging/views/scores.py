@@ -10,6 +10,7 @@ from judging.models import ScoreRun
 from judging.services.attribution import CONTEXTS
 from judging.services.baseline_run import baseline_run
 from judging.services.baselines import BaselineError
+from judging.services.claim_judge import ClaimJudgeError
 from judging.services.pipeline_graph import layout
 from judging.services.scoring import predictions_score
 from judging.services.scoring_build import NO_CONTEXT
@@ -24,7 +25,7 @@ MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every rec
 def _list(request, access, form=None, baseline_form=None):
     runs = ScoreRun.objects.filter(project=access.project).select_related("created_by")
     if access.is_admin:
-        form = form or ScoreUploadForm()
+        form = form or ScoreUploadForm(project=access.project)
         baseline_form = baseline_form or BaselineForm(project=access.project)
     return render(
         request,
@@ -73,7 +74,7 @@ def baseline_start(request, slug):
 @require_POST
 def score_upload(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    form = ScoreUploadForm(request.POST, request.FILES)
+    form = ScoreUploadForm(request.POST, request.FILES, project=access.project)
     if form.is_valid():
         upload = form.cleaned_data["predictions"]
         try:
@@ -83,8 +84,10 @@ def score_upload(request, slug):
                 stream=upload,
                 source_name=upload.name,
                 allow_generated=form.cleaned_data["allow_generated"],
+                comparison=form.cleaned_data["comparison"],
+                claim_judge=form.cleaned_data["claim_judge"] or None,
             )
-        except FormatError as error:
+        except (FormatError, ClaimJudgeError) as error:
             form.add_error(None, str(error))
         else:
             return redirect("score_run", slug=access.project.slug, pk=run.pk)
@@ -139,3 +142,19 @@ def score_run(request, slug, pk):
             "context": context,
         },
     )
+
+
+@require_safe
+def score_case(request, slug, pk):
+    """One case's records in a score run: field outcomes and the claim judge's decisions."""
+    access = project_for_user(request.user, slug, roles=READERS)
+    run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
+    case_id = request.GET.get("case", "")
+    records = [
+        {**case, "section_label": section["label"]}
+        for section in run.report["sections"]
+        for case in section["cases"]
+        if case["case_id"] == case_id
+    ]
+    context = {"project": access.project, "run": run, "case_id": case_id, "records": records}
+    return render(request, "judging/score_case.html", context)

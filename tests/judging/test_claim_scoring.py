@@ -176,3 +176,48 @@ def test_a_claim_judge_that_cannot_decide_claims_is_refused(project, tmp_path, a
     with pytest.raises(CommandError, match=message):
         score(project, tmp_path, *args)
     assert not Run.objects.exists()
+
+
+def test_markdown_names_the_claim_figures_and_the_failing_claims(project, tmp_path):
+    from judging.models import ScoreRun
+    from judging.services.scoring_markdown import render_markdown
+
+    with WireServer("openai-compatible", [Say(json.dumps(DECISIONS))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        score(project, tmp_path, "--claim-judge", "claims")
+    text = render_markdown(ScoreRun.objects.get().report)
+    assert "| openai/gpt-4o | - | 1 | 0.500 [0.500, 0.500] | 0.500 [0.500, 0.500] |" in text
+    assert "- inv-1 (openai/gpt-4o) contradicted: It totals 789.60 EUR. (789.60 is not" in text
+    exact = render_markdown(score(project, tmp_path, "--comparison", "exact"))
+    assert "- inv-1: skipped $.summary (free text: not exact-compatible)" in exact
+
+
+def test_the_api_takes_the_comparison_and_the_claim_judge(client, project):
+    from reviews.models import Role
+    from tests.factories import member
+    from tests.helpers import bearer
+
+    referenced_item(project, "inv-1", ROWS)
+    record = {"case_id": "inv-1", "prediction": PREDICTION}
+    url = f"/api/projects/{project.slug}/score-runs"
+    headers = {"headers": bearer(member(project, Role.ADMIN))}
+    with WireServer("openai-compatible", [Say(json.dumps(DECISIONS))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        made = client.post(
+            url, {"records": [record], "claim_judge": "claims"}, content_type="application/json",
+            **headers,
+        )  # fmt: skip
+    assert made.status_code == 201, made.content
+    claims = made.json()["report"]["sections"][0]["cases"][0]["claims"]
+    assert claims["claim_precision"]["value"] == 0.5
+    refused = client.post(
+        url, {"records": [record], "claim_judge": "nobody"}, content_type="application/json",
+        **headers,
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert "no judge configuration" in refused.json()["error"]["reason"]
+    wrong = client.post(
+        url, {"records": [record], "comparison": "fuzzy"}, content_type="application/json",
+        **headers,
+    )  # fmt: skip
+    assert wrong.status_code == 422
