@@ -142,9 +142,9 @@ PINNED = {
     "judge_compare": 25,  # two judges' labels on one criterion, as the agreement report reads
     "run_status": 6,
     "generate": 6,  # the latest generations' items
-    "score_list": 5,
+    "score_list": 6,  # the upload form offers the claim judges
     "score_run": 5,
-    "score_case": 5,
+    "score_case": 4,
     "text_metrics": 8,  # slices, the draw, the split's late items, the items
     "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2).
