@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from judging.formats.json_paths import ABSENT, Path, lookup, show_path
 from judging.formats.replies import UNDECIDABLE
-from judging.metrics.claims import case_scores
+from judging.metrics.claims import COUNTS, case_scores, pooled_scores
 
 COMPARISONS = ("auto", "semantic", "exact")
 FREE_TEXT_WORDS = 8
@@ -145,3 +146,39 @@ def claims_verdict(entry: dict | None) -> str | None:
     if counts["supported"] or counts["matched"]:
         return "pass"
     return None
+
+
+def claim_rows(cases: list[dict], seed: int, n_resamples: int) -> list[dict]:
+    """Per producer and stage: the claim measures pooled over its semantically compared cases,
+    each with a bootstrap CI over those cases."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for case in cases:
+        if case["claims"] is not None:
+            groups[(case["producer"], case["stage_id"])].append(case["claims"]["counts"])
+    return [
+        {
+            "producer": producer,
+            "stage_id": stage_id,
+            "n_cases": len(counts),
+            "counts": {k: sum(c[k] for c in counts) for k in COUNTS},
+            **pooled_scores(counts, seed=seed, n_resamples=n_resamples),
+        }
+        for (producer, stage_id), counts in sorted(groups.items())
+    ]
+
+
+def claims_judged(scored: dict, claim_decider, no_judge: str) -> dict:
+    """{record key: claims block} for every record with semantically compared rows: the claim
+    judge's decisions, or (no judge) every claim undecidable with the reason `no_judge`.
+    `scored`: {section: [(prediction, reference, compare()'s result)]}."""
+    tasks = {
+        p.key: claim_task(p.key, p.prediction, compared["_semantic"], compared["_extra"])
+        for pairs in scored.values()
+        for p, _, compared in pairs
+        if compared["_semantic"] or compared["_extra"]
+    }
+    outcomes = claim_decider(list(tasks.values())) if tasks and claim_decider else {}
+    return {
+        key: claims_entry(task, outcomes.get(key), "" if claim_decider else no_judge)
+        for key, task in tasks.items()
+    }

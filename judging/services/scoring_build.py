@@ -34,7 +34,6 @@ import numpy as np
 from judging.formats.json_paths import ABSENT, Path, is_under, leaves, lookup, parse_path, show_path
 from judging.formats.predictions import Prediction
 from judging.metrics import Stat, bootstrap_items, bootstrap_table
-from judging.metrics.claims import COUNTS, pooled_scores
 from judging.services.attribution import (
     CONTEXTS,
     FAIL,
@@ -46,8 +45,8 @@ from judging.services.attribution import (
 from judging.services.claims_build import (
     ClaimOutcome,
     ClaimTask,
-    claim_task,
-    claims_entry,
+    claim_rows,
+    claims_judged,
     claims_verdict,
     semantic_kind,
 )
@@ -309,25 +308,6 @@ def _stage_counts(cases: list[dict]) -> list[dict]:
     ]
 
 
-def _claim_rows(cases: list[dict], seed: int, n_resamples: int) -> list[dict]:
-    """Per producer and stage: the claim measures pooled over its semantically compared cases,
-    each with a bootstrap CI over those cases."""
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for case in cases:
-        if case["claims"] is not None:
-            groups[(case["producer"], case["stage_id"])].append(case["claims"]["counts"])
-    return [
-        {
-            "producer": producer,
-            "stage_id": stage_id,
-            "n_cases": len(counts),
-            "counts": {k: sum(c[k] for c in counts) for k in COUNTS},
-            **pooled_scores(counts, seed=seed, n_resamples=n_resamples),
-        }
-        for (producer, stage_id), counts in sorted(groups.items())
-    ]
-
-
 def _section(authority, scored, judged, seed, n_resamples) -> dict[str, Any]:
     measure = SECTIONS[authority]["measure"]
     cases = [
@@ -344,7 +324,7 @@ def _section(authority, scored, judged, seed, n_resamples) -> dict[str, Any]:
         "cases": cases,
         "producers": _producer_rows(cases, measure, seed, n_resamples),
         "fields": _field_rows(cases, measure, seed, n_resamples),
-        "claim_scores": _claim_rows(cases, seed, n_resamples),
+        "claim_scores": claim_rows(cases, seed, n_resamples),
         "pipelines": pipelines,
         "stage_counts": _stage_counts(cases),
         "bootstrap": {
@@ -353,22 +333,6 @@ def _section(authority, scored, judged, seed, n_resamples) -> dict[str, Any]:
             "n_resamples": n_resamples,
             "seed": seed,
         },
-    }
-
-
-def _judge_claims(scored: dict, claim_decider) -> dict:
-    """{record key: claims block} for every record with semantically compared rows: the claim
-    judge's decisions, or (no judge) every claim undecidable with the reason."""
-    tasks = {
-        p.key: claim_task(p.key, p.prediction, compared["_semantic"], compared["_extra"])
-        for pairs in scored.values()
-        for p, _, compared in pairs
-        if compared["_semantic"] or compared["_extra"]
-    }
-    outcomes = claim_decider(list(tasks.values())) if tasks and claim_decider else {}
-    return {
-        key: claims_entry(task, outcomes.get(key), "" if claim_decider else NO_CLAIM_JUDGE)
-        for key, task in tasks.items()
     }
 
 
@@ -409,7 +373,7 @@ def score_report_build(
                 }
             )
     authorities = (GROUND_TRUTH, GENERATED) if allow_generated else (GROUND_TRUTH,)
-    judged = _judge_claims(scored, claim_decider)
+    judged = claims_judged(scored, claim_decider, NO_CLAIM_JUDGE)
     return {
         "project": project,
         "computed_at": computed_at,
