@@ -53,7 +53,7 @@ def _session_key(user) -> str:
 
 
 def _criterion(project, admin) -> None:
-    from reviews.services.imports import file_import
+    from reviews.services.imports.pipeline import file_import
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "criterion.jsonl"
@@ -65,8 +65,8 @@ def build(slug: str, raters: int) -> dict:
     from django.contrib.auth import get_user_model
 
     from reviews.models import Role
-    from reviews.services.projects import membership_add, project_create
-    from reviews.services.tokens import token_create
+    from reviews.services.projects.members import membership_add, project_create
+    from reviews.services.projects.tokens import token_create
 
     users = get_user_model().objects
     admin = users.create_user(f"{slug}-admin", password=None)

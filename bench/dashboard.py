@@ -59,8 +59,8 @@ def build(n_items: int, seed: int):
     from django.utils import timezone
 
     from judging.models import Criterion, HumanLabel, Judge, Verdict
-    from judging.services.criteria import criterion_fingerprint
-    from judging.services.splits import split_draw
+    from judging.services.calibration.splits import split_draw
+    from judging.services.imports.criteria import criterion_fingerprint
     from reviews.models import Item, Membership, Project, Role, Slice
 
     rng = random.Random(seed)

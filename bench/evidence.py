@@ -4,7 +4,7 @@ Demo statement, page 1, 150 dpi. Median wall time of
   * PyMuPDF's own render: open + get_pixmap(dpi=150) + tobytes("png")
   * our ``evidence.render_page``: sniff + open + render + encode (what a cache miss costs)
 Both open the PDF from disk, so the comparison is like for like. (A cache hit is a database
-lookup and a read from storage: ``reviews/services/renders.py``.)
+lookup and a read from storage: ``reviews/services/files/renders.py``.)
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def _import(path: Path, slug: str):
     process and, on PostgreSQL, its server backend: on a shared machine the wall clock mostly
     measures the wait for a core."""
     from reviews.models import Project
-    from reviews.services.imports import file_import
+    from reviews.services.imports.pipeline import file_import
 
     project = Project.objects.create(slug=slug, name=slug)
     gc.collect()

@@ -68,7 +68,7 @@ def _build(items: int, raters: int) -> tuple[str, list[str], dict[int, tuple[int
     from django.contrib.auth import get_user_model
 
     from reviews.models import Claim, Item, Project, Question, QuestionKind
-    from reviews.services.projects import membership_add
+    from reviews.services.projects.members import membership_add
 
     slug = f"load-{int(time.time())}"
     project = Project.objects.create(slug=slug, name="Load test", overlap=1)
@@ -109,8 +109,8 @@ def _import_project(items: int) -> tuple[str, str, bytes]:
     from django.contrib.auth import get_user_model
 
     from bench.imports import item_records
-    from reviews.services.projects import project_create
-    from reviews.services.tokens import token_create
+    from reviews.services.projects.members import project_create
+    from reviews.services.projects.tokens import token_create
 
     slug = f"load-import-{int(time.time())}"
     admin = get_user_model().objects.create_user(f"{slug}-admin", password=None)

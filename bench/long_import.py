@@ -36,7 +36,7 @@ READY = 40  # cases raters can claim while the big bundle imports
 SETUP = """
 from django.contrib.auth import get_user_model
 from reviews.models import Role
-from reviews.services.projects import membership_add, project_create
+from reviews.services.projects.members import membership_add, project_create
 users = get_user_model().objects
 admin = users.create_user("ada", password={password!r})
 project = project_create(actor=admin, slug={slug!r}, overlap=1).project
@@ -50,7 +50,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
 from reviews.models import Project
-from reviews.services.import_jobs import import_job_start
+from reviews.services.imports.jobs import import_job_start
 from reviews.tasks import run_import_job
 user = get_user_model().objects.get(username="ada")
 with open({path!r}, "rb") as handle, transaction.atomic():

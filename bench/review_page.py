@@ -73,7 +73,7 @@ class Sized:
             Reference,
             Role,
         )
-        from reviews.services.documents import StoredFiles, document_for_bytes
+        from reviews.services.files.documents import StoredFiles, document_for_bytes
 
         User = get_user_model()
         self.n = n
@@ -190,8 +190,8 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
     from django.urls import reverse
 
     from reviews.models import Decision
-    from reviews.services.answers import AnswerInput, answer_record
-    from reviews.services.assignment import active_assignment, assignment_claim_next
+    from reviews.services.assignment.queue import active_assignment, assignment_claim_next
+    from reviews.services.rating.answers import AnswerInput, answer_record
 
     slug, item = sized.project.slug, sized.item
     client = Client()
@@ -262,7 +262,7 @@ def profile_claim(sized: Sized) -> str:
     from django.db import connection
 
     from reviews.models import Membership, Role
-    from reviews.services.assignment import assignment_claim_next, available_items
+    from reviews.services.assignment.queue import assignment_claim_next, available_items
 
     User = get_user_model()
     raters = User.objects.bulk_create(

@@ -59,9 +59,9 @@ def build(n_items: int):
 
 
 def timed_run(project, url: str, prompt: str, *, limit: int | None, concurrency: int):
-    from judging.services.judge_configs import JudgeSettings, judge_config_save
-    from judging.services.runner import run_execute
-    from judging.services.runs import run_create
+    from judging.services.judges.configs import JudgeSettings, judge_config_save
+    from judging.services.runs.control import run_create
+    from judging.services.runs.runner import run_execute
 
     settings = JudgeSettings(
         provider="openai-compatible", model="stub", prompt=prompt, criterion="faithful",

@@ -138,7 +138,7 @@ if MIGRATE_DATABASE_URL:
     DATABASES["owner"] = parse_database_url(MIGRATE_DATABASE_URL, base_dir=BASE_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # A rater's claim and autosave commit without waiting for PostgreSQL's disk flush (see
-# reviews/services/durability.py); true makes them wait like every other write.
+# reviews/services/assignment/durability.py); true makes them wait like every other write.
 RATER_WRITES_WAIT_FOR_DISK = env_bool("RATER_WRITES_WAIT_FOR_DISK", False)
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -209,7 +209,7 @@ EVIDENCE_MAX_PIXELS = env_int("EVIDENCE_MAX_PIXELS", 50_000_000, minimum=1)
 # beyond this many bytes (a render is 50-500 KB, so the default holds thousands of pages).
 EVIDENCE_CACHE_MAX_BYTES = env_int("EVIDENCE_CACHE_MAX_BYTES", 2 * 1024**3, minimum=1024 * 1024)
 
-# Judges (judging/services/endpoints.py): a project admin may point a judge only at a provider's
+# Judges (judging/services/judges/endpoints.py): a project admin may point a judge only at a provider's
 # default address or at a host listed here, and may name only these variables as its API key.
 JUDGE_ALLOWED_HOSTS = env_list("JUDGE_ALLOWED_HOSTS", [])
 JUDGE_API_KEY_ENVS = env_list("JUDGE_API_KEY_ENVS", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"])

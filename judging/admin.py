@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import admin
 
 from judging import models as m
-from judging.services.prices import price_add
+from judging.services.runs.prices import price_add
 from reviews.admin import ReadOnlyAdmin
 from reviews.admin_scope import ProjectScoped, SuperuserOnly
 

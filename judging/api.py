@@ -16,8 +16,8 @@ from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 
 from judging.models import ScoreRun
-from judging.services.claim_judge import ClaimJudgeError
-from judging.services.scoring import predictions_score
+from judging.services.scoring.claim_judge import ClaimJudgeError
+from judging.services.scoring.score import predictions_score
 from reviews.access import project_for_user
 from reviews.api.errors import ErrorOut
 from reviews.models import Role

@@ -7,7 +7,7 @@ class JudgingConfig(AppConfig):
 
     def ready(self):
         # TextFlow and the judging record kinds register with reviews' import dispatcher.
-        from judging.services import imports  # noqa: F401
+        from judging.services.imports import records  # noqa: F401
         from reviews.signals import project_data_changed
 
         project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")

@@ -14,13 +14,13 @@ import random
 import tempfile
 from pathlib import Path
 
-from judging.services.criteria import latest_criterion
-from judging.services.panels import panel_configure
-from judging.services.send_to_humans import items_send_to_humans
-from judging.services.splits import current_draw, split_draw
+from judging.services.calibration.panels import panel_configure
+from judging.services.calibration.send_to_humans import items_send_to_humans
+from judging.services.calibration.splits import current_draw, split_draw
+from judging.services.imports.criteria import latest_criterion
 from reviews.demo.load import demo_project
 from reviews.models import Project, Slice
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 
 SLUG = "judge-demo"
 ITEMS = 240

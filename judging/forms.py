@@ -4,9 +4,9 @@ from django import forms
 
 from judging.models import Criterion, Split
 from judging.providers import PROVIDERS
-from judging.services.criteria import latest_criterion
-from judging.services.send_to_humans import SELECTIONS as SEND_SELECTIONS
-from judging.services.splits import SPLIT_CHOICES
+from judging.services.calibration.send_to_humans import SELECTIONS as SEND_SELECTIONS
+from judging.services.calibration.splits import SPLIT_CHOICES
+from judging.services.imports.criteria import latest_criterion
 
 
 class JudgeForm(forms.Form):

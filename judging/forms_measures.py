@@ -5,8 +5,8 @@ from django import forms
 
 from judging.metrics.text import METRICS
 from judging.models import Criterion
-from judging.services.judge_refs import judge_ref_choices
-from judging.services.splits import SPLIT_CHOICES
+from judging.services.calibration.splits import SPLIT_CHOICES
+from judging.services.judges.refs import judge_ref_choices
 from reviews.models import Slice
 
 SPLITS = [(s, s) for s in SPLIT_CHOICES]

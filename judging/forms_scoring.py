@@ -4,10 +4,10 @@ then call one service)."""
 from django import forms
 
 from judging.models import Criterion, JudgeConfig
-from judging.services.baseline_run import baseline_ready
-from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline
-from judging.services.claims_build import COMPARISONS
-from judging.services.splits import SPLIT_CHOICES
+from judging.reports.scoring.claims import COMPARISONS
+from judging.services.calibration.splits import SPLIT_CHOICES
+from judging.services.runs.baseline import baseline_ready
+from judging.services.runs.baselines import KINDS, ROUGE_TYPES, Baseline
 
 
 class ScoreUploadForm(forms.Form):

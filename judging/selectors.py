@@ -1,7 +1,7 @@
 """Reads for judging's pages: rows joined from a dashboard snapshot and the project's tables.
 
 The views call one of these and render; none of them writes (`buckets_for` may create the
-project's default buckets on first use, through `judging/services/failures.py`).
+project's default buckets on first use, through `judging/services/calibration/failures.py`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from datetime import datetime
 from django.db.models import OuterRef, Subquery
 
 from judging.models import Criterion, DashboardSnapshot, JudgeConfig, JudgeVersion, Run
-from judging.services.failures import buckets_for, current_tags, failure_summary
-from judging.services.runs import Progress, runs_progress
-from judging.services.send_to_humans import SELECTIONS
-from judging.services.splits import current_draw
+from judging.services.calibration.failures import buckets_for, current_tags, failure_summary
+from judging.services.calibration.send_to_humans import SELECTIONS
+from judging.services.calibration.splits import current_draw
+from judging.services.runs.control import Progress, runs_progress
 from reviews.models import Event, EventKind, Item, Membership, Project, Role
 
 

@@ -38,7 +38,7 @@ def recompute_dashboard(project_pk: int) -> None:
 def run_judge_task(run_pk: int) -> None:
     """A queued run (the *Run* button, or *Resume*): makes the calls still missing."""
     from judging.models import Run
-    from judging.services.runner import run_execute
+    from judging.services.runs.runner import run_execute
 
     run_execute(Run.objects.select_related("version__config", "version__criterion").get(pk=run_pk))
 
@@ -50,7 +50,7 @@ def generate_task(project_pk: int, paths: list[str], options: dict, actor_pk: in
 
     from django.contrib.auth import get_user_model
 
-    from judging.services.generation import ground_truth_generate
+    from judging.services.generation.reconcile import ground_truth_generate
 
     actor = get_user_model().objects.filter(pk=actor_pk).first()
     ground_truth_generate(

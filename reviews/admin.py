@@ -9,15 +9,15 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from reviews import models as m
 from reviews.admin_scope import ProjectScoped, SuperuserOnly
-from reviews.services.projects import (
+from reviews.services.projects.members import (
     SETTINGS_FIELDS,
     may_manage_members,
     membership_add,
     membership_remove,
     user_by_username_or_email,
 )
-from reviews.services.rater_quality import GoldError, gold_mark
-from reviews.services.tokens import token_revoke
+from reviews.services.projects.tokens import token_revoke
+from reviews.services.rating.quality import GoldError, gold_mark
 
 
 class ReadOnly:
@@ -354,7 +354,7 @@ class TrustedKeyForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        from reviews.services.approved_imports import KeyRefused, trusted_key_check
+        from reviews.services.imports.approved import KeyRefused, trusted_key_check
 
         if not self.errors:
             try:
@@ -377,7 +377,7 @@ class TrustedKeyAdmin(ProjectScoped, ActorForm, ReadOnlyAdmin):
         return request.user.is_staff
 
     def save_model(self, request, obj, form, change):
-        from reviews.services.approved_imports import trusted_key_register
+        from reviews.services.imports.approved import trusted_key_register
 
         data = form.cleaned_data
         obj.pk = trusted_key_register(

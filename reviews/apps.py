@@ -31,5 +31,5 @@ class ReviewsConfig(AppConfig):
         )
         # Importers register themselves with the import pipeline, in the order the format
         # choices are listed: review files first.
-        from reviews.services import import_reviews  # noqa: F401, I001
-        from reviews.services import import_records  # noqa: F401
+        from reviews.services.imports import review_files  # noqa: F401, I001
+        from reviews.services.imports import records  # noqa: F401

@@ -12,12 +12,12 @@ from reviews.models import (
     ResolutionRule,
     decisions_for,
 )
-from reviews.services.answers import AnswerInput
-from reviews.services.batches import SELECTIONS as BATCH_SELECTIONS
-from reviews.services.import_questions import split_requests
-from reviews.services.imports import import_formats, import_options
-from reviews.services.projects import SETTINGS_FIELDS
-from reviews.services.tokens import DEFAULT_LIFETIME, LIFETIMES
+from reviews.services.assignment.batches import SELECTIONS as BATCH_SELECTIONS
+from reviews.services.imports.pipeline import import_formats, import_options
+from reviews.services.imports.questions import split_requests
+from reviews.services.projects.members import SETTINGS_FIELDS
+from reviews.services.projects.tokens import DEFAULT_LIFETIME, LIFETIMES
+from reviews.services.rating.answers import AnswerInput
 
 
 def _instructions_field(rows: int = 6) -> forms.CharField:

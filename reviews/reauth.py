@@ -13,7 +13,7 @@ from __future__ import annotations
 from axes.handlers.proxy import AxesProxyHandler
 from django.contrib.auth import authenticate
 
-from reviews.services.approval import ApprovalRefused
+from reviews.services.approval.approve import ApprovalRefused
 
 LOCKED = (
     "Too many wrong passwords for this account from this address, or from this address: "

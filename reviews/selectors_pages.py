@@ -25,8 +25,8 @@ from reviews.models import (
     Role,
 )
 from reviews.selectors import COUNT_LIMIT, bounded_count
-from reviews.services.assignment import items_available
-from reviews.services.batch_approval import approvable
+from reviews.services.approval.batch import approvable
+from reviews.services.assignment.queue import items_available
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Background work (Django Tasks API): large imports run in `manage.py db_worker`.
 
 The import runs in one transaction, so its progress and heartbeat go to the shared cache
-(reviews.services.job_progress), and the job row is updated once at the end.
+(reviews.services.imports.job_progress), and the job row is updated once at the end.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from django.utils import timezone
 from django_tasks import task
 
 from reviews.models import ImportJob
-from reviews.services import job_progress
-from reviews.services.import_jobs import import_jobs_resume_stalled
-from reviews.services.imports import ImportFailed, file_import
-from reviews.services.stored_files import local_path
+from reviews.services.files.stored import local_path
+from reviews.services.imports import job_progress
+from reviews.services.imports.jobs import import_jobs_resume_stalled
+from reviews.services.imports.pipeline import ImportFailed, file_import
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def evidence_gc_periodic() -> int:
 
     from django.conf import settings
 
-    from reviews.services.evidence_gc import evidence_gc
+    from reviews.services.files.gc import evidence_gc
 
     removed = evidence_gc()
     every = timedelta(minutes=settings.EVIDENCE_GC_MINUTES)

@@ -34,11 +34,16 @@ from reviews.models import (
     Resolution,
     Role,
 )
-from reviews.services.answers import AnswerInput, answer_record, assignment_submit, latest_answer
-from reviews.services.approval import approval_record
-from reviews.services.documents import StoredFiles, document_for_bytes
-from reviews.services.exports import files_export
-from reviews.services.signing import key_id_of
+from reviews.reports.exports import files_export
+from reviews.services.approval.approve import approval_record
+from reviews.services.approval.signing import key_id_of
+from reviews.services.files.documents import StoredFiles, document_for_bytes
+from reviews.services.rating.answers import (
+    AnswerInput,
+    answer_record,
+    assignment_submit,
+    latest_answer,
+)
 from tests.factories import PASSWORD, ProjectFactory, member
 
 

@@ -33,7 +33,7 @@ def media_files() -> list[str]:
 
 def bearer(user) -> dict:
     """Authorization header of a fresh API token of `user`."""
-    from reviews.services.tokens import token_create
+    from reviews.services.projects.tokens import token_create
 
     _, secret = token_create(actor=user, name="test")
     return {"Authorization": f"Bearer {secret}"}

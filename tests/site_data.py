@@ -23,25 +23,25 @@ from django.test import override_settings
 
 from judging.demo import SLUG as JUDGE_DEMO
 from judging.models import GateSetting, JudgeConfig, ModelPrice, Run
+from judging.services.calibration.failures import buckets_for, failure_tag
+from judging.services.calibration.panels import panel_configure
 from judging.services.dashboard import dashboard_refresh
-from judging.services.failures import buckets_for, failure_tag
-from judging.services.judge_configs import JudgeSettings, judge_config_save
-from judging.services.panels import panel_configure
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
-from judging.services.scoring import predictions_score
+from judging.services.judges.configs import JudgeSettings, judge_config_save
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
+from judging.services.scoring.score import predictions_score
 from judging.stub_model import make_server
 from reviews.demo.load import DEMO_SLUG, DEMO_USERS, demo_project
 from reviews.models import Document, EventKind, ImportJob, Item, Project, Role
-from reviews.services.approval import approval_record
-from reviews.services.approved_imports import trusted_key_register, trusted_key_revoke
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.batches import batch_create
+from reviews.services.approval.approve import approval_record
+from reviews.services.assignment.batches import batch_create
+from reviews.services.assignment.queue import assignment_claim_next
 from reviews.services.events import event_record
-from reviews.services.imports import file_import
-from reviews.services.projects import membership_add
-from reviews.services.rater_quality import gold_mark, rater_quality_setting_update
-from reviews.services.tokens import token_create
+from reviews.services.imports.approved import trusted_key_register, trusted_key_revoke
+from reviews.services.imports.pipeline import file_import
+from reviews.services.projects.members import membership_add
+from reviews.services.projects.tokens import token_create
+from reviews.services.rating.quality import gold_mark, rater_quality_setting_update
 from tests.builders import attach_evidence, rate, review_item_builder
 from tests.factories import UserFactory
 from tests.judging.helpers import (

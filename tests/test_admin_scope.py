@@ -35,7 +35,7 @@ from judging.models import (
     SplitDraw,
     Verdict,
 )
-from judging.services.splits import held_out_access_log
+from judging.services.calibration.splits import held_out_access_log
 from reviews.admin_scope import ProjectScoped, Scoped, SuperuserOnly
 from reviews.models import (
     AssignmentBatch,
@@ -50,11 +50,11 @@ from reviews.models import (
     Slice,
     TrustedKey,
 )
-from reviews.services.approval import approval_record
-from reviews.services.audit import project_event_record
-from reviews.services.rater_quality import gold_mark
-from reviews.services.resolution import adjudication_record
-from reviews.services.tokens import token_create
+from reviews.services.approval.approve import approval_record
+from reviews.services.projects.audit import project_event_record
+from reviews.services.projects.tokens import token_create
+from reviews.services.rating.quality import gold_mark
+from reviews.services.rating.resolution import adjudication_record
 from tests import builders
 from tests.factories import PASSWORD, UserFactory, member
 from tests.helpers import per_test_copy

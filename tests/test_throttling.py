@@ -196,7 +196,7 @@ def test_a_project_admin_clears_an_approvers_lockout_at_once(client, resolved):
 def test_only_a_members_lockout_is_cleared_and_only_by_their_admins(project):
     from django.core.exceptions import PermissionDenied
 
-    from reviews.services.lockouts import lockout_clear
+    from reviews.services.projects.lockouts import lockout_clear
 
     stranger, admin = UserFactory(), member(project, Role.ADMIN)
     with pytest.raises(PermissionDenied, match="is not a member"):

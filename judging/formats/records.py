@@ -2,7 +2,7 @@
 
 They are read by reviews' JSONL/CSV reader (``reviews.formats.records``), which knows only the
 schemas it is handed: ``SCHEMAS`` below reaches it through the import pipeline's registry
-(``judging.services.imports``), so reviews knows nothing of verdicts.
+(``judging.services.imports.records``), so reviews knows nothing of verdicts.
 """
 
 from __future__ import annotations

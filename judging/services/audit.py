@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from judging.models import JudgeConfig, JudgeVersion, ModelPrice, Run, SplitDraw
 from reviews.models import ProjectAction
-from reviews.services.audit import project_event_record
+from reviews.services.projects.audit import project_event_record
 
 
 def split_drawn(draw: SplitDraw, actor) -> None:

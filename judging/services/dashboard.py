@@ -26,12 +26,12 @@ from judging.models import (
     PanelMember,
     Verdict,
 )
-from judging.services.agreement import criterion_input
-from judging.services.agreement_build import SPLIT_LABELS, criterion_rows
-from judging.services.agreement_human import human_human_entries
-from judging.services.agreement_inputs import CriterionInput
-from judging.services.dashboard_parts import disagreements, rater_quality, reliability, restrict
-from judging.services.dashboard_rows import (
+from judging.reports.agreement.build import SPLIT_LABELS, criterion_rows
+from judging.reports.agreement.human import human_human_entries
+from judging.reports.agreement.inputs import CriterionInput
+from judging.reports.agreement.report import criterion_input
+from judging.reports.dashboard.parts import disagreements, rater_quality, reliability, restrict
+from judging.reports.dashboard.rows import (
     decision_key,
     decision_label,
     mark_gating,
@@ -39,8 +39,8 @@ from judging.services.dashboard_rows import (
     row_label,
     shown_rows,
 )
-from judging.services.labels import criterion_questions
-from judging.services.splits import current_draw, items_in_split, split_extend
+from judging.selectors_labels import criterion_questions
+from judging.services.calibration.splits import current_draw, items_in_split, split_extend
 from reviews.models import ItemRevision, Resolution, Slice
 
 SEED = 0

@@ -7,10 +7,10 @@ from django.views.decorators.http import require_safe
 
 from judging.forms import CompareForm
 from judging.models import Criterion, JudgeConfig
-from judging.services.compare import CompareError, judges_compare
-from judging.services.judge_page import compare_defaults
-from judging.services.judge_refs import judge_ref_choices
-from judging.services.splits import current_draw
+from judging.reports.compare.report import CompareError, judges_compare
+from judging.reports.judge_page import compare_defaults
+from judging.services.calibration.splits import current_draw
+from judging.services.judges.refs import judge_ref_choices
 from judging.views.held_out import held_out_shown
 from reviews.access import project_for_user
 from reviews.models import Role

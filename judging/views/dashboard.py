@@ -10,9 +10,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from judging.presenters import NoSuchCriterion, criterion_figures, dashboard_charts
+from judging.reports.judge_page import held_out_looks
 from judging.selectors import dashboard_setup
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
-from judging.services.judge_page import held_out_looks
 from judging.tasks import recompute_pending, request_recompute
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import project_for_user

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 from judging.forms import DisagreementFilterForm, FailureTagForm
 from judging.presenters import failure_figures
 from judging.selectors import disagreements_page, failure_counts
-from judging.services.failures import buckets_for, failure_tag
+from judging.services.calibration.failures import buckets_for, failure_tag
 from judging.views.dashboard import snapshot_context
 from reviews.access import project_for_user
 from reviews.forms import errors_text

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_safe
 
 from judging import charts
 from judging.presenters import NoSuchCriterion, find_criterion
+from judging.reports.agreement.markdown import render_markdown
 from judging.selectors import failure_counts
-from judging.services.agreement_markdown import render_markdown
 from judging.views.dashboard import snapshot_context
 from reviews.evidence import svg_to_png
 from reviews.formats.reference import formula_like

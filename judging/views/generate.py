@@ -11,8 +11,8 @@ from django.views.decorators.http import require_http_methods
 from judging.forms import GenerateForm
 from judging.models import Run
 from judging.selectors import generations_recent
-from judging.services.generation import GenerationError, reader_runs_create
-from judging.services.runs import runs_progress
+from judging.services.generation.reconcile import GenerationError, reader_runs_create
+from judging.services.runs.control import runs_progress
 from judging.tasks import generate_task
 from reviews.access import project_for_user
 from reviews.models import Role

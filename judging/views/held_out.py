@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from judging.forms import HeldOutShowForm
-from judging.services.splits import held_out_access_log
+from judging.services.calibration.splits import held_out_access_log
 from reviews.access import project_for_user
 from reviews.models import Role
 

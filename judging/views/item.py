@@ -10,9 +10,9 @@ from django.views.decorators.http import require_safe
 
 from judging.metrics.voting import group_vote
 from judging.models import Criterion, HumanLabel, ItemSplit, Split, Verdict
-from judging.services.agreement import versions_by_judge
-from judging.services.failures import buckets_for, current_tags
-from judging.services.labels import final_labels, rater_labels
+from judging.reports.agreement.report import versions_by_judge
+from judging.selectors_labels import final_labels, rater_labels
+from judging.services.calibration.failures import buckets_for, current_tags
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import item_for_overseer
 from reviews.models import Item

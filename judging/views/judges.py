@@ -8,10 +8,10 @@ from django.views.decorators.http import require_POST, require_safe
 
 from judging.forms import JudgeForm, RunForm
 from judging.models import JudgeConfig, Run
+from judging.reports.judge_page import compare_defaults, version_rows
 from judging.selectors import judge_rows, judge_runs
-from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
-from judging.services.judge_page import compare_defaults, version_rows
-from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
+from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
+from judging.services.runs.control import RunError, run_cancel, run_create, run_progress, run_resume
 from judging.tasks import run_judge_task
 from reviews.access import project_for_user
 from reviews.models import Role

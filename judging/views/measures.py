@@ -5,9 +5,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from judging.forms_measures import PassAtKForm, TextMetricsForm
-from judging.services.pass_at_k import PassAtKError, pass_at_k_report
-from judging.services.splits import SplitError, current_draw
-from judging.services.text_metrics import TextMetricsError, text_metrics_report
+from judging.reports.pass_at_k import PassAtKError, pass_at_k_report
+from judging.reports.text_metrics import TextMetricsError, text_metrics_report
+from judging.services.calibration.splits import SplitError, current_draw
 from judging.views.held_out import held_out_shown
 from reviews.access import project_for_user
 from reviews.models import Role

@@ -7,13 +7,13 @@ from django.views.decorators.http import require_POST, require_safe
 
 from judging.forms_scoring import BaselineForm, ScoreUploadForm
 from judging.models import ScoreRun
-from judging.services.attribution import CONTEXTS
-from judging.services.baseline_run import baseline_run
-from judging.services.baselines import BaselineError
-from judging.services.claim_judge import ClaimJudgeError
-from judging.services.pipeline_graph import layout
-from judging.services.scoring import predictions_score
-from judging.services.scoring_build import NO_CONTEXT
+from judging.reports.attribution import CONTEXTS
+from judging.reports.pipeline_graph import layout
+from judging.reports.scoring.build import NO_CONTEXT
+from judging.services.runs.baseline import baseline_run
+from judging.services.runs.baselines import BaselineError
+from judging.services.scoring.claim_judge import ClaimJudgeError
+from judging.services.scoring.score import predictions_score
 from reviews.access import project_for_user
 from reviews.formats.errors import FormatError
 from reviews.models import Role

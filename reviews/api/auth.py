@@ -14,7 +14,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.utils import check_csrf
 
-from reviews.services.tokens import token_user
+from reviews.services.projects.tokens import token_user
 
 
 class TokenAuth(HttpBearer):

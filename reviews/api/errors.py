@@ -13,7 +13,7 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from reviews.formats.errors import FormatError, join_path
-from reviews.services.imports import ImportFailed
+from reviews.services.imports.pipeline import ImportFailed
 
 REQUEST_BODY = "request body"
 

@@ -20,7 +20,7 @@ from reviews.api.schemas import ImportReportOut
 from reviews.formats import limits
 from reviews.formats.errors import FormatError
 from reviews.models import Role
-from reviews.services.imports import file_import, import_formats, import_options
+from reviews.services.imports.pipeline import file_import, import_formats, import_options
 
 router = Router(tags=["items"])
 _ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}

@@ -22,7 +22,12 @@ from reviews.formats.canonical import resolve_evidence_path
 from reviews.formats.errors import FormatError, join_path
 from reviews.models import Role
 from reviews.selectors_status import item_status
-from reviews.services.imports import ImportFailed, file_import, import_options, stream_import
+from reviews.services.imports.pipeline import (
+    ImportFailed,
+    file_import,
+    import_options,
+    stream_import,
+)
 
 router = Router(tags=["items"])
 

@@ -11,7 +11,7 @@ from reviews.api.errors import ErrorOut
 from reviews.api.schemas import ReferencePage
 from reviews.formats.reference import ApprovedReference
 from reviews.models import Approval, Role
-from reviews.services.exports import ApprovedItem, reference_document
+from reviews.reports.exports import ApprovedItem, reference_document
 
 router = Router(tags=["references"])
 

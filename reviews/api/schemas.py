@@ -1,7 +1,7 @@
 """Request and response bodies.
 
 Batch records are NOT validated here: they go, as written, through the same importer as a file
-(`reviews.services.imports.file_import`), so the API refuses exactly what an upload refuses,
+(`reviews.services.imports.pipeline.file_import`), so the API refuses exactly what an upload refuses,
 with the same message. The OpenAPI document still shows their real schemas (the pydantic
 models of `reviews.formats`), for documentation only.
 """
@@ -16,7 +16,7 @@ from pydantic import WithJsonSchema, model_validator
 
 from reviews.formats.records import record_adapter
 from reviews.formats.review_file import ReviewFile
-from reviews.services.import_records import record_schemas
+from reviews.services.imports.records import record_schemas
 
 
 def _inlined(schema: dict) -> dict:

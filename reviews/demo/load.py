@@ -15,8 +15,8 @@ from django.db import transaction
 
 from reviews.demo.files import write_demo_reviews
 from reviews.models import Project, Role
-from reviews.services.imports import file_import
-from reviews.services.projects import membership_add, project_create
+from reviews.services.imports.pipeline import file_import
+from reviews.services.projects.members import membership_add, project_create
 
 DEMO_SLUG = "demo"
 DEMO_INSTRUCTIONS = """\

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from reviews import raw_rows
 from reviews.models import Event, EventKind, Item
-from reviews.services.bulk_insert import insert_rows
+from reviews.services.imports.bulk_insert import insert_rows
 
 
 def _actor(actor):

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods
 from reviews.access import project_for_user
 from reviews.forms import BatchForm, errors_text
 from reviews.models import AssignmentBatch, Membership, Role
-from reviews.services.batches import batch_create, rater_progress
+from reviews.services.assignment.batches import batch_create, rater_progress
 
 
 @require_http_methods(["GET", "POST"])

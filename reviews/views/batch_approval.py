@@ -10,8 +10,8 @@ from django.views.decorators.http import require_POST
 from reviews.access import project_for_user
 from reviews.models import Role
 from reviews.reauth import password_checker
-from reviews.services.approval import STATEMENT, ApprovalRefused
-from reviews.services.batch_approval import approval_batch_record, approval_waiting, batch_preview
+from reviews.services.approval.approve import STATEMENT, ApprovalRefused
+from reviews.services.approval.batch import approval_batch_record, approval_waiting, batch_preview
 
 
 class BatchForm(forms.Form):

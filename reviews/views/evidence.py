@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from reviews.access import project_for_user
 from reviews.forms import PageImageForm
 from reviews.models import Document
-from reviews.services import renders
+from reviews.services.files import renders
 
 
 def _document(request, slug: str, sha256: str, page: int) -> Document:

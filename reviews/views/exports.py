@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.services.exports import EXPORT_FORMATS, files_export
+from reviews.reports.exports import EXPORT_FORMATS, files_export
 
 
 class ExportForm(forms.Form):

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from reviews.access import item_for_user, project_for_user
 from reviews.forms import GoldMarkForm, RaterQualitySettingForm
 from reviews.models import Role
-from reviews.services.rater_quality import GoldError, gold_mark, rater_quality_setting_update
+from reviews.services.rating.quality import GoldError, gold_mark, rater_quality_setting_update
 from reviews.views.posting import post_then_redirect
 
 

@@ -8,9 +8,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from reviews.access import project_for_user
 from reviews.forms import ImportUploadForm
 from reviews.models import ImportJob, Item, Role
-from reviews.services.import_jobs import RetryRefused, import_job_retry, import_job_start
-from reviews.services.imports import count_rows, import_formats
-from reviews.services.job_progress import job_stalled, records_done
+from reviews.services.imports.job_progress import job_stalled, records_done
+from reviews.services.imports.jobs import RetryRefused, import_job_retry, import_job_start
+from reviews.services.imports.pipeline import count_rows, import_formats
 from reviews.tasks import run_import_job
 
 

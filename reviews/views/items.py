@@ -19,7 +19,7 @@ from reviews.selectors import (
     next_item_to_adjudicate,
 )
 from reviews.selectors_pages import items_page, waiting_items_page
-from reviews.services.approval import (
+from reviews.services.approval.approve import (
     STATEMENT,
     ApprovalRefused,
     approval_blockers,
@@ -27,10 +27,10 @@ from reviews.services.approval import (
     approval_record,
     diff_fingerprint,
 )
-from reviews.services.batch_approval import approval_waiting
-from reviews.services.rater_quality import is_gold
-from reviews.services.references import current_ground_truth
-from reviews.services.resolution import (
+from reviews.services.approval.batch import approval_waiting
+from reviews.services.approval.references import current_ground_truth
+from reviews.services.rating.quality import is_gold
+from reviews.services.rating.resolution import (
     ResolutionError,
     adjudication_blocker,
     adjudication_record,

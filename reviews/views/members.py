@@ -8,8 +8,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Membership, Role
-from reviews.services.lockouts import locked_out, lockout_clear
-from reviews.services.projects import membership_add, membership_remove, user_by_username_or_email
+from reviews.services.projects.lockouts import locked_out, lockout_clear
+from reviews.services.projects.members import (
+    membership_add,
+    membership_remove,
+    user_by_username_or_email,
+)
 
 
 @require_http_methods(["GET", "POST"])

@@ -14,8 +14,8 @@ from reviews.forms import (
     RaterQualitySettingForm,
 )
 from reviews.models import ItemStatus, Role
-from reviews.services.projects import project_create, project_settings_update
-from reviews.services.rater_quality import (
+from reviews.services.projects.members import project_create, project_settings_update
+from reviews.services.rating.quality import (
     gold_items,
     rater_alerts,
     rater_quality,

@@ -16,14 +16,8 @@ from reviews.access import item_for_user, project_for_user, question_for_user
 from reviews.forms import AnswerChoiceForm
 from reviews.models import AssignmentStatus, ItemStatus, Role
 from reviews.selectors import rater_workspace
-from reviews.services.answers import (
-    AnswerError,
-    NotAssigned,
-    StaleAnswer,
-    answer_autosave,
-    item_submit_by_rater,
-)
-from reviews.services.assignment import (
+from reviews.selectors_trail import item_trail
+from reviews.services.assignment.queue import (
     QueueError,
     active_assignment,
     assignment_claim_next,
@@ -31,7 +25,13 @@ from reviews.services.assignment import (
     pairwise_orders,
     submitted_assignment,
 )
-from reviews.services.assignment_trail import item_trail
+from reviews.services.rating.answers import (
+    AnswerError,
+    NotAssigned,
+    StaleAnswer,
+    answer_autosave,
+    item_submit_by_rater,
+)
 from reviews.views.viewer_context import viewer_context
 
 

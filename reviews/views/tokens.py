@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.forms import TokenForm
 from reviews.models import ApiToken
-from reviews.services.tokens import token_create, token_revoke
+from reviews.services.projects.tokens import token_create, token_revoke
 
 
 @require_http_methods(["GET", "POST"])

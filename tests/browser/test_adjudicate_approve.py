@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from reviews.demo import files as demo_files
 from reviews.models import Authority, ItemStatus, Project, Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)

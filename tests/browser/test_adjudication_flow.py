@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from reviews.evidence import DrawText, build_pdf
 from reviews.models import ItemSource, ItemStatus, Project, Resolution, Role
-from reviews.services.documents import StoredFiles, document_for_bytes
+from reviews.services.files.documents import StoredFiles, document_for_bytes
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,8 +4,8 @@ item* to the compare page, which lists the items whose label flipped and the pro
 import pytest
 from playwright.sync_api import expect
 
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from reviews.models import Role
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.judging.run_helpers import judge, labelled_project

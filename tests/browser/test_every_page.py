@@ -17,12 +17,12 @@ from django.test import override_settings
 from django.urls import reverse
 
 from judging.models import Run
-from judging.services.judge_configs import JudgeSettings, judge_config_save
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.judges.configs import JudgeSettings, judge_config_save
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from judging.stub_model import make_server
 from reviews.models import Item, Project, Role
-from reviews.services.projects import membership_add
+from reviews.services.projects.members import membership_add
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.page_checks import UNLABELLED
 from tests.factories import ProjectFactory

@@ -12,7 +12,7 @@ from reviews import evidence
 from reviews.demo import files as demo_files
 from reviews.evidence import pdf
 from reviews.models import Assignment, AssignmentStatus, Project, Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import PASSWORD, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

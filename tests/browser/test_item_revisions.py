@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from reviews.models import Item, Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import PASSWORD, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db(transaction=True)

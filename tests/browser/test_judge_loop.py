@@ -9,9 +9,9 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from judging.models import JudgeVersion, Run
-from judging.services.judge_configs import JudgeSettings, judge_config_save
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.judges.configs import JudgeSettings, judge_config_save
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from judging.stub_model import make_server
 from reviews.models import Project
 

@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from reviews.demo import files as demo_files
 from reviews.models import Answer, Project, Role
-from reviews.services.batches import batch_create
-from reviews.services.imports import file_import
+from reviews.services.assignment.batches import batch_create
+from reviews.services.imports.pipeline import file_import
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import PASSWORD, member
 

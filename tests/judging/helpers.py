@@ -7,11 +7,11 @@ from pathlib import Path
 from django.core.management import call_command
 from django.urls import reverse
 
+from judging.services.calibration.panels import panel_configure
+from judging.services.calibration.splits import split_draw
 from judging.services.dashboard import dashboard_refresh
-from judging.services.panels import panel_configure
-from judging.services.splits import split_draw
 from reviews.models import Item, Slice
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 JUDGE = {"provider": "openai", "model": "gpt-4o", "temperature": 0.2}

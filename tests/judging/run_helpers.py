@@ -2,8 +2,8 @@
 
 import json
 
-from judging.services.judge_configs import JudgeSettings, judge_config_save
-from judging.services.splits import split_draw
+from judging.services.calibration.splits import split_draw
+from judging.services.judges.configs import JudgeSettings, judge_config_save
 from tests.judging.helpers import (
     criterion_record,
     human_record,

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from judging.services.agreement_build import agreement_report_build
-from judging.services.agreement_cuts import CollapseError, group_names
-from judging.services.agreement_inputs import CriterionInput, JudgeSamples
+from judging.reports.agreement.build import agreement_report_build
+from judging.reports.agreement.cuts import CollapseError, group_names
+from judging.reports.agreement.inputs import CriterionInput, JudgeSamples
 
 LABELS = ["0", "1", "2", "3"]
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")

@@ -7,11 +7,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.metrics import cohen_kappa, confusion_matrix
-from judging.services.agreement_build import NO_PAIRS as NO_PAIRS_REASON
-from judging.services.agreement_build import agreement_report_build
-from judging.services.agreement_inputs import CriterionInput, JudgeSamples, PanelInput
-from judging.services.agreement_markdown import render_markdown
-from judging.services.splits import split_draw
+from judging.reports.agreement.build import NO_PAIRS as NO_PAIRS_REASON
+from judging.reports.agreement.build import agreement_report_build
+from judging.reports.agreement.inputs import CriterionInput, JudgeSamples, PanelInput
+from judging.reports.agreement.markdown import render_markdown
+from judging.services.calibration.splits import split_draw
 from tests.judging.helpers import (
     EXAMPLES,
     criterion_record,

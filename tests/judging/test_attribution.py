@@ -2,7 +2,7 @@
 
 import pytest
 
-from judging.services.attribution import (
+from judging.reports.attribution import (
     CURRENT_STAGE,
     FAIL,
     INDETERMINATE,

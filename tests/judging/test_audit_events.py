@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from judging.models import Run
-from judging.services.judge_configs import JudgeSettings, judge_config_save
-from judging.services.runs import run_cancel, run_create, run_resume
+from judging.services.judges.configs import JudgeSettings, judge_config_save
+from judging.services.runs.control import run_cancel, run_create, run_resume
 from reviews.models import ProjectAction, ProjectEvent, Role
 from tests.factories import member
 from tests.judging.run_helpers import PROMPT, judge, labelled_project

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from rouge_score import rouge_scorer
 
 from judging.models import Verdict
-from judging.services.baselines import Baseline, BaselineError, judge
+from judging.services.runs.baselines import Baseline, BaselineError, judge
 from tests.judging.helpers import (
     criterion_record,
     human_record,
@@ -152,8 +152,8 @@ def test_dashboard_shows_baselines_beside_the_llm_judge_on_held_out_items(
 ):
     from django.urls import reverse
 
+    from judging.services.calibration.splits import split_draw
     from judging.services.dashboard import dashboard_refresh
-    from judging.services.splits import split_draw
     from reviews.models import Role
     from tests.factories import member
     from tests.judging.helpers import see_held_out

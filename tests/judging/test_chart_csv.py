@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from judging.services.dashboard import dashboard_refresh
 from reviews.models import Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 from tests.judging.helpers import (
     criterion_record,

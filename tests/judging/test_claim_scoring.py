@@ -180,7 +180,7 @@ def test_a_claim_judge_that_cannot_decide_claims_is_refused(project, tmp_path, a
 
 def test_markdown_names_the_claim_figures_and_the_failing_claims(project, tmp_path):
     from judging.models import ScoreRun
-    from judging.services.scoring_markdown import render_markdown
+    from judging.reports.scoring.markdown import render_markdown
 
     with WireServer("openai-compatible", [Say(json.dumps(DECISIONS))]) as srv:
         claim_judge(project, srv, "openai-compatible")

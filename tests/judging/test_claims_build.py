@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from judging.metrics.claims import case_scores, pooled_scores
-from judging.services.claims_build import claim_task, claim_texts, semantic_kind
+from judging.reports.scoring.claims import claim_task, claim_texts, semantic_kind
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
 from judging.models import HeldOutAccess
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from tests.judging.helpers import import_items, verdict_record, write_jsonl
 from tests.judging.run_helpers import judge, labelled_project, sent_data
 from tests.judging.wire_server import Say, WireServer

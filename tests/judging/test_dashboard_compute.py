@@ -29,10 +29,10 @@ from django.db import transaction
 
 from judging.gates import GO, HOLD
 from judging.models import GateSetting, ItemSplit, SplitDraw
+from judging.services.calibration.panels import panel_configure
 from judging.services.dashboard import dashboard_compute
-from judging.services.panels import panel_configure
 from reviews.models import Item, Slice
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import ProjectFactory
 from tests.judging.helpers import (
     criterion_record,

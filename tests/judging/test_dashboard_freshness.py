@@ -15,11 +15,11 @@ from judging.models import (
     HeldOutAccess,
     ItemSplit,
 )
+from judging.services.calibration.splits import split_draw
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
-from judging.services.splits import split_draw
 from judging.tasks import pending_key
 from reviews.models import Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 from tests.judging.helpers import (
     human_record,

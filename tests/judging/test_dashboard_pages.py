@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from judging.models import DashboardSnapshot, FailureTag
 from judging.selectors import led_by
-from judging.services.failures import buckets_for
+from judging.services.calibration.failures import buckets_for
 from reviews.models import Item, Role
 from tests.judging.helpers import see_held_out
 

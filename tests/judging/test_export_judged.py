@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Verdict
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from reviews.models import Item, Project
 from tests.judging.helpers import import_items
 from tests.judging.run_helpers import judge, labelled_project

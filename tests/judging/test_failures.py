@@ -9,8 +9,13 @@ from django.urls import reverse
 
 from judging.models import DEFAULT_FAILURE_BUCKETS, FailureBucket, FailureTag
 from judging.selectors import disagreement_rows
+from judging.services.calibration.failures import (
+    buckets_for,
+    current_tags,
+    failure_summary,
+    failure_tag,
+)
 from judging.services.dashboard import dashboard_refresh
-from judging.services.failures import buckets_for, current_tags, failure_summary, failure_tag
 from reviews.models import AppendOnlyError, Item, Role, Slice
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.judging.helpers import see_held_out, small_project

@@ -15,7 +15,7 @@ from reviews.formats import records
 from reviews.formats.errors import FormatError, iter_json_lines
 from reviews.formats.records import ITEM_SCHEMAS, Item, record_adapter
 from reviews.formats.review_file import iter_review_jsonl
-from reviews.services.import_records import record_schemas
+from reviews.services.imports.records import record_schemas
 
 SCHEMAS = {**ITEM_SCHEMAS, **JUDGING_SCHEMAS}
 KINDS = tuple(SCHEMAS)

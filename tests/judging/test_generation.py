@@ -143,7 +143,7 @@ def test_there_is_no_per_run_union_flag(project, tmp_path):
 
 def test_fields_settled_only_by_the_producers_family_go_to_review(project, tmp_path):
     from judging.models import JudgeVersion
-    from judging.services.generation_record import flag_related, independence
+    from judging.services.generation.record import flag_related, independence
 
     with WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv:
         generate(project, tmp_path, srv, "--producer", "openai-compatible/model-a")
@@ -186,12 +186,12 @@ def test_a_generation_that_stops_marks_the_readers_runs_failed_with_why(
     project, tmp_path, monkeypatch
 ):
     from judging.models import Run
-    from judging.services import generation
+    from judging.services.generation import reconcile
 
     def refuse(**kwargs):
         raise ValueError("the database went away")
 
-    monkeypatch.setattr(generation, "file_import", refuse)
+    monkeypatch.setattr(reconcile, "file_import", refuse)
     with (
         WireServer("openai-compatible", answer=reader(FIRST, SECOND)) as srv,
         pytest.raises(ValueError, match="went away"),
@@ -204,8 +204,8 @@ def test_a_generation_that_stops_marks_the_readers_runs_failed_with_why(
 
 def test_reconcile_field_by_field():
     from judging.formats.replies import Claim
-    from judging.services.generation import reconcile
-    from judging.services.generation_read import Reading
+    from judging.services.generation.read import Reading
+    from judging.services.generation.reconcile import reconcile
 
     def reading(name, **values):
         claims = {f"$.{k}": Claim(path=f"$.{k}", value=v, page=1) for k, v in values.items()}
@@ -232,7 +232,7 @@ def test_a_case_id_that_is_a_path_writes_nothing_outside_the_generation_folder(
     """An item whose case id reads as a path (`../x`, `/x`) already cites the evidence: its
     generated files stay in the generation's own folder, and the case keeps its id."""
     from reviews.models import ItemSource
-    from reviews.services.documents import StoredFiles, document_for_bytes
+    from reviews.services.files.documents import StoredFiles, document_for_bytes
 
     evidence = statement(tmp_path)
     target = tmp_path / "outside" / "escaped"

@@ -4,10 +4,10 @@ approver does. Reviews learns who from the item's `generated` timeline event."""
 
 import pytest
 
-from judging.services.generation import ground_truth_generate
-from judging.services.judge_configs import JudgeSettings, judge_config_save
+from judging.services.generation.reconcile import ground_truth_generate
+from judging.services.judges.configs import JudgeSettings, judge_config_save
 from reviews.models import Approval, EventKind, Item, Role
-from reviews.services.approval import ApprovalRefused, approval_blockers, approval_record
+from reviews.services.approval.approve import ApprovalRefused, approval_blockers, approval_record
 from tests.factories import PASSWORD, member
 from tests.judging.generation_helpers import FIELDS, FIRST, SECOND, reader, statement
 from tests.judging.wire_server import WireServer

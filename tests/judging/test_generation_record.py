@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from judging.models import JudgeVersion, Run
-from judging.services.prices import price_add
+from judging.services.runs.prices import price_add
 from reviews.models import EventKind, Item, Question, Reference, Role
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 from tests.judging.generation_helpers import FIRST, SECOND, generate, reader, statement
 from tests.judging.wire_server import WireServer

@@ -13,9 +13,9 @@ import json
 import shutil
 
 from reviews.models import Claim, Item, Reference, Role
-from reviews.services.approval import approval_record
-from reviews.services.exports import files_export
-from reviews.services.imports import file_import
+from reviews.reports.exports import files_export
+from reviews.services.approval.approve import approval_record
+from reviews.services.imports.pipeline import file_import
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.judging.generation_helpers import FIRST, SECOND, generate, reader
 from tests.judging.wire_server import WireServer

@@ -16,9 +16,9 @@ from django.urls import reverse
 
 from judging.models import Verdict
 from reviews.models import Decision, Event, Item, ItemStatus, Question, QuestionKind, Role
-from reviews.services.answers import AnswerInput
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.imports.pipeline import ImportFailed, file_import
+from reviews.services.rating.answers import AnswerInput
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

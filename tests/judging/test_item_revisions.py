@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from judging.models import Call, Criterion, HumanLabel, Run, Verdict
+from judging.selectors_labels import final_labels, stale_label_items
 from judging.services.dashboard import dashboard_refresh
-from judging.services.labels import final_labels, stale_label_items
 from judging.stub_model import answer
 from reviews.models import (
     AssignmentStatus,
@@ -29,8 +29,8 @@ from reviews.models import (
     Role,
 )
 from reviews.selectors import rater_workspace
-from reviews.services.answers import AnswerError, AnswerInput
-from reviews.services.assignment import assignment_claim_next
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.rating.answers import AnswerError, AnswerInput
 from reviews.services.revisions import content_sha256
 from tests.builders import rate
 from tests.factories import member

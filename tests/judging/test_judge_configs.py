@@ -4,8 +4,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import JudgeVersion
-from judging.services.judge_configs import JudgeConfigError
-from judging.services.prompts import prompt_sha256
+from judging.services.judges.configs import JudgeConfigError
+from judging.services.runs.prompts import prompt_sha256
 from reviews.models import AppendOnlyError
 from tests.judging.run_helpers import PROMPT, judge, labelled_project
 

@@ -3,9 +3,9 @@
 import pytest
 
 from judging.models import JudgeVersion, Run, RunStatus
-from judging.services.judge_configs import JudgeConfigError
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.judges.configs import JudgeConfigError
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from tests.factories import member
 from tests.judging.run_helpers import PROMPT, judge, labelled_project
 

@@ -12,11 +12,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from judging.services.agreement import agreement_report
+from judging.reports.agreement.report import agreement_report
+from judging.services.calibration.panels import panel_configure
 from judging.services.dashboard import dashboard_compute, dashboard_refresh
-from judging.services.panels import panel_configure
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from reviews.models import Role
 from tests.factories import member
 from tests.judging.helpers import see_held_out

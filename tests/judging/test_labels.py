@@ -3,7 +3,7 @@
 import pytest
 
 from judging.models import Criterion, HumanLabel
-from judging.services.labels import final_labels, rater_labels
+from judging.selectors_labels import final_labels, rater_labels
 from reviews.models import (
     Answer,
     Assignment,

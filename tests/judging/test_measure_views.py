@@ -4,7 +4,7 @@ held-out items behind *Show held-out figures*, form errors named, and who may re
 import pytest
 from django.urls import reverse
 
-from judging.services.splits import split_draw
+from judging.services.calibration.splits import split_draw
 from reviews.models import Role
 from tests.factories import member
 from tests.judging.helpers import (

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import call_command
 
 from judging.models import Panel
-from judging.services.panels import PanelError, panel_configure, panel_decide
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.calibration.panels import PanelError, panel_configure, panel_decide
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from reviews.models import Question
 from tests.judging.run_helpers import judge, labelled_project, sent_data
 from tests.judging.wire_server import Say, WireServer
@@ -93,7 +93,7 @@ def test_a_new_version_of_a_member_does_not_join_the_panel(project, tmp_path, pa
 
 
 def panel_row(project):
-    from judging.services.agreement import agreement_report
+    from judging.reports.agreement.report import agreement_report
 
     report = agreement_report(actor=None, project=project, split="all")
     (row,) = [r for r in report["results"] if r["judge"] == "panel:p"]
@@ -139,7 +139,7 @@ def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, 
     from django.core.management import call_command
 
     from judging.models import Criterion, Verdict
-    from judging.services.send_to_humans import inconsistent_pair_items
+    from judging.services.calibration.send_to_humans import inconsistent_pair_items
     from tests.judging.run_helpers import judge
 
     labelled_project(project, tmp_path, n=2)

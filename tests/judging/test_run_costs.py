@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from judging.models import Call, ModelPrice
-from judging.services.runner import run_execute
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
+from judging.services.runs.runner import run_execute
 from judging.stub_model import answer
 from reviews.models import AppendOnlyError, Role
 from tests.factories import member

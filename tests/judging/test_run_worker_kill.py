@@ -19,7 +19,7 @@ from tests.worker_processes import manage, query, wait_for, worker
 N_ITEMS = 60
 ENQUEUE = """
 from judging.models import JudgeConfig, Run
-from judging.services.runs import run_create, run_resume
+from judging.services.runs.control import run_create, run_resume
 from judging.tasks import run_judge_task
 run = Run.objects.first()
 if run is None:
@@ -106,7 +106,7 @@ def test_killed_worker_resumes_without_repeating_finished_calls(tmp_path):
 
 SITE_RUN = """
 from judging.models import JudgeConfig
-from judging.services.runs import run_create
+from judging.services.runs.control import run_create
 from judging.tasks import run_judge_task
 run = run_create(config=JudgeConfig.objects.get(name="j"), split="all", confirm_held_out=True,
                  concurrency=2, from_site=True)

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Call, Run, RunStatus, Verdict
-from judging.services.prices import price_add
-from judging.services.runner import run_execute
-from judging.services.runs import RunError, run_cancel, run_create, run_progress, run_resume
+from judging.services.runs.control import RunError, run_cancel, run_create, run_progress, run_resume
+from judging.services.runs.prices import price_add
+from judging.services.runs.runner import run_execute
 from judging.stub_model import answer
 from tests.judging.run_helpers import PROMPT, judge, labelled_project, sent_data
 from tests.judging.wire_server import Say, Status, WireServer
@@ -106,7 +106,7 @@ def test_held_out_needs_confirmation_and_is_recorded(labelled, server):
 
 
 def test_cancel_stops_and_resume_finishes_without_repeats(labelled, server, monkeypatch):
-    from judging.services import runner
+    from judging.services.runs import runner
 
     monkeypatch.setattr(runner, "FLUSH_EVERY", 1)  # look for the cancel after every result
     config = judge(labelled, server.url, samples=4).config
@@ -163,7 +163,7 @@ def test_a_run_without_heartbeat_shows_interrupted_and_recovery_requeues_only_si
     from django.urls import reverse
     from django.utils import timezone
 
-    from judging.services.runs import runs_recover
+    from judging.services.runs.control import runs_recover
     from reviews.models import Role
     from tests.factories import member
 

@@ -8,14 +8,14 @@ import pytest
 
 from judging.formats.json_paths import parse_path
 from judging.formats.predictions import parse_predictions
-from judging.services.scoring_build import (
+from judging.reports.scoring.build import (
     CaseReferences,
     ReferenceInput,
     compare,
     score_report_build,
     share_ci,
 )
-from judging.services.scoring_markdown import render_markdown
+from judging.reports.scoring.markdown import render_markdown
 from reviews.formats.errors import FormatError
 
 

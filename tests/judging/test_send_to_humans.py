@@ -4,8 +4,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Criterion, ItemSplit, Split
-from judging.services.send_to_humans import allocate, items_send_to_humans
-from judging.services.splits import SplitError, split_draw
+from judging.services.calibration.send_to_humans import allocate, items_send_to_humans
+from judging.services.calibration.splits import SplitError, split_draw
 from reviews.models import Event, Item, ItemStatus, Question, QuestionKind
 from tests.judging.helpers import EXAMPLES, import_items
 

@@ -6,9 +6,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from judging.models import Criterion, HeldOutAccess, HumanLabel, ItemSplit, Split
-from judging.services import splits
-from judging.services.agreement import agreement_report
-from judging.services.splits import (
+from judging.reports.agreement.report import agreement_report
+from judging.services.calibration import splits
+from judging.services.calibration.splits import (
     SplitError,
     SplitFrozen,
     held_out_count,

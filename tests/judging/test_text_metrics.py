@@ -12,7 +12,7 @@ from rouge_score import rouge_scorer
 
 from judging.metrics.text import token_f1
 from judging.models import HeldOutAccess
-from judging.services.splits import split_draw
+from judging.services.calibration.splits import split_draw
 from tests.judging.helpers import import_items, item_record, write_jsonl
 
 pytestmark = pytest.mark.django_db

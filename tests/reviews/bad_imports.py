@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import media_files, row_counts
 

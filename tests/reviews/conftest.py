@@ -14,7 +14,7 @@ import pytest
 
 from reviews.demo import documents as demo_evidence
 from reviews.models import ItemStatus, Role
-from reviews.services.rater_quality import gold_mark
+from reviews.services.rating.quality import gold_mark
 from tests import builders
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.helpers import per_test_copy

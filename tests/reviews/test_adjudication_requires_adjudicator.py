@@ -4,7 +4,7 @@ service (the page checks the role too; the rule lives in the service so every ca
 import pytest
 
 from reviews.models import Decision, Event, QuestionStatus, Resolution, Role
-from reviews.services.resolution import ResolutionError, adjudication_record
+from reviews.services.rating.resolution import ResolutionError, adjudication_record
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from reviews.models import Decision, Event, ItemStatus, QuestionStatus, Resolution, Role
-from reviews.services.resolution import ResolutionError, adjudication_record
+from reviews.services.rating.resolution import ResolutionError, adjudication_record
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db

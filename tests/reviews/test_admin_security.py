@@ -18,8 +18,8 @@ from reviews.models import (
     Question,
     Role,
 )
-from reviews.services.projects import membership_add, membership_remove
-from reviews.services.tokens import token_create, token_revoke, token_user
+from reviews.services.projects.members import membership_add, membership_remove
+from reviews.services.projects.tokens import token_create, token_revoke, token_user
 from tests.factories import ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -165,7 +165,7 @@ def test_superuser_revokes_a_token_from_admin(client):
 
 def test_a_panel_takes_only_its_own_projects_judge_versions(client, project):
     from judging.models import Criterion, Panel
-    from judging.services.judge_configs import JudgeSettings, judge_config_save
+    from judging.services.judges.configs import JudgeSettings, judge_config_save
 
     def version(owner, name):
         Criterion.objects.get_or_create(

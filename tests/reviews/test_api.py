@@ -8,9 +8,9 @@ from django.test import Client
 from PIL import Image
 
 from reviews.models import Answer, Item, Role
-from reviews.services.answers import AnswerInput, answer_record
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.tokens import token_create, token_revoke
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.projects.tokens import token_create, token_revoke
+from reviews.services.rating.answers import AnswerInput, answer_record
 from tests.factories import ItemFactory, ProjectFactory, member
 from tests.helpers import bearer, row_counts
 

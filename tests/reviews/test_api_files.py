@@ -6,7 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from reviews.models import Document, Item, Role
-from reviews.services.tokens import token_create
+from reviews.services.projects.tokens import token_create
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

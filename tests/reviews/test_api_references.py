@@ -5,11 +5,11 @@ import json
 import pytest
 
 from reviews.models import ItemStatus, Role
-from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approval_record
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.exports import approved_items, reference_document
-from reviews.services.imports import file_import
+from reviews.reports.exports import approved_items, reference_document
+from reviews.services.approval.approve import approval_record
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.imports.pipeline import file_import
+from reviews.services.rating.answers import AnswerInput, answer_record, assignment_submit
 from tests.factories import PASSWORD, member
 from tests.helpers import bearer
 

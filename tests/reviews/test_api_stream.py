@@ -9,7 +9,7 @@ import pytest
 
 from reviews.formats import limits
 from reviews.models import Event, Item, Role
-from reviews.services.imports import stream_import
+from reviews.services.imports.pipeline import stream_import
 from tests.factories import ProjectFactory, member
 from tests.helpers import bearer
 

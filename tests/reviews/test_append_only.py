@@ -141,7 +141,7 @@ def _url_for(pattern, names, world):
 def test_no_review_url_accepts_delete_put_or_patch(client, approved_item, method):
     """Even for a member holding every role, on URLs pointing at real objects: 405."""
     from reviews.models import ApiToken, ImportJob
-    from reviews.services.tokens import token_create
+    from reviews.services.projects.tokens import token_create
 
     project = approved_item.project
     user = member(project, *Role.values, username="all-roles")

@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 
 from reviews.models import Approval, Event, Role
-from reviews.services.approval import ApprovalRefused, approval_blockers, approval_record
-from reviews.services.batch_approval import approval_batch_record, batch_preview
-from reviews.services.resolution import adjudication_record
+from reviews.services.approval.approve import ApprovalRefused, approval_blockers, approval_record
+from reviews.services.approval.batch import approval_batch_record, batch_preview
+from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +108,7 @@ def test_whoever_imported_the_generated_values_cannot_approve_them(project, tmp_
     """An admin who is an approver too writes a reference CSV of the values they want, imports
     it (generated) and would sign it: authoring the values is a hand in them, like rating."""
     from reviews.models import Item
-    from reviews.services.imports import file_import
+    from reviews.services.imports.pipeline import file_import
 
     author = member(project, Role.ADMIN, Role.APPROVER, username="author")
     path = tmp_path / "mine.csv"

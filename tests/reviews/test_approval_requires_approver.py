@@ -4,8 +4,8 @@ check the role too; the rule lives in the service so every caller gets it)."""
 import pytest
 
 from reviews.models import Approval, Reference, Role
-from reviews.services.approval import ApprovalRefused, approval_record
-from reviews.services.batch_approval import approval_batch_record
+from reviews.services.approval.approve import ApprovalRefused, approval_record
+from reviews.services.approval.batch import approval_batch_record
 from tests.factories import PASSWORD, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db

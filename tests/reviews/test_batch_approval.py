@@ -6,11 +6,11 @@ import pytest
 from django.urls import reverse
 
 from reviews.models import Approval, Event, Item, ItemStatus, Role
-from reviews.services import signing
-from reviews.services.approval import STATEMENT, ApprovalRefused, approval_diff
-from reviews.services.batch_approval import approval_batch_record, approval_waiting
-from reviews.services.exports import files_export
-from reviews.services.verification import verify_path
+from reviews.reports.exports import files_export
+from reviews.reports.verification import verify_path
+from reviews.services.approval import signing
+from reviews.services.approval.approve import STATEMENT, ApprovalRefused, approval_diff
+from reviews.services.approval.batch import approval_batch_record, approval_waiting
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from reviews.models import Event, EventKind, Item, ItemStatus
-from reviews.services.bulk_insert import JsonText, insert_rows
+from reviews.services.imports.bulk_insert import JsonText, insert_rows
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db

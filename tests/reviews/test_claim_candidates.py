@@ -14,8 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, ItemStatus, Role
-from reviews.services.assignment import available_items
-from reviews.services.claim_queries import candidate_locked
+from reviews.services.assignment.claim_queries import candidate_locked
+from reviews.services.assignment.queue import available_items
 from tests.factories import ItemFactory, ProjectFactory, member
 
 pytestmark = pytest.mark.django_db

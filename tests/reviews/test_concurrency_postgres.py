@@ -24,10 +24,10 @@ from reviews.models import (
     ItemStatus,
     Role,
 )
-from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import ApprovalRefused, approval_record
-from reviews.services.assignment import assignment_claim_next, available_items
-from reviews.services.batches import batch_create
+from reviews.services.approval.approve import ApprovalRefused, approval_record
+from reviews.services.assignment.batches import batch_create
+from reviews.services.assignment.queue import assignment_claim_next, available_items
+from reviews.services.rating.answers import AnswerInput, answer_record, assignment_submit
 from tests.factories import PASSWORD, member
 
 pytestmark = [

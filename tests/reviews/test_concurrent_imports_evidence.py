@@ -23,8 +23,8 @@ from django.urls import reverse
 
 from reviews.evidence import DrawText, build_pdf
 from reviews.models import Document, Role
-from reviews.services.evidence_gc import evidence_gc
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.files.gc import evidence_gc
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db(transaction=True)

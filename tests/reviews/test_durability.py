@@ -1,5 +1,5 @@
 """A rater's claim and autosave commit without waiting for PostgreSQL's disk flush; submits
-and everything else keep the server's setting (reviews/services/durability.py)."""
+and everything else keep the server's setting (reviews/services/assignment/durability.py)."""
 
 import pytest
 from django.db import connection

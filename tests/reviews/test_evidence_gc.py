@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from reviews.models import Document, Role
-from reviews.services.documents import StoredFiles
-from reviews.services.evidence_gc import evidence_gc
-from reviews.services.imports import file_import
+from reviews.services.files.documents import StoredFiles
+from reviews.services.files.gc import evidence_gc
+from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

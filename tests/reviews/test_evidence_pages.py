@@ -35,7 +35,7 @@ def receipt_file(tmp_path, receipt) -> tuple[Path, str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Rendering at the zoom levels (the cache is reviews.services.renders, tested in test_renders)
+# Rendering at the zoom levels (the cache is reviews.services.files.renders, tested in test_renders)
 
 
 def _png(data: bytes) -> Image.Image:

@@ -15,7 +15,7 @@ from reviews.formats.reference import (
     iter_reference_csv,
 )
 from reviews.models import Role
-from reviews.services.approval import approval_record
+from reviews.services.approval.approve import approval_record
 from tests.builders import approved_reference, export_all, verify
 from tests.factories import PASSWORD, member
 

@@ -7,7 +7,7 @@ import pytest
 
 from reviews.formats.detect import HEAD_BYTES, csv_flavour
 from reviews.formats.errors import FormatError
-from reviews.services.imports import detect as detect_format
+from reviews.services.imports.pipeline import detect as detect_format
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXAMPLES = DATA / "examples"

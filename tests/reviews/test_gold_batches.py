@@ -15,9 +15,9 @@ from reviews.models import (
     Resolution,
     Role,
 )
-from reviews.services.assignment import assignment_claim_next, assignment_skip
-from reviews.services.batches import batch_create
-from reviews.services.rater_quality import rater_quality
+from reviews.services.assignment.batches import batch_create
+from reviews.services.assignment.queue import assignment_claim_next, assignment_skip
+from reviews.services.rating.quality import rater_quality
 from tests.factories import member
 from tests.reviews.conftest import TOTAL
 
@@ -158,7 +158,7 @@ def test_a_gold_item_claimed_meanwhile_refuses_the_whole_batch(
     between the batch's choice and its insert, refuses the batch cleanly and writes nothing."""
     from django.core.exceptions import ValidationError
 
-    import reviews.services.batches as batches
+    import reviews.services.assignment.batches as batches
 
     make_gold(2)
     review_item(gold_project, TOTAL)

@@ -17,9 +17,9 @@ from reviews.models import (
     Role,
 )
 from reviews.selectors import answers_for_adjudication
-from reviews.services.approval import approval_record
-from reviews.services.assignment import assignment_claim_next, assignment_skip
-from reviews.services.rater_quality import gold_mark, rater_quality
+from reviews.services.approval.approve import approval_record
+from reviews.services.assignment.queue import assignment_claim_next, assignment_skip
+from reviews.services.rating.quality import gold_mark, rater_quality
 from tests.factories import PASSWORD, member
 from tests.reviews.conftest import TOTAL
 
@@ -154,7 +154,7 @@ def test_gold_is_never_served_to_a_rater_who_oversees_the_project(
 ):
     """An adjudicator (approver, admin) who also rates reads a gold item's page once served (it
     is not open): its resolutions and ground truth, the known answer their check is scored on."""
-    from reviews.services.batches import batch_create
+    from reviews.services.assignment.batches import batch_create
 
     make_gold(3)
     for _ in range(4):
@@ -222,10 +222,10 @@ def test_gold_notes_stay_out_of_the_exported_ground_truth(gold_project, rate, tm
     from django.utils import timezone
 
     from reviews.models import Decision
-    from reviews.services.answers import AnswerInput
-    from reviews.services.exports import approved_items, review_document
-    from reviews.services.imports import file_import
-    from reviews.services.resolution import adjudication_record
+    from reviews.reports.exports import approved_items, review_document
+    from reviews.services.imports.pipeline import file_import
+    from reviews.services.rating.answers import AnswerInput
+    from reviews.services.rating.resolution import adjudication_record
 
     examples = Path(__file__).parents[1] / "data" / "examples"
     for name in ("statement-0912.review.json", "statement-0912.pdf"):

@@ -43,8 +43,8 @@ from reviews.models import (
     TrustedKey,
 )
 from reviews.models.append_only import AppendOnlyModel
-from reviews.services.approval import approval_record
-from reviews.services.audit import project_event_record
+from reviews.services.approval.approve import approval_record
+from reviews.services.projects.audit import project_event_record
 from tests import builders
 from tests.factories import PASSWORD, ProjectFactory, member
 from tests.helpers import per_test_copy

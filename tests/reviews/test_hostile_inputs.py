@@ -21,7 +21,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ImportJob, Role
-from reviews.services.tokens import token_create
+from reviews.services.projects.tokens import token_create
 from tests.factories import member
 from tests.hostile import CASES, HOSTILE, build_large
 
@@ -48,7 +48,7 @@ ADMIN = """
 import pathlib
 from django.contrib.auth import get_user_model
 from reviews.models import Membership, Project
-from reviews.services.tokens import token_create
+from reviews.services.projects.tokens import token_create
 user = get_user_model().objects.create_user("ada", password="x")
 Membership.objects.create(project=Project.objects.get(slug="hostile"), user=user, role="admin")
 pathlib.Path({path!r}).write_text(token_create(actor=user, name="pipeline")[1])

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reviews.demo import documents as demo_evidence
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests import bad_evidence
 from tests.helpers import media_files, per_test_copy, row_counts
 from tests.reviews import bad_imports

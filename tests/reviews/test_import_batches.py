@@ -1,4 +1,4 @@
-"""Items written in batches (`reviews/services/item_batch.py`, BATCH made 3 here) stay all or
+"""Items written in batches (`reviews/services/imports/item_batch.py`, BATCH made 3 here) stay all or
 nothing: an item named twice is refused wherever the two lines fall (same batch, the next
 one, several batches on, on a batch edge), with the same error; a row the database refuses in
 the middle of an import fails it with the database's own error and writes nothing.
@@ -14,9 +14,9 @@ import pytest
 from django.db import DatabaseError, IntegrityError, connection
 
 from reviews.models import Event, Item, Slice
-from reviews.services import item_batch
-from reviews.services.bulk_insert import JsonText
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports import item_batch
+from reviews.services.imports.bulk_insert import JsonText
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import row_counts
 

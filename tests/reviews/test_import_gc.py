@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from reviews.services import import_records
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports import records as record_import
+from reviews.services.imports.pipeline import ImportFailed, file_import
 
 pytestmark = pytest.mark.django_db
 
@@ -23,13 +23,13 @@ def _file(tmp_path, records):
 def _spy(monkeypatch) -> list[int]:
     """The number of frozen objects while the write step runs."""
     seen: list[int] = []
-    write = import_records._Records.write
+    write = record_import._Records.write
 
     def spied(self, path):
         seen.append(gc.get_freeze_count())
         return write(self, path)
 
-    monkeypatch.setattr(import_records._Records, "write", spied)
+    monkeypatch.setattr(record_import._Records, "write", spied)
     return seen
 
 

@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from reviews.models import ImportJob
-from reviews.services.import_jobs import MAX_RESUMES, import_job_start, import_jobs_resume_stalled
-from reviews.services.job_progress import StoredJournal, heartbeat_key
+from reviews.services.imports.job_progress import StoredJournal, heartbeat_key
+from reviews.services.imports.jobs import MAX_RESUMES, import_job_start, import_jobs_resume_stalled
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 
 from reviews.formats import limits
 from reviews.models import Item
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.pipeline import ImportFailed, file_import
 
 pytestmark = pytest.mark.django_db
 

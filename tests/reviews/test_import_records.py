@@ -26,8 +26,8 @@ from reviews.models import (
     Reference,
     Slice,
 )
-from reviews.services import item_batch
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports import item_batch
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import row_counts
 

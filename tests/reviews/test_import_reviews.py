@@ -33,7 +33,7 @@ from reviews.models import (
     QuestionStatus,
     Reference,
 )
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import media_files, row_counts
 

@@ -35,12 +35,12 @@ from reviews.models import (
     Reference,
     Resolution,
 )
-from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approval_record
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.exports import files_export
-from reviews.services.imports import ImportFailed, file_import
-from reviews.services.resolution import adjudication_record
+from reviews.reports.exports import files_export
+from reviews.services.approval.approve import approval_record
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.imports.pipeline import ImportFailed, file_import
+from reviews.services.rating.answers import AnswerInput, answer_record, assignment_submit
+from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, ProjectFactory, member
 
 CASE = "statement-rt-001"

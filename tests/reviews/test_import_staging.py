@@ -1,5 +1,5 @@
 """A long review import on SQLite leaves the database writable and stays all-or-nothing
-(issue 26, F4; reviews/services/import_staging.py).
+(issue 26, F4; reviews/services/imports/staging.py).
 
 New cases are written in short transactions under a holding project nobody can see and
 published at the end; another connection can write between them, never sees half an import,
@@ -19,9 +19,9 @@ from django.db import connection
 
 from bench._review_bundle import write_review_bundle
 from reviews.models import Document, Event, Item, Project, Reference
-from reviews.services import import_reviews, import_staging
-from reviews.services.import_staging import HOLDING_PREFIX, SLICE_SECONDS
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports import review_files, staging
+from reviews.services.imports.pipeline import ImportFailed, file_import
+from reviews.services.imports.staging import HOLDING_PREFIX, SLICE_SECONDS
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's one writer")
@@ -128,13 +128,13 @@ def test_a_case_a_concurrent_import_created_meanwhile_refuses_the_publish(
 ):
     project = ProjectFactory()
     bundle = write_review_bundle(tmp_path / "b.zip", 50)
-    write_new = import_reviews.in_short_transactions
+    write_new = review_files.in_short_transactions
 
     def another_import_first(units, write):
         write_new(units, write)
         Item.objects.create(project=project, external_id="case-000007", title="theirs")
 
-    monkeypatch.setattr(import_reviews, "in_short_transactions", another_import_first)
+    monkeypatch.setattr(review_files, "in_short_transactions", another_import_first)
     before = _rows()
     with pytest.raises(ImportFailed, match="case 'case-000007' was imported by another import"):
         file_import(actor=None, project=project, path=bundle)
@@ -150,8 +150,8 @@ def test_the_rows_of_an_import_killed_before_publishing_are_discarded_by_the_nex
     finds its owner dead and does."""
     project = ProjectFactory()
     before = _rows()
-    monkeypatch.setattr(import_staging.Staging, "publish", _killed)
-    monkeypatch.setattr("reviews.services.imports.holding_discard", lambda staging: None)
+    monkeypatch.setattr(staging.Staging, "publish", _killed)
+    monkeypatch.setattr("reviews.services.imports.pipeline.holding_discard", lambda staging: None)
     with pytest.raises(KeyboardInterrupt):
         file_import(actor=None, project=project, path=write_review_bundle(tmp_path / "a.zip", 30))
     holding = Project.objects.get(slug__startswith=HOLDING_PREFIX)

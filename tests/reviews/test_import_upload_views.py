@@ -129,7 +129,7 @@ def test_a_job_whose_worker_died_is_failed_and_retried(
     from django.core.cache import cache
     from django.core.files.base import ContentFile
 
-    from reviews.services.job_progress import heartbeat_key
+    from reviews.services.imports.job_progress import heartbeat_key
 
     client.force_login(member(project, Role.ADMIN))
     job = ImportJob(project=project, original_name="items.jsonl", status=ImportJob.Status.RUNNING)

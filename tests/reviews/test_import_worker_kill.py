@@ -18,7 +18,7 @@ START = """
 from django.core.files import File
 from django.db import transaction
 from reviews.models import Project
-from reviews.services.import_jobs import import_job_start
+from reviews.services.imports.jobs import import_job_start
 from reviews.tasks import run_import_job
 from django.contrib.auth import get_user_model
 user = get_user_model().objects.get(username="ada")

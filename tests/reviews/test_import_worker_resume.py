@@ -21,7 +21,7 @@ START = """
 from django.core.files import File
 from django.db import transaction
 from reviews.models import Project
-from reviews.services.import_jobs import import_job_start
+from reviews.services.imports.jobs import import_job_start
 from reviews.tasks import run_import_job
 with open({path!r}, "rb") as handle, transaction.atomic():
     job = import_job_start(actor=None, project=Project.objects.get(slug="kill"),
@@ -69,7 +69,7 @@ def test_a_killed_import_is_resumed_by_the_next_worker_and_leaves_no_orphans(
         first.wait()
     assert query(db, "select status from reviews_importjob") == [("running",)]
     # Nothing published: on SQLite the killed attempt's rows wait in a holding project nobody
-    # sees (reviews/services/import_staging.py), discarded when the job is taken up again.
+    # sees (reviews/services/imports/staging.py), discarded when the job is taken up again.
     published = "select count(*) from reviews_item i join reviews_project p on p.id = i.project_id"
     assert query(db, f"{published} where p.slug = 'kill'") == [(0,)]
     assert stored(tmp_path), "the killed attempt left evidence files"

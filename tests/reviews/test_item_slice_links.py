@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection, transaction
 
 from reviews import link_triggers
 from reviews.models import Item, ItemSlice, Slice
-from reviews.services.bulk_insert import insert_rows
+from reviews.services.imports.bulk_insert import insert_rows
 from tests.factories import ItemFactory, ProjectFactory
 
 pytestmark = pytest.mark.django_db

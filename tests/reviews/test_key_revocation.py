@@ -9,8 +9,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import CommandError, call_command
 
 from reviews.models import KeyRevocation, Role
-from reviews.services.approved_imports import KeyRefused, trusted_key_register
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.approved import KeyRefused, trusted_key_register
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.builders import (
     export_all,
     review_file_of,
@@ -65,7 +65,7 @@ def test_after_rotating_the_site_key_old_exports_verify_with_the_old_public_key(
     project, review_item, rate, tmp_path, settings
 ):
     """docs/security.md, "Rotating the site's signing key", step by step."""
-    from reviews.services.approval import approval_record
+    from reviews.services.approval.approve import approval_record
     from tests.factories import PASSWORD
 
     item = review_item(project, external_id="c1")

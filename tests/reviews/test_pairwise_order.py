@@ -5,7 +5,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from reviews.models import Assignment, Question, QuestionKind, Role
-from reviews.services.assignment import assignment_claim_next, pairwise_order
+from reviews.services.assignment.queue import assignment_claim_next, pairwise_order
 from tests.factories import ItemFactory, member
 
 

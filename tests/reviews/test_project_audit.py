@@ -15,14 +15,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import AppendOnlyError, ProjectAction, ProjectEvent, Role
-from reviews.services.audit import SecretInAuditLog, project_event_record
-from reviews.services.projects import (
+from reviews.services.projects.audit import SecretInAuditLog, project_event_record
+from reviews.services.projects.members import (
     membership_add,
     membership_remove,
     project_create,
     project_settings_update,
 )
-from reviews.services.tokens import token_create, token_revoke
+from reviews.services.projects.tokens import token_create, token_revoke
 from tests.factories import ProjectFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
 from reviews.models import Membership, Project, Role
-from reviews.services.projects import project_create
+from reviews.services.projects.members import project_create
 from tests.factories import UserFactory, member
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import EventKind, ItemStatus, Membership, Project, Role
-from reviews.services.assignment import assignment_claim_next
+from reviews.services.assignment.queue import assignment_claim_next
 from reviews.services.events import event_record
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, member
 

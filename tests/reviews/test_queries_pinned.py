@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, Item, ItemStatus, Role
-from reviews.services.bulk_insert import insert_rows
+from reviews.services.imports.bulk_insert import insert_rows
 from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ from reviews.models import (
     RaterQualitySetting,
     Role,
 )
-from reviews.services.approval import approval_record
-from reviews.services.rater_quality import GoldError, gold_mark, rater_alerts, rater_quality
-from reviews.services.resolution import adjudication_record
+from reviews.services.approval.approve import approval_record
+from reviews.services.rating.quality import GoldError, gold_mark, rater_alerts, rater_quality
+from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db

@@ -19,8 +19,8 @@ from reviews import evidence
 from reviews.demo import documents as demo_documents
 from reviews.evidence import pdf
 from reviews.models import CachedRender, ItemSource
-from reviews.services import renders
-from reviews.services.documents import StoredFiles, document_for_bytes
+from reviews.services.files import renders
+from reviews.services.files.documents import StoredFiles, document_for_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -14,10 +14,10 @@ from reviews.models import (
     QuestionStatus,
     Role,
 )
-from reviews.services.answers import AnswerInput
-from reviews.services.assignment import assignment_claim_next
-from reviews.services.imports import file_import
+from reviews.services.assignment.queue import assignment_claim_next
+from reviews.services.imports.pipeline import file_import
 from reviews.services.items import QuestionSpec, questions_add
+from reviews.services.rating.answers import AnswerInput
 from tests.builders import approved_item, rate, review_file_of
 from tests.factories import ProjectFactory, member
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from reviews.forms import ProjectCreateForm
 from reviews.models import Answer, AssignmentStatus, Role
-from reviews.services.assignment import assignment_claim_next
+from reviews.services.assignment.queue import assignment_claim_next
 from reviews.templatetags.markup import markdown_html
 from tests.factories import member
 

@@ -4,9 +4,9 @@ not also sign them as ground truth, one item or a batch; another approver can.""
 import pytest
 
 from reviews.models import Approval, Role
-from reviews.services.approval import ApprovalRefused, approval_record
-from reviews.services.batch_approval import approval_batch_record
-from reviews.services.resolution import adjudication_record
+from reviews.services.approval.approve import ApprovalRefused, approval_record
+from reviews.services.approval.batch import approval_batch_record
+from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db

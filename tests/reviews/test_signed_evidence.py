@@ -21,9 +21,9 @@ from reviews.formats.canonical import rows_sha256
 from reviews.formats.review_file import ReviewFile
 from reviews.formats.signed import bound_fields, citations_of, payload_bytes
 from reviews.models import TrustedKey
-from reviews.services.exports import files_export
-from reviews.services.imports import ImportFailed, file_import
-from reviews.services.signing import key_id_of
+from reviews.reports.exports import files_export
+from reviews.services.approval.signing import key_id_of
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.builders import signed_review_file, trust_counts, verify
 from tests.factories import member
 from tests.reviews.test_import_round_trip import CASE, approved  # noqa: F401 (the fixture)

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import ApiToken, Role
-from reviews.services.tokens import token_create, token_user
+from reviews.services.projects.tokens import token_create, token_user
 from tests.factories import ItemFactory, member
 
 pytestmark = pytest.mark.django_db

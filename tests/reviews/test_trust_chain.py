@@ -13,10 +13,10 @@ import pytest
 
 from reviews.formats.canonical import canonical_rows
 from reviews.models import Role
-from reviews.services import signing
-from reviews.services.approval import approval_record
-from reviews.services.exports import files_export
-from reviews.services.resolution import adjudication_record
+from reviews.reports.exports import files_export
+from reviews.services.approval import signing
+from reviews.services.approval.approve import approval_record
+from reviews.services.rating.resolution import adjudication_record
 from tests.builders import export_all, review_file_of, verify
 from tests.factories import PASSWORD, member
 
@@ -136,7 +136,7 @@ def test_a_v1_file_is_reported_and_fails_unless_allowed(project, corrected, tmp_
     target = folder / f"{CASE}.reference.json"
     data = json.loads(target.read_text())
     rows = canonical_rows(data["rows"])
-    from reviews.services import signing
+    from reviews.services.approval import signing
 
     v1 = signing.sign(json.dumps(rows, sort_keys=True, separators=(",", ":")).encode())
     data["approval"] = {**{k: data["approval"][k] for k in ("sha256", "algorithm", "key_id")}}

@@ -11,8 +11,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import CommandError, call_command
 
 from reviews.models import Approval, Event, Item, Role, TrustedKey
-from reviews.services.approved_imports import KeyRefused, trusted_key_register
-from reviews.services.imports import ImportFailed, file_import
+from reviews.services.imports.approved import KeyRefused, trusted_key_register
+from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.builders import signed_review_file, trust_counts
 from tests.factories import MembershipFactory, ProjectFactory, member
 
@@ -63,7 +63,7 @@ def test_an_untrusted_key_is_refused_then_trusted_once_registered(tmp_path):
 
 
 def test_forged_moved_and_other_project_files_are_refused_and_change_nothing(tmp_path):
-    from reviews.services.signing import load_or_create_private_key
+    from reviews.services.approval.signing import load_or_create_private_key
 
     project = ProjectFactory(slug="ledger")
     site = load_or_create_private_key()
@@ -109,7 +109,7 @@ def _forged_review(tmp_path, project):
 
 
 def test_the_api_refuses_an_untrusted_approved_review_unless_as_generated(client, tmp_path):
-    from reviews.services.tokens import token_create
+    from reviews.services.projects.tokens import token_create
 
     project = ProjectFactory(slug="ledger")
     _, secret = token_create(actor=member(project, Role.ADMIN), name="t")
@@ -179,8 +179,8 @@ def test_a_project_admin_registers_a_key_in_the_admin(client):
 
 
 def test_a_local_correction_after_an_imported_approval_is_newer_than_it(tmp_path):
-    from reviews.services.ground_truth import approval_sign
-    from reviews.services.signing import load_or_create_private_key
+    from reviews.services.approval.ground_truth import approval_sign
+    from reviews.services.approval.signing import load_or_create_private_key
 
     project = ProjectFactory(slug="ledger")
     key = load_or_create_private_key()

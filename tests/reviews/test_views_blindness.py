@@ -8,7 +8,7 @@ from django.urls import reverse
 from judging.models import Criterion, Judge, Verdict
 from reviews.models import Answer, Decision, Role
 from reviews.selectors import rater_workspace
-from reviews.services.answers import AnswerInput
+from reviews.services.rating.answers import AnswerInput
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

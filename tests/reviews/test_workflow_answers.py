@@ -3,7 +3,7 @@
 import pytest
 
 from reviews.models import Answer, AssignmentStatus, Decision, Event, Role
-from reviews.services.answers import (
+from reviews.services.rating.answers import (
     AnswerError,
     AnswerInput,
     StaleAnswer,

@@ -15,9 +15,9 @@ from reviews.models import (
     Reference,
     Role,
 )
-from reviews.services import signing
-from reviews.services.approval import ApprovalRefused, approval_blockers, approval_record
-from reviews.services.resolution import adjudication_record
+from reviews.services.approval import signing
+from reviews.services.approval.approve import ApprovalRefused, approval_blockers, approval_record
+from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
 pytestmark = pytest.mark.django_db

@@ -8,13 +8,13 @@ from django.utils import timezone
 
 from reviews.models import Assignment, ItemStatus, Role, Slice
 from reviews.selectors_pages import queue_summary
-from reviews.services.assignment import (
+from reviews.selectors_trail import item_trail
+from reviews.services.assignment.batches import batch_create, rater_progress
+from reviews.services.assignment.queue import (
     assignment_claim_next,
     assignment_skip,
     available_items,
 )
-from reviews.services.assignment_trail import item_trail
-from reviews.services.batches import batch_create, rater_progress
 from tests.builders import places_held, submitted
 from tests.factories import ItemFactory, member
 
@@ -212,10 +212,10 @@ def test_the_trail_counts_what_waits_up_to_its_bound(project, items, raters, mon
     pulled = assignment_claim_next(rater=raters[0], project=project)
     waiting = available_items(rater=raters[0], project=project).count()
     assert waiting >= 2
-    monkeypatch.setattr("reviews.services.assignment_trail.TRAIL_COUNT_LIMIT", waiting - 1)
+    monkeypatch.setattr("reviews.selectors_trail.TRAIL_COUNT_LIMIT", waiting - 1)
     trail = item_trail(pulled)
     assert (trail.total, trail.total_more) == (1 + waiting - 1, True)  # "Item 1 of N+"
-    monkeypatch.setattr("reviews.services.assignment_trail.TRAIL_COUNT_LIMIT", waiting)
+    monkeypatch.setattr("reviews.selectors_trail.TRAIL_COUNT_LIMIT", waiting)
     assert (item_trail(pulled).total, item_trail(pulled).total_more) == (1 + waiting, False)
 
 

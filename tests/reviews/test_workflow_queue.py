@@ -17,14 +17,14 @@ from reviews.models import (
     Role,
 )
 from reviews.selectors_pages import queue_summary, work_queues
-from reviews.services.assignment import (
+from reviews.services.assignment.batches import batch_create
+from reviews.services.assignment.queue import (
     QueueError,
     active_assignment,
     assignment_claim_next,
     assignment_skip,
     leases_expire,
 )
-from reviews.services.batches import batch_create
 from tests.builders import places_held, submitted
 from tests.factories import ItemFactory, UserFactory, member
 
@@ -245,12 +245,12 @@ def test_a_candidate_found_full_under_its_lock_is_passed_over(project, raters, m
     held = assignment_claim_next(rater=raters[0], project=project)
     assert held.item_id == full.pk
     stale = lambda *, rater, project, now=None: Item.objects.filter(project=project)  # noqa: E731
-    monkeypatch.setattr("reviews.services.assignment.available_items", stale)
+    monkeypatch.setattr("reviews.services.assignment.queue.available_items", stale)
     taken = assignment_claim_next(rater=raters[1], project=project)
     assert taken.item_id == free.pk
     assert list(full.assignments.values_list("rater_id", flat=True)) == [raters[0].pk]
     monkeypatch.setattr(
-        "reviews.services.assignment.available_items",
+        "reviews.services.assignment.queue.available_items",
         lambda **kw: Item.objects.filter(pk=full.pk),
     )
     assert assignment_claim_next(rater=raters[2], project=project) is None

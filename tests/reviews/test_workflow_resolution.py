@@ -11,9 +11,13 @@ from reviews.models import (
     ResolutionRule,
     Role,
 )
-from reviews.services.answers import AnswerInput
-from reviews.services.approval import approval_record
-from reviews.services.resolution import ResolutionError, adjudication_record, current_resolution
+from reviews.services.approval.approve import approval_record
+from reviews.services.rating.answers import AnswerInput
+from reviews.services.rating.resolution import (
+    ResolutionError,
+    adjudication_record,
+    current_resolution,
+)
 from tests.builders import rated_item
 from tests.factories import PASSWORD, member
 

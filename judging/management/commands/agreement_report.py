@@ -1,7 +1,7 @@
-from judging.services.agreement import AgreementReportError, agreement_report
-from judging.services.agreement_cuts import CollapseError
-from judging.services.agreement_markdown import render_markdown
-from judging.services.splits import SPLIT_CHOICES, SplitError
+from judging.reports.agreement.cuts import CollapseError
+from judging.reports.agreement.markdown import render_markdown
+from judging.reports.agreement.report import AgreementReportError, agreement_report
+from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
 from reviews.management.lookups import ReportCommand, user_or_error
 
 

@@ -1,6 +1,6 @@
-from judging.services.compare import CompareError, judges_compare
-from judging.services.compare_markdown import render_compare_markdown
-from judging.services.splits import SPLIT_CHOICES
+from judging.reports.compare.markdown import render_compare_markdown
+from judging.reports.compare.report import CompareError, judges_compare
+from judging.services.calibration.splits import SPLIT_CHOICES
 from reviews.management.lookups import ReportCommand, user_or_error
 
 

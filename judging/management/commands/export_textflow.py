@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from judging.services.export_textflow import NoTextflowItems, textflow_export
+from judging.reports.exports.textflow import NoTextflowItems, textflow_export
 from reviews.management.lookups import ProjectCommand
 
 

@@ -2,10 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from judging.services.generation import GenerationError, ground_truth_generate
+from judging.services.generation.reconcile import GenerationError, ground_truth_generate
 from reviews.evidence import EvidenceError
 from reviews.management.lookups import ProjectCommand
-from reviews.services.imports import ImportFailed
+from reviews.services.imports.pipeline import ImportFailed
 
 
 class Command(ProjectCommand):

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from judging.providers import PROVIDERS
-from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
+from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
 from reviews.management.lookups import ProjectCommand, refusals
 
 

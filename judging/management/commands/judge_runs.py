@@ -1,6 +1,6 @@
 import json
 
-from judging.services.run_list import runs_report, runs_text
+from judging.reports.run_list import runs_report, runs_text
 from reviews.management.lookups import ProjectCommand
 
 

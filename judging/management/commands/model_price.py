@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from judging.services.prices import PriceError, price_add
+from judging.services.runs.prices import PriceError, price_add
 from reviews.management.lookups import refusals
 
 

@@ -1,5 +1,5 @@
 from judging.models import PanelRule
-from judging.services.panels import PanelError, panel_configure
+from judging.services.calibration.panels import PanelError, panel_configure
 from reviews.management.lookups import ProjectCommand
 
 

@@ -1,7 +1,7 @@
 from judging.models import Panel
-from judging.services.panels import PanelError, panel_decide
-from judging.services.send_to_humans import SendError
-from judging.services.splits import SPLIT_CHOICES, SplitError
+from judging.services.calibration.panels import PanelError, panel_decide
+from judging.services.calibration.send_to_humans import SendError
+from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
 from reviews.management.lookups import ProjectCommand, named_or_error
 from reviews.models import Item
 

@@ -1,5 +1,5 @@
-from judging.services.pass_at_k import PassAtKError, pass_at_k_report, render_markdown
-from judging.services.splits import SPLIT_CHOICES, SplitError
+from judging.reports.pass_at_k import PassAtKError, pass_at_k_report, render_markdown
+from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
 from reviews.management.lookups import ReportCommand, user_or_error
 
 

@@ -1,6 +1,6 @@
-from judging.services.baseline_run import baseline_run
-from judging.services.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
-from judging.services.splits import SPLIT_CHOICES, SplitError
+from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
+from judging.services.runs.baseline import baseline_run
+from judging.services.runs.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
 from reviews.management.lookups import ProjectCommand
 
 

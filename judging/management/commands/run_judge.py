@@ -3,8 +3,8 @@ import sys
 from django.core.management.base import CommandError
 
 from judging.models import JudgeConfig
-from judging.services.runner import run_execute
-from judging.services.runs import RunError, run_create, run_progress
+from judging.services.runs.control import RunError, run_create, run_progress
+from judging.services.runs.runner import run_execute
 from reviews.management.lookups import ProjectCommand, named_or_error, refusals
 
 

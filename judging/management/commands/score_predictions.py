@@ -2,10 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from judging.services.claim_judge import ClaimJudgeError
-from judging.services.claims_build import COMPARISONS
-from judging.services.scoring import predictions_score
-from judging.services.scoring_markdown import render_markdown
+from judging.reports.scoring.claims import COMPARISONS
+from judging.reports.scoring.markdown import render_markdown
+from judging.services.scoring.claim_judge import ClaimJudgeError
+from judging.services.scoring.score import predictions_score
 from reviews.formats.errors import FormatError
 from reviews.management.lookups import ReportCommand
 

@@ -1,6 +1,6 @@
 from judging.forms import SendToHumansForm
-from judging.services.send_to_humans import SendError, items_send_to_humans
-from judging.services.splits import SplitError
+from judging.services.calibration.send_to_humans import SendError, items_send_to_humans
+from judging.services.calibration.splits import SplitError
 from reviews.management.lookups import ProjectCommand, form_or_error
 
 

@@ -1,4 +1,4 @@
-from judging.services.splits import SplitError, split_draw
+from judging.services.calibration.splits import SplitError, split_draw
 from reviews.management.lookups import ProjectCommand
 
 

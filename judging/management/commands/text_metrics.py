@@ -1,6 +1,6 @@
 from judging.metrics.text import METRICS
-from judging.services.splits import SPLIT_CHOICES, SplitError
-from judging.services.text_metrics import TextMetricsError, render_markdown, text_metrics_report
+from judging.reports.text_metrics import TextMetricsError, render_markdown, text_metrics_report
+from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
 from reviews.management.lookups import ReportCommand, user_or_error
 
 

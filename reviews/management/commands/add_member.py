@@ -2,7 +2,7 @@ from django.core.management.base import CommandError
 
 from reviews.management.lookups import ProjectCommand, user_or_error
 from reviews.models import Membership, Role
-from reviews.services.projects import membership_add
+from reviews.services.projects.members import membership_add
 
 
 class Command(ProjectCommand):

@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand
 
 from reviews.management.lookups import refusals, user_or_error
 from reviews.models import ResolutionRule
-from reviews.services.import_questions import split_requests
-from reviews.services.projects import project_create
+from reviews.services.imports.questions import split_requests
+from reviews.services.projects.members import project_create
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from reviews.services.evidence_gc import evidence_gc
+from reviews.services.files.gc import evidence_gc
 from reviews.tasks import evidence_gc_periodic
 
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from reviews.management.lookups import ProjectCommand
-from reviews.services.exports import EXPORT_FORMATS, files_export
+from reviews.reports.exports import EXPORT_FORMATS, files_export
 
 
 class Command(ProjectCommand):

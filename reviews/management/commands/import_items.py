@@ -3,8 +3,13 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from reviews.management.lookups import ProjectCommand
-from reviews.services.import_questions import split_requests
-from reviews.services.imports import ImportFailed, file_import, import_formats, import_options
+from reviews.services.imports.pipeline import (
+    ImportFailed,
+    file_import,
+    import_formats,
+    import_options,
+)
+from reviews.services.imports.questions import split_requests
 
 
 class Command(ProjectCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from reviews.services import signing
+from reviews.services.approval import signing
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
 from reviews.management.lookups import ProjectCommand, user_or_error
-from reviews.services.approved_imports import KeyRefused, trusted_key_revoke
+from reviews.services.imports.approved import KeyRefused, trusted_key_revoke
 
 
 class Command(ProjectCommand):

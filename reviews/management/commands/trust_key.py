@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from reviews.management.lookups import ProjectCommand, user_or_error
-from reviews.services.approved_imports import KeyRefused, trusted_key_register
+from reviews.services.imports.approved import KeyRefused, trusted_key_register
 
 
 class Command(ProjectCommand):

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from reviews.services import signing
-from reviews.services.verification import verify_path
+from reviews.reports.verification import verify_path
+from reviews.services.approval import signing
 
 
 class Command(BaseCommand):

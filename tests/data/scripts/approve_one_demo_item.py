@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, Decision, Item
-from reviews.services.answers import AnswerInput, answer_record, assignment_submit
-from reviews.services.approval import approval_record
+from reviews.services.approval.approve import approval_record
+from reviews.services.rating.answers import AnswerInput, answer_record, assignment_submit
 
 users = {
     u.username: u for u in get_user_model().objects.filter(username__in=["rita", "raj", "april"])

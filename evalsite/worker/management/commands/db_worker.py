@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 
 def interrupted_work_resume() -> None:
-    from judging.services.runs import runs_recover
+    from judging.services.runs.control import runs_recover
     from judging.tasks import run_judge_task
     from reviews.tasks import import_jobs_resume
 

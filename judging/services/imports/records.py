@@ -1,0 +1,295 @@
+"""Judging's part of the import pipeline: FORMATS §4 record kinds and the TextFlow format.
+
+`reviews` reads JSONL/CSV files and writes item records itself; `criterion`, `verdict`,
+`human_label` and `pairwise_verdict` records (schemas in `judging.formats.records`) go to the
+`JudgingRecords` sink registered here (reviews never imports judging). The sink checks each
+record as it comes (the criterion exists, the label is in its label set), queues rows in
+batches and writes the rest when reviews says the file ended, all inside the import's single
+transaction. TextFlow files have their own importer (`judging.services.imports.textflow`).
+
+Label options (`manage.py import_items --map FROM=TO --clip`): a label is renamed by the map
+first, then checked; a label still outside the criterion's label set is an error naming file,
+line and value, unless `clip` drops the record. Both leave a note in the import report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from judging.formats import records as rec
+from judging.models import Criterion, Judge
+from judging.services.imports.batches import (
+    HumanLabelBatch,
+    ItemLookup,
+    PendingLabel,
+    PendingVerdict,
+    VerdictBatch,
+)
+from judging.services.imports.criteria import (
+    CriterionConflict,
+    CriterionDefinition,
+    criterion_ensure,
+    default_pairwise_criterion,
+    judge_ensure,
+    latest_criterion,
+    question_snapshot,
+)
+from judging.services.imports.textflow import TextflowImporter
+from reviews.formats.errors import FormatError
+from reviews.models import QuestionKind
+from reviews.services.imports.pipeline import ImportContext, register_importer
+from reviews.services.imports.questions import QuestionSpec, register_question_source
+from reviews.services.imports.records import register_record_sink
+
+
+class LabelPolicy:
+    """Applies `label_map` and `clip` to labels and counts what it did, for the report's notes."""
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.label_map: dict[str, str] = dict(context.options.get("label_map") or {})
+        self.clip = bool(context.options.get("clip"))
+        self.mapped: Counter = Counter()
+        self.clipped: Counter = Counter()
+
+    def apply(
+        self, label: str, criterion: Criterion, *, kind: str, where: str, path: str
+    ) -> str | None:
+        """The label to store, or None when `clip` drops the record."""
+        mapped = self.label_map.get(label, label)
+        if mapped != label:
+            self.mapped[(label, mapped)] += 1
+        if mapped in criterion.labels:
+            return mapped
+        if self.clip:
+            self.clipped[(kind, criterion.name, label)] += 1
+            return None
+        renamed = f" (renamed from {label!r} by --map)" if mapped != label else ""
+        raise FormatError(
+            f"label {mapped!r}{renamed} is not in the label set of criterion "
+            f"{criterion.name!r} {criterion.labels}; rename it with --map FROM=TO or drop such "
+            "records with --clip",
+            file=self.context.file,
+            record=where,
+            path=path,
+        )
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.mapped:
+            renamed = ", ".join(f"{a!r} -> {b!r}: {n}" for (a, b), n in sorted(self.mapped.items()))
+            notes.append(f"--map renamed {sum(self.mapped.values())} labels ({renamed})")
+        if self.clipped:
+            dropped = ", ".join(
+                f"{kind} {label!r} on {name!r}: {n}"
+                for (kind, name, label), n in sorted(self.clipped.items())
+            )
+            notes.append(
+                f"--clip dropped {sum(self.clipped.values())} records whose label is outside the "
+                f"criterion's label set ({dropped}); agreement figures cover only what was kept"
+            )
+        return notes
+
+
+@register_record_sink
+class JudgingRecords:
+    """One import's judging records: criteria and judges seen, verdicts and labels queued."""
+
+    schemas = rec.SCHEMAS
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.criteria: dict[str, Criterion] = {}
+        self.judges: dict[str, Judge] = {}
+        self.items = ItemLookup(context)
+        self.verdicts = VerdictBatch(context, self.items)
+        self.labels = HumanLabelBatch(context, self.items)
+        self.policy = LabelPolicy(context)
+
+    def add(self, record: rec.Record, where: str) -> None:
+        handler = {
+            "criterion": handle_criterion,
+            "verdict": handle_verdict,
+            "human_label": handle_human_label,
+            "pairwise_verdict": handle_pairwise_verdict,
+        }[record.type]
+        handler(record, self, where)
+
+    def criterion(self, name: str, where: str) -> Criterion:
+        """Defined earlier in this file, else the newest stored version."""
+        if name not in self.criteria:
+            found = latest_criterion(project=self.context.project, name=name)
+            if found is None:
+                raise FormatError(
+                    f"unknown criterion {name!r}: define it first (a criterion record earlier "
+                    "in this file, or an earlier import)",
+                    file=self.context.file,
+                    record=where,
+                    path="$.criterion",
+                )
+            self.criteria[name] = found
+        return self.criteria[name]
+
+    def verdict_add(self, record, criterion: Criterion, label: str, where: str, **details) -> None:
+        """Queue a checked verdict (plain or pairwise) of `record`'s judge on its item."""
+        judge = self.judge(record.judge)
+        self.verdicts.add(PendingVerdict(record.item_id, criterion, judge, label, where, **details))
+
+    def judge(self, given: rec.Judge) -> Judge:
+        key = Judge.configuration_key(
+            given.provider, given.model, given.temperature, given.prompt_sha256
+        )
+        if key not in self.judges:
+            judge, created = judge_ensure(
+                project=self.context.project,
+                provider=given.provider,
+                model=given.model,
+                temperature=given.temperature,
+                prompt_sha256=given.prompt_sha256,
+            )
+            self.context.counts["judges"] += int(created)
+            self.judges[key] = judge
+        return self.judges[key]
+
+    def finish(self) -> None:
+        self.verdicts.flush()
+        self.labels.flush()
+        self.context.notes.extend(self.policy.notes())
+
+
+def _is_pairwise(record: rec.Criterion) -> bool:
+    """An explicit `"pairwise": true`, or the pairwise label set itself."""
+    flag = (record.model_extra or {}).get("pairwise")
+    return flag is True or str(flag).lower() == "true" or sorted(record.labels) == ["A", "B", "tie"]
+
+
+def handle_criterion(record: rec.Criterion, state: JudgingRecords, where: str) -> None:
+    context = state.context
+    definition = CriterionDefinition(
+        name=record.name,
+        labels=list(record.labels),
+        version=record.version or "1",
+        positive_label=record.positive or "",
+        ordinal=record.ordinal,
+        critical=record.critical,
+        pairwise=_is_pairwise(record),
+        text=record.text or "",
+    )
+    try:
+        criterion, created = criterion_ensure(project=context.project, definition=definition)
+    except CriterionConflict as conflict:
+        raise FormatError(
+            str(conflict), file=context.file, record=where, path="$.version"
+        ) from None
+    context.counts["criteria" if created else "criteria_unchanged"] += 1
+    state.criteria[criterion.name] = criterion
+
+
+def handle_verdict(record: rec.Verdict, state: JudgingRecords, where: str) -> None:
+    context = state.context
+    criterion = state.criterion(record.criterion, where)
+    if criterion.pairwise:
+        raise FormatError(
+            f"criterion {criterion.name!r} is pairwise: use pairwise_verdict records",
+            file=context.file,
+            record=where,
+            path="$.criterion",
+        )
+    label = state.policy.apply(record.label, criterion, kind="verdict", where=where, path="$.label")
+    if label is None:
+        return
+    state.verdict_add(
+        record,
+        criterion,
+        label,
+        where,
+        sample=record.sample,
+        raw=record.raw or "",
+        explanation=record.explanation or "",
+        confidence=record.confidence,
+        extra=dict(record.model_extra or {}),
+    )
+
+
+def handle_human_label(record: rec.HumanLabel, state: JudgingRecords, where: str) -> None:
+    criterion = state.criterion(record.criterion, where)
+    label = state.policy.apply(
+        record.label, criterion, kind="human_label", where=where, path="$.label"
+    )
+    if label is None:
+        return
+    state.labels.add(
+        PendingLabel(
+            item_id=record.item_id,
+            criterion=criterion,
+            rater=record.rater,
+            label=label,
+            where=where,
+            note=record.note or "",
+            extra=dict(record.model_extra or {}),
+        )
+    )
+
+
+def _pairwise_sample(extra: dict, context: ImportContext, where: str) -> int:
+    sample = extra.pop("sample", 0)
+    if isinstance(sample, str) and sample.isdigit():
+        sample = int(sample)
+    if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
+        raise FormatError(
+            "sample must be a whole number >= 0", file=context.file, record=where, path="$.sample"
+        )
+    return sample
+
+
+def handle_pairwise_verdict(record: rec.PairwiseVerdict, state: JudgingRecords, where: str) -> None:
+    """`winner` names the ORIGINAL answer; the order the judge saw is kept in `display_order`."""
+    context = state.context
+    if record.criterion:
+        criterion = state.criterion(record.criterion, where)
+    else:
+        criterion, created = default_pairwise_criterion(project=context.project)
+        context.counts["criteria"] += int(created)
+        state.criteria.setdefault(criterion.name, criterion)
+    if not criterion.pairwise:
+        raise FormatError(
+            f"criterion {criterion.name!r} is not pairwise (its labels are {criterion.labels})",
+            file=context.file,
+            record=where,
+            path="$.criterion",
+        )
+    label = state.policy.apply(
+        record.winner, criterion, kind="pairwise_verdict", where=where, path="$.winner"
+    )
+    if label is None:
+        return
+    extra = dict(record.model_extra or {})
+    sample = _pairwise_sample(extra, context, where)
+    pair = {"A": record.answer_a, "B": record.answer_b}
+    extra.update(answer_a=record.answer_a, answer_b=record.answer_b)
+    order = "".join(record.display_order)
+    state.verdict_add(
+        record, criterion, label, where, sample=sample, display_order=order, extra=extra, pair=pair
+    )
+
+
+def criterion_question(project, name: str) -> QuestionSpec:
+    """`criterion:NAME` on import: the newest version of the project's criterion."""
+    criterion = latest_criterion(project=project, name=name)
+    if criterion is None:
+        known = ", ".join(
+            sorted(set(Criterion.objects.filter(project=project).values_list("name", flat=True)))
+        )
+        raise ValueError(
+            f"no criterion {name!r} in this project (known: {known or 'none'}); import a "
+            "criterion record first"
+        )
+    if criterion.pairwise:
+        raise ValueError(
+            f"{name!r} is pairwise: its questions need answers A and B, use send_to_humans"
+        )
+    return QuestionSpec(kind=QuestionKind.CRITERION, **question_snapshot(criterion))
+
+
+register_importer(TextflowImporter)
+register_question_source("criterion", criterion_question)

@@ -1,0 +1,187 @@
+"""Executing a run: calls in a thread pool, results written in batches by this thread.
+
+A run asks only about items whose current revision lacks this judge's verdicts (every sample and
+display order): unchanged items judged before are not asked again, changed ones are. Finished
+calls (by fingerprint) are skipped too, so a run resumed after a crash or a cancel makes only
+the calls that are missing. The run's status is re-read between batches: `cancelling` stops
+submitting, lets the calls in flight finish and records them.
+"""
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import islice
+
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from judging.models import Call, CallStatus, JudgeVersion, Run, RunStatus, Verdict
+from judging.providers import Provider, ProviderError, make_provider
+from judging.services.calibration.splits import items_in_split
+from judging.services.judges.endpoints import EndpointRefused, check_endpoint
+from judging.services.runs.control import run_finished
+from judging.services.runs.plan import PlannedCall, plan_calls
+from judging.services.runs.record import Outcome, record_outcomes
+
+FLUSH_EVERY = 64
+FLUSH_SECONDS = 0.25
+LOOKUP_CHUNK = 256
+
+
+def run_items(run: Run):
+    """The run's split's items still to judge, in pk order, `limit` of them at most."""
+    items = items_in_split(project=run.project, split=run.split).order_by("pk")
+    items = items_unjudged(items, run.version, calls_per_item(run))
+    return items[: run.limit] if run.limit else items
+
+
+def _plan_counts(run: Run) -> None:
+    """The run's `planned` calls: those still to make, and those of items already judged on
+    their current revision, which count as `reused` (less this run's own, when it resumes)."""
+    per_item = calls_per_item(run)
+    split = items_in_split(project=run.project, split=run.split)
+    todo = run_items(run).count() * per_item
+    judged = (split.count() - items_unjudged(split, run.version, per_item).count()) * per_item
+    own = run.done + run.unparsed
+    Run.objects.filter(pk=run.pk).update(planned=todo + judged, reused=max(judged - own, 0))
+
+
+def items_unjudged(items: QuerySet, version: JudgeVersion, per_item: int) -> QuerySet:
+    """`items` whose current revision has fewer than `per_item` verdicts of `version`'s
+    judge on its criterion (a verdict on an earlier revision does not count)."""
+    verdicts = (
+        Verdict.objects.filter(
+            item=OuterRef("pk"),
+            revision=OuterRef("revision"),
+            criterion_id=version.criterion_id,
+            judge_id=version.judge_id,
+        )
+        .order_by()
+        .values("item")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return items.annotate(judged=Coalesce(Subquery(verdicts), 0)).filter(judged__lt=per_item)
+
+
+def calls_per_item(run: Run) -> int:
+    version = run.version
+    return version.samples * (2 if version.criterion and version.criterion.pairwise else 1)
+
+
+def provider_for(run: Run) -> Provider:
+    """The run's provider, once its address and key variable are still allowed (the settings
+    may have changed since the judge was saved)."""
+    config = run.version.config
+    try:
+        check_endpoint(config.base_url, config.api_key_env)
+    except EndpointRefused as exc:
+        raise ProviderError(str(exc)) from None
+    return make_provider(
+        run.version.provider,
+        model=run.version.model,
+        base_url=config.base_url,
+        api_key_env=config.api_key_env,
+        concurrency=run.concurrency,
+    )
+
+
+def _missing(planned: Iterator[PlannedCall], run: Run) -> Iterator[PlannedCall]:
+    """The planned calls not finished before; those finished by other runs count as reused."""
+    while chunk := list(islice(planned, LOOKUP_CHUNK)):
+        rows = (
+            Call.objects.filter(fingerprint__in=[c.fingerprint for c in chunk])
+            .exclude(status=CallStatus.FAILED)
+            .values_list("fingerprint", "run_id")
+        )
+        finished = {fp for fp, _ in rows}
+        elsewhere = sum(1 for _, run_id in rows if run_id != run.pk)
+        if elsewhere:  # this run's own earlier calls are already in its counters
+            Run.objects.filter(pk=run.pk).update(reused=F("reused") + elsewhere)
+        yield from (c for c in chunk if c.fingerprint not in finished)
+
+
+def _call(provider: Provider, planned: PlannedCall) -> Outcome:
+    try:
+        return Outcome(planned, reply=provider.complete(planned.request))
+    except ProviderError as error:
+        return Outcome(planned, error=error)
+
+
+def _claim(run: Run) -> bool:
+    """Only one executor per run: queued -> running, atomically."""
+    now = timezone.now()
+    claimed = Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING,
+        started_at=run.started_at or now,
+        heartbeat_at=now,
+        error="",
+        failed=0,  # failed calls are tried again
+    )
+    return bool(claimed)
+
+
+def _cancelling(run: Run) -> bool:
+    return Run.objects.filter(pk=run.pk, status=RunStatus.CANCELLING).exists()
+
+
+def run_execute(
+    run: Run,
+    *,
+    provider: Provider | None = None,
+    plan: Callable[[Run], Iterator[PlannedCall]] | None = None,
+    on_progress: Callable[[Run], None] | None = None,
+) -> Run:
+    """Execute a queued run to its end (done, cancelled or failed) and return it refreshed."""
+    if not _claim(run):
+        return Run.objects.get(pk=run.pk)
+    run.refresh_from_db()
+    own_provider = provider is None
+    planned = (plan or (lambda r: plan_calls(r.version, run_items(r).iterator())))(run)
+    _plan_counts(run)
+    status, error = RunStatus.FAILED, "interrupted"
+    try:
+        provider = provider or provider_for(run)  # refused endpoints fail the run, named
+        stopped = _pump(run, provider, _missing(planned, run), on_progress)
+        status, error = (RunStatus.CANCELLED if stopped else RunStatus.DONE), ""
+    except Exception as exc:  # recorded on the run, then raised for the worker's log too
+        error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        if own_provider and provider is not None:
+            provider.close()
+        Run.objects.filter(pk=run.pk).update(
+            status=status, error=error[:2000], finished_at=timezone.now()
+        )
+    run.refresh_from_db()
+    run_finished(run)
+    return run
+
+
+def _pump(run, provider, todo: Iterator[PlannedCall], on_progress) -> bool:
+    """Keep `concurrency` calls in flight; write results every FLUSH_EVERY or FLUSH_SECONDS.
+    Returns True when the run was cancelled."""
+    pending: set[Future] = set()
+    results: list[Outcome] = []
+    last_flush = time.monotonic()
+    cancelled = False
+    with ThreadPoolExecutor(max_workers=run.concurrency) as pool:
+        while True:
+            while not cancelled and len(pending) < run.concurrency * 2:
+                planned = next(todo, None)
+                if planned is None:
+                    break
+                pending.add(pool.submit(_call, provider, planned))
+            if not pending:
+                break
+            finished, pending = wait(pending, timeout=FLUSH_SECONDS, return_when=FIRST_COMPLETED)
+            results.extend(f.result() for f in finished)
+            if len(results) >= FLUSH_EVERY or time.monotonic() - last_flush >= FLUSH_SECONDS:
+                record_outcomes(run, run.version, results)
+                results, last_flush = [], time.monotonic()
+                cancelled = cancelled or _cancelling(run)
+                if on_progress:
+                    on_progress(run)
+    record_outcomes(run, run.version, results)
+    return cancelled or _cancelling(run)

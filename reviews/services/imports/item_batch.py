@@ -1,0 +1,322 @@
+"""Writing imported items in batches: one lookup query, then one `executemany` INSERT per table
+(items, slice links, events) for every BATCH records, so a 100k-item file streams through in
+constant memory. The record importers (`import_records`) feed it; evidence a record cites is
+read and stored here too.
+"""
+
+from __future__ import annotations
+
+from json.encoder import encode_basestring_ascii as _quoted  # json.dumps's own, for a str
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from reviews.evidence import EvidenceError
+from reviews.formats import records as rec
+from reviews.formats.errors import FormatError
+from reviews.models import (
+    Event,
+    EventKind,
+    Item,
+    ItemSlice,
+    ItemSource,
+    ItemStatus,
+    Slice,
+)
+from reviews.services.events import event_record
+from reviews.services.files.documents import document_for_bytes, read_evidence
+from reviews.services.imports.bulk_insert import JsonText, PkSet, insert_rows, next_pks, pks_by_key
+from reviews.services.imports.pipeline import ImportContext
+from reviews.services.items import questions_ask_again
+from reviews.services.revisions import content_changes, revision_keep
+
+BATCH = 1000
+
+
+class ItemRow(NamedTuple):
+    """An `item` record as the batch writes it (checked by the record's schema already)."""
+
+    item_id: str
+    input: Any
+    output: Any
+    reference: Any
+    slices: list[str]
+    evidence: list[str]
+    metadata: dict[str, Any]  # extra top-level keys of the record included
+
+    @classmethod
+    def of(cls, record: rec.Item) -> ItemRow:
+        extra = record.model_extra
+        return cls(
+            record.item_id,
+            record.input,
+            record.output,
+            record.reference,
+            record.slices,
+            record.evidence,
+            {**record.metadata, **extra} if extra else record.metadata,
+        )
+
+
+_ID_MAX = Item._meta.get_field("external_id").max_length
+_SLICE_NAME = Slice._meta.get_field("name")
+
+
+class ItemBatch:
+    """Item records waiting to be written together.
+
+    New items, their slice links and their `imported` events are written with one
+    `executemany` of a plain INSERT per table and batch (`insert_rows`): building a model
+    instance per row, as `bulk_create` does, was most of an import's time (bench/README.md).
+    Items already in the project are compared and updated one by one (a re-import is mostly
+    "unchanged"). A file naming one item twice is refused, wherever the two lines are.
+    """
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.pending: list[tuple[ItemRow, str]] = []
+        self.slices: dict[str, Slice] = {
+            s.name: s for s in Slice.objects.filter(project=context.project)
+        }
+        self.seen = PkSet()  # items this file already named: a second mention is an error
+        self.valid_names: set[str] = set()  # slice names checked, not yet created
+
+    def add(self, record: ItemRow, where: str) -> None:
+        self._check(record, where)
+        self.pending.append((record, where))
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        project, file = self.context.project, self.context.file
+        ids = [r.item_id for r, _ in self.pending]
+        existing: dict[str, Item] = {}
+        if known := pks_by_key(Item, "external_id", ids, project=project.pk):  # a re-import
+            found = Item.objects.filter(pk__in=known.values()).order_by()
+            existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
+        new: list[tuple[ItemRow, str]] = []
+        batch: dict[str, str] = {}
+        for record, where in self.pending:
+            if record.item_id in batch:
+                self._twice(record, where, batch[record.item_id])
+            batch[record.item_id] = where
+            item = existing.get(record.item_id)
+            if item is None:
+                new.append((record, where))
+                continue
+            if not self.seen.add(item.pk):
+                self._twice(record, where, _first_mention(item, file))
+            self.context.items_named([item.pk])
+            self._update(item, record, where)
+        if new:
+            self._create(new)
+        self.pending = []
+
+    def _check(self, record: ItemRow, where: str) -> None:
+        """What the database would refuse (or PostgreSQL only): an over-long id, a slice name
+        the Slice model does not allow. Checked here so the error names the spot."""
+        file = self.context.file
+        if len(record.item_id) > _ID_MAX:
+            raise FormatError(
+                f"item_id is {len(record.item_id)} characters long (at most {_ID_MAX})",
+                file=file,
+                record=where,
+                path="$.item_id",
+            )
+        for index, name in enumerate(record.slices):
+            if name in self.slices or name in self.valid_names:
+                continue
+            try:
+                _SLICE_NAME.run_validators(name)
+            except ValidationError as error:
+                raise FormatError(
+                    f"slice name {name!r} is not allowed: {' '.join(error.messages)}",
+                    file=file,
+                    record=where,
+                    path=f"$.slices[{index}]",
+                ) from None
+            self.valid_names.add(name)
+
+    def _twice(self, record: ItemRow, where: str, first: str) -> None:
+        raise FormatError(
+            f"item {record.item_id!r} appears twice (also on {first})",
+            file=self.context.file,
+            record=where,
+            path="$.item_id",
+        )
+
+    def _create(self, new: list[tuple[ItemRow, str]]) -> None:
+        context, project = self.context, self.context.project
+        now = timezone.now()
+        ids = [record.item_id for record, _ in new]
+        columns = ("external_id", *_FIELDS)
+        rows = (_item_values(record) for record, _ in new)
+        if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
+            rows = ((pk, *row) for pk, row in zip(drawn, rows, strict=True))
+            columns = ("id", *columns)
+        insert_rows(
+            Item,
+            columns,
+            rows,
+            project_id=project.pk,
+            # Questions asked on import: every new item gets them (or the import fails), so
+            # it is open from the start instead of updated afterwards.
+            status=ItemStatus.OPEN if context.every_item else ItemStatus.RESOLVED,
+            overlap=None,
+            revision=1,
+            created_at=now,
+            updated_at=now,
+        )
+        pks = (
+            dict(zip(ids, drawn, strict=True))
+            if drawn
+            else pks_by_key(Item, "external_id", ids, project=project.pk)
+        )
+        for pk in pks.values():
+            self.seen.add(pk)
+            context.created.add(pk)
+        context.items_named(pks.values())
+        insert_rows(
+            ItemSlice,
+            ("item_id", "slice_id"),
+            (
+                (pks[record.item_id], self._slice(name).pk)
+                for record, _ in new
+                for name in dict.fromkeys(record.slices)
+            ),
+        )
+        asked = ", ".join(context.asked)
+        insert_rows(
+            Event,
+            ("item_id", "data"),
+            ((pks[record.item_id], _imported(context.file, where, asked)) for record, where in new),
+            actor_id=context.actor.pk if context.actor else None,
+            kind=EventKind.IMPORTED,
+            created_at=now,
+        )
+        for record, where in new:
+            if record.evidence:
+                self._attach_evidence(pks[record.item_id], record, where, have=set())
+        context.counts["items_created"] += len(new)
+
+    def _update(self, item: Item, record: ItemRow, where: str) -> None:
+        """Changed fields are saved (previous values kept in the event); new slices and new
+        evidence paths are added. Nothing is taken away: a slice or evidence file the record no
+        longer lists stays (removing them is not an import's call)."""
+        fields = _item_fields(record)
+        changed = {k: getattr(item, k) for k, v in fields.items() if getattr(item, k) != v}
+        tagged = {s.name for s in item.slices.all()}
+        slices_added = [n for n in dict.fromkeys(record.slices) if n not in tagged]
+        have = {s.artifact_id for s in item.sources.all()}
+        evidence_added = [e for e in dict.fromkeys(record.evidence) if e not in have]
+        if not (changed or slices_added or evidence_added):
+            self.context.counts["items_unchanged"] += 1
+            return
+        # The previous values stay in the timeline: an update never loses data silently.
+        data: dict[str, Any] = {"file": self.context.file, "record": where, "previous": changed}
+        revised = content_changes(item, fields, evidence_added)
+        if revised:
+            data["revision"] = revision_keep(item, evidence=have, file=self.context.file)
+        if changed or revised:
+            for key in changed:
+                setattr(item, key, fields[key])
+            item.save(update_fields=[*changed, "revision", "updated_at"])
+        if slices_added:
+            item.slices.add(*(self._slice(name) for name in slices_added))
+        if evidence_added:
+            self._attach_evidence(item.pk, record, where, have=have)
+        if revised:
+            data["asked_again"] = questions_ask_again([item.pk]).get(item.pk, [])
+            self.context.counts["items_revised"] += 1
+        if slices_added:
+            data["slices_added"] = slices_added
+        if evidence_added:
+            data["evidence_added"] = evidence_added
+        event_record(item=item, actor=self.context.actor, kind=EventKind.UPDATED, data=data)
+        self.context.counts["items_updated"] += 1
+
+    def _slice(self, name: str) -> Slice:
+        if name not in self.slices:
+            self.slices[name] = Slice.objects.create(project=self.context.project, name=name)
+        return self.slices[name]
+
+    def _attach_evidence(self, item_pk: int, record: ItemRow, where: str, *, have: set) -> None:
+        base = self.context.base_dir
+        for index, relative in enumerate(record.evidence):
+            path = f"$.evidence[{index}]"
+            if relative in have:
+                continue
+            if base is None:
+                raise FormatError(
+                    "evidence files cannot be read from here",
+                    file=self.context.file,
+                    record=where,
+                    path=path,
+                )
+            document = _document(base, relative, self.context, where, path)
+            ItemSource.objects.create(
+                item_id=item_pk,
+                artifact_id=relative,
+                document=document,
+                path=relative,
+                position=index,
+            )
+            have.add(relative)
+
+
+def _imported(file: str, where: str, asked: str) -> JsonText:
+    """An `imported` event's data, `{"file": file, "record": where}` and the questions asked on
+    import (`"questions": "criterion:a, criterion:b"`: a new item gets them all, and this line
+    says so instead of a `question_added` line each), dumped as json.dumps would (a dump per
+    event was a tenth of a 100k-item import's client time)."""
+    questions = f', "questions": {_quoted(asked)}' if asked else ""
+    return JsonText(f'{{"file": {_quoted(file)}, "record": {_quoted(where)}{questions}}}')
+
+
+def _first_mention(item: Item, file: str) -> str:
+    """Where this file first named `item` (from its event), for the "appears twice" error."""
+    events = Event.objects.filter(item=item, kind__in=("imported", "updated")).order_by("-pk")
+    for data in events.values_list("data", flat=True)[:20]:
+        if isinstance(data, dict) and data.get("file") == file and data.get("record"):
+            return data["record"]
+    return "an earlier line"
+
+
+def _document(base: Path, relative: str, context: ImportContext, where: str, path: str):
+    from reviews.formats.review_file import resolve_evidence_path
+
+    try:
+        target = resolve_evidence_path(base, relative)
+        if not target.is_file():
+            raise FormatError(
+                f"evidence file {relative!r} not found", file=context.file, record=where, path=path
+            )
+        data = read_evidence(target, name=relative)  # refused by size before it is read
+        document, created = document_for_bytes(data, name=relative, written=context.written)
+    except (EvidenceError, ValueError) as error:
+        raise FormatError(str(error), file=context.file, record=where, path=path) from None
+    context.counts["documents"] += int(created)
+    return document
+
+
+def _item_fields(record: ItemRow) -> dict[str, Any]:
+    return dict(zip(_FIELDS, _item_values(record)[1:], strict=True))
+
+
+_FIELDS = ("title", "input", "output", "expected", "metadata")
+
+
+def _item_values(record: ItemRow) -> tuple:
+    """A new item's row for `insert_rows`: external_id, then the `_FIELDS`."""
+    return (
+        record.item_id,
+        record.item_id[:300],
+        record.input,
+        record.output,
+        record.reference,
+        record.metadata,
+    )

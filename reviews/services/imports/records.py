@@ -1,0 +1,259 @@
+"""Importing FORMATS §4 typed records (JSONL, or CSV of one kind) and §3 `path,expected` tables.
+
+Items are written by `item_batch.ItemBatch` (one lookup query, then one `executemany` INSERT per
+table: items, slice links, events): a 100k-item file streams through in constant memory. Other
+record kinds (criteria, verdicts, human labels, pairwise verdicts) belong to a `RecordSink`
+another app registered (`judging`): the sink brings their schemas, gets their records in file
+order and is told when the file ends; pending items are flushed first, so records may refer to
+items earlier in the same file.
+"""
+
+from __future__ import annotations
+
+import csv
+import marshal
+import pickle
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar, Protocol
+
+from reviews.formats import records as rec
+from reviews.formats.canonical import canonical_rows
+from reviews.formats.detect import HEAD_BYTES, Sniffer, csv_flavour
+from reviews.formats.errors import iter_json_lines
+from reviews.formats.reference import COLUMN_ALIASES, iter_reference_csv
+from reviews.models import (
+    EventKind,
+    Item,
+    ItemStatus,
+)
+from reviews.services.approval.ground_truth import generated_add
+from reviews.services.events import event_record
+from reviews.services.imports.approved import csv_signature_notes
+from reviews.services.imports.item_batch import ItemBatch, ItemRow
+from reviews.services.imports.pipeline import ImportContext, register_importer
+
+
+class RecordSink(Protocol):
+    """Another app's record kinds in a JSONL/CSV import. One instance per import, made when
+    the first of its records comes: its caches and queued rows are its own."""
+
+    schemas: ClassVar[rec.Schemas]  # the record kinds it takes, with their schemas
+
+    def __init__(self, context: ImportContext) -> None: ...
+
+    def add(self, record: rec.Record, where: str) -> None:
+        """One record (checked against its schema), `where` is "line N"."""
+
+    def finish(self) -> None:
+        """The file ended: write what is queued, add notes to the report."""
+
+
+_SINKS: dict[str, type[RecordSink]] = {}  # record kind -> the sink that takes it
+
+
+def register_record_sink(sink: type[RecordSink]) -> type[RecordSink]:
+    """Add record kinds (usable as a class decorator); each kind has one owner."""
+    for kind in sink.schemas:
+        if kind in rec.ITEM_SCHEMAS or _SINKS.get(kind, sink) is not sink:
+            raise ValueError(f"record kind {kind!r} is already registered")
+        _SINKS[kind] = sink
+    return sink
+
+
+def record_schemas() -> rec.Schemas:
+    """Every record kind a JSONL/CSV import reads, with its schema."""
+    return {**rec.ITEM_SCHEMAS, **{k: sink.schemas[k] for k, sink in _SINKS.items()}}
+
+
+class _Spool:
+    """The checked records of the validate step, kept in an unnamed temporary file for the
+    write step, so each line is parsed and validated once (the second parse was a sixth of an
+    import's time). Chunks of marshalled tuples: memory holds one chunk; the file is ours."""
+
+    CHUNK = 1000
+
+    def __init__(self) -> None:
+        # Closed by entries(); unnamed, so nothing is left behind if the import stops.
+        self.file = tempfile.TemporaryFile(prefix="evalsite-import-")  # noqa: SIM115
+        self.chunk: list[tuple] = []
+
+    def add(self, record: rec.Record, where: str) -> None:
+        # Items as a tuple of plain values (marshal is 4x faster than pickle for them); other
+        # kinds, rare, as the pickled record.
+        self.chunk.append(
+            ("item", where, tuple(ItemRow.of(record)))
+            if isinstance(record, rec.Item)
+            else (record.type, where, pickle.dumps(record))
+        )
+        if len(self.chunk) >= self.CHUNK:
+            self._dump()
+
+    def _dump(self) -> None:
+        if self.chunk:
+            # Length first: marshal.load from a file reads in many small calls; one read of the
+            # whole chunk and marshal.loads is ten times faster.
+            data = marshal.dumps(self.chunk)
+            self.file.write(len(data).to_bytes(8, "little") + data)
+            self.chunk = []
+
+    def entries(self) -> Iterator[tuple[str, str, Any]]:
+        """(kind, where, an ItemRow or the record), in file order; then closed."""
+        self._dump()
+        self.file.seek(0)
+        with self.file:
+            while size := int.from_bytes(self.file.read(8), "little"):
+                chunk = marshal.loads(self.file.read(size))  # noqa: S302 (written by this import)
+                for kind, where, payload in chunk:
+                    if kind == "item":
+                        yield kind, where, ItemRow._make(payload)
+                    else:
+                        yield kind, where, pickle.loads(payload)  # noqa: S301 (ours, as above)
+
+
+class _Records:
+    """The shared part of the JSONL and CSV importers: records to items and sinks."""
+
+    def __init__(self, context: ImportContext):
+        self.context = context
+        self.schemas = record_schemas()
+        self.spool: _Spool | None = None
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        raise NotImplementedError
+
+    def validate(self, path: Path) -> None:
+        self._check(self.records(path))
+
+    def _check(self, records: Iterator[tuple[rec.Record, str]]) -> None:
+        spool = _Spool()
+        for record, where in records:
+            spool.add(record, where)
+        self.spool = spool
+
+    def write(self, path: Path | None) -> None:
+        """Write what `validate` checked (its spool: `path` is not read again)."""
+        assert self.spool is not None, "write() runs after validate()"
+        context = self.context
+        batch = ItemBatch(context)
+        sinks: dict[type[RecordSink], RecordSink] = {}
+        for kind, where, payload in self.spool.entries():
+            context.tick()
+            if kind == "item":
+                batch.add(payload, where)
+                continue
+            batch.flush()
+            owner = _SINKS[kind]
+            sink = sinks.get(owner) or sinks.setdefault(owner, owner(context))
+            sink.add(payload, where)
+        batch.flush()
+        for sink in sinks.values():
+            sink.finish()
+
+
+@register_importer
+class JsonlImporter(_Records):
+    sniffer = Sniffer("jsonl", lambda obj: isinstance(obj.get("type"), str), lines=True)
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        with path.open("rb") as stream:
+            yield from self._read(stream)
+
+    def validate_stream(self, stream: BinaryIO) -> None:
+        """Check records as they are read from `stream` (`imports.stream_import`)."""
+        self._check(self._read(stream))
+
+    def _read(self, stream: BinaryIO) -> Iterator[tuple[rec.Record, str]]:
+        for line, obj in iter_json_lines(stream, file=self.context.file):
+            where = f"line {line}"
+            record = rec.parse_record(
+                obj, schemas=self.schemas, file=self.context.file, record=where
+            )
+            yield record, where
+
+
+@register_importer
+class CsvImporter(_Records):
+    """Typed records of one kind, or a §3 `path,expected` table."""
+
+    sniffer = Sniffer("csv", lambda obj: False, container="csv")
+
+    def _is_reference(self, path: Path) -> bool:
+        with path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES)
+        return csv_flavour(head) == "reference" or _reference_missing_a_column(head, self.context)
+
+    def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
+        with path.open("rb") as stream:
+            records = rec.iter_records_csv(
+                stream,
+                file=self.context.file,
+                schemas=self.schemas,
+                kind=self.context.options.get("kind"),
+            )
+            yield from ((r, f"row {n}") for n, r in enumerate(records, start=1))
+
+    def validate(self, path: Path) -> None:
+        if self._is_reference(path):
+            _reference_rows(path, self.context)
+        else:
+            super().validate(path)
+
+    def write(self, path: Path) -> None:
+        if self._is_reference(path):
+            _import_reference_csv(path, self.context)
+        else:
+            super().write(path)
+
+
+def _reference_missing_a_column(head: bytes, context: ImportContext) -> bool:
+    """A `path` column, no `type` column and no --kind: a §3 table with a column missing.
+
+    Its reader then names the missing column (e.g. `expected_value`), instead of the records
+    reader asking for a `type` column the table was never meant to have.
+    """
+    if context.options.get("kind"):
+        return False
+    line = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[:1]
+    names = {h.strip().lower() for h in next(csv.reader(line), [])}
+    return "type" not in names and bool(names & set(COLUMN_ALIASES["path"]))
+
+
+def _reference_rows(path: Path, context: ImportContext) -> dict[str, list[dict]]:
+    """§3 rows grouped by case."""
+    by_case: dict[str, list[dict]] = {}
+    with path.open("rb") as stream:
+        case_id = context.options.get("case_id")
+        for row in iter_reference_csv(stream, file=context.file, case_id=case_id):
+            context.tick()
+            by_case.setdefault(row.case_id, []).append(
+                {"path": row.path, "expected_value": row.expected_value}
+            )
+    return by_case
+
+
+def _import_reference_csv(path: Path, context: ImportContext) -> None:
+    """§3 rows grouped by case become generated references (ground truth needs an approval);
+    with an export's signature file beside it, each case's note says whether it verifies."""
+    context.notes += csv_signature_notes(path, project=context.project, name=context.file)
+    for case_id, rows in _reference_rows(path, context).items():
+        rows = canonical_rows(rows)
+        item, created = Item.objects.get_or_create(
+            project=context.project,
+            external_id=case_id,
+            defaults={"title": case_id, "status": ItemStatus.RESOLVED},
+        )
+        context.items_named([item.pk])
+        _, changed = generated_add(item, rows, actor=context.actor, source_name=context.file)
+        if not changed:
+            context.counts["items_unchanged"] += 1
+            continue
+        event_record(
+            item=item,
+            actor=context.actor,
+            kind=EventKind.IMPORTED,
+            data={"file": context.file, "rows": len(rows)},
+        )
+        context.counts["references"] += 1
+        context.counts["items_created" if created else "items_updated"] += 1
