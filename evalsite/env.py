@@ -1,24 +1,42 @@
-"""Strict readers for settings that come from the environment.
+"""Settings from the environment, read with django-environ, failing loudly on junk.
 
-Every reader fails loudly on junk (``DEBUG=ture`` is an error, not False), so a typo in a
-deployment shows up at start-up instead of as a silently insecure site.
+django-environ reads the variables, the git-ignored ``.env`` and database URLs. What is added
+here is strictness it does not have: it reads any unknown word as False (``DEBUG=ture`` would
+quietly switch a setting off), has no minimums, keeps the spaces in ``a, b`` lists, and accepts
+database URLs this site cannot use (MySQL, an in-memory SQLite). Every reader here refuses such a
+value at start-up, naming the variable.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
+from urllib.parse import urlsplit
 
+import environ
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+_ENGINES = {"sqlite": "django.db.backends.sqlite3", "postgres": "django.db.backends.postgresql"}
+
+
+def _env(environ_: os._Environ | dict) -> environ.Env:
+    reader = environ.Env()
+    reader.ENVIRON = environ_
+    return reader
+
+
+def read_env_file(path: Path) -> None:
+    """Fill in, from ``path`` (if it exists), what the environment leaves unset."""
+    if path.exists():
+        environ.Env.read_env(path, overwrite=False)
 
 
 def env_str(name: str, default: str | None = None, *, environ=os.environ) -> str | None:
-    value = environ.get(name)
-    return default if value is None else value
+    # A plain lookup: django-environ reads a value starting with "$" as the name of another
+    # variable, and a secret key or a password may start with "$".
+    return environ.get(name, default)
 
 
 def env_bool(name: str, default: bool, *, environ=os.environ) -> bool:
@@ -26,35 +44,30 @@ def env_bool(name: str, default: bool, *, environ=os.environ) -> bool:
     if raw is None:
         return default
     lowered = raw.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use one of: true, false, 1, 0).")
+    if lowered not in _TRUE | _FALSE:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a boolean (use one of: true, false, 1, 0)."
+        )
+    return lowered in _TRUE
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None, environ=os.environ) -> int:
-    raw = environ.get(name)
-    if raw is None:
-        return default
     try:
-        value = int(raw.strip())
+        value = _env(environ).int(name, default=default)
     except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number.") from None
+        raise ImproperlyConfigured(f"{name}={environ[name]!r} is not a whole number.") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
     return value
 
 
 def env_list(name: str, default: list[str], *, environ=os.environ) -> list[str]:
-    raw = environ.get(name)
-    if raw is None:
-        return default
-    return [part.strip() for part in raw.split(",") if part.strip()]
+    values = _env(environ).list(name, default=default)
+    return [part.strip() for part in values if part.strip()]
 
 
 def env_path(name: str, default: Path, *, environ=os.environ) -> Path:
-    raw = environ.get(name)
+    raw = env_str(name, "", environ=environ)
     return Path(raw).expanduser().resolve() if raw else default
 
 
@@ -63,37 +76,44 @@ def parse_database_url(url: str, *, base_dir: Path) -> dict:
 
     Relative SQLite paths are relative to ``base_dir``. SQLite gets a busy timeout and IMMEDIATE
     transactions, so concurrent writers wait for the lock instead of failing mid-transaction.
-    Both keep a connection for ``?conn_max_age=`` seconds (default 60; 0 opens one per request).
+    Both keep a connection for ``?conn_max_age=`` seconds (default 60; 0 opens one per request);
+    PostgreSQL's other query parameters (``sslmode=``…) become connection OPTIONS.
     """
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    options = dict(parse_qsl(parts.query))
-    if scheme == "sqlite":
-        return _sqlite_database(url, parts, options, base_dir=base_dir)
-    if scheme in {"postgres", "postgresql", "pgsql"}:
-        return _postgres_database(url, parts, options)
-    raise ImproperlyConfigured(
-        f"DATABASE_URL={url!r}: unsupported scheme {scheme!r} (use sqlite:// or postgres://)."
-    )
-
-
-def _sqlite_database(url: str, parts: SplitResult, options: dict, *, base_dir: Path) -> dict:
-    raw_path = unquote(parts.path)
-    if parts.netloc:
+    scheme = {"postgresql": "postgres", "pgsql": "postgres"}.get(parts.scheme.lower(), parts.scheme)
+    if scheme not in _ENGINES:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL={url!r}: unsupported scheme {parts.scheme!r} "
+            "(use sqlite:// or postgres://)."
+        )
+    if scheme == "sqlite" and parts.netloc:  # django-environ would only warn and drop the host
         raise ImproperlyConfigured(
             f"DATABASE_URL={url!r}: write SQLite URLs as sqlite:///relative/path "
             "or sqlite:////absolute/path."
         )
-    if not raw_path or raw_path == "/":
+    config = environ.Env.db_url_config(url)
+    config.setdefault("CONN_MAX_AGE", 60)  # opening a connection is ~1 ms of every request
+    if scheme == "sqlite":
+        return _sqlite_database(url, config, base_dir=base_dir)
+    if not config["NAME"]:
+        raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database.")
+    config["PORT"] = str(config["PORT"])
+    config["CONN_HEALTH_CHECKS"] = True
+    config.setdefault("OPTIONS", {})
+    return config
+
+
+def _sqlite_database(url: str, config: dict, *, base_dir: Path) -> dict:
+    if config["NAME"] in ("", ":memory:"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no SQLite file.")
-    path = Path(raw_path[1:])  # "/var/db" -> relative "var/db"; "//abs/db" -> "/abs/db"
+    path = Path(config["NAME"])  # "sqlite:///var/db" -> "var/db"; "sqlite:////abs/db" -> "/abs/db"
     if not path.is_absolute():
         path = base_dir / path
+    options = config.get("OPTIONS", {})
     return {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": _ENGINES["sqlite"],
         "NAME": str(path),
-        # Opening the file and running the PRAGMAs below is ~1 ms of every request.
-        "CONN_MAX_AGE": int(options.get("conn_max_age", 60)),
+        "CONN_MAX_AGE": config["CONN_MAX_AGE"],
         "OPTIONS": {
             "timeout": int(options.get("timeout", 20)),
             "transaction_mode": "IMMEDIATE",
@@ -103,22 +123,4 @@ def _sqlite_database(url: str, parts: SplitResult, options: dict, *, base_dir: P
         # writer locks whole tables and a concurrent request (the browser tests' live
         # server) fails at once with "database table is locked" instead of waiting.
         "TEST": {"NAME": str(path.with_name(f"{path.stem}-test{path.suffix}"))},
-    }
-
-
-def _postgres_database(url: str, parts: SplitResult, options: dict) -> dict:
-    """The query's other parameters (``sslmode=``…) pass through as connection OPTIONS."""
-    name = unquote(parts.path.lstrip("/"))
-    if not name:
-        raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database.")
-    return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": name,
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": int(options.pop("conn_max_age", 60)),
-        "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": options,
     }

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
-from dotenv import load_dotenv
 
 from evalsite.env import (
     env_bool,
@@ -20,11 +19,12 @@ from evalsite.env import (
     env_path,
     env_str,
     parse_database_url,
+    read_env_file,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The environment wins over the file (override=False), so `DEBUG=false manage.py ...` still works.
-load_dotenv(BASE_DIR / ".env", override=False)
+read_env_file(BASE_DIR / ".env")
 VAR_DIR = env_path("EVALSITE_VAR_DIR", BASE_DIR / "var")
 
 DEBUG = env_bool("DEBUG", False)

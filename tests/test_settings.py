@@ -12,7 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.test import override_settings
 
-from evalsite.env import env_bool, env_int, env_list, parse_database_url
+from evalsite.env import env_bool, env_int, env_list, env_str, parse_database_url, read_env_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,6 +43,21 @@ def test_env_list_splits_and_trims():
     assert env_list("H", [], environ={"H": "a.com, b.com,,"}) == ["a.com", "b.com"]
 
 
+def test_env_str_keeps_a_leading_dollar():
+    # django-environ would read "$abc" as the variable abc (unset: None); a secret may start so.
+    assert env_str("S", environ={"S": "$abc"}) == "$abc"
+
+
+def test_env_file_fills_in_what_the_environment_leaves_unset(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("EVALSITE_T_A=from-file\nEVALSITE_T_B=from-file\n")
+    monkeypatch.setenv("EVALSITE_T_A", "from-environment")
+    monkeypatch.delenv("EVALSITE_T_B", raising=False)
+    read_env_file(tmp_path / ".env")
+    assert os.environ["EVALSITE_T_A"] == "from-environment"
+    assert os.environ.pop("EVALSITE_T_B") == "from-file"
+    read_env_file(tmp_path / "missing.env")  # no file: nothing to read, no error
+
+
 def test_database_url_sqlite_relative_and_absolute(tmp_path):
     relative = parse_database_url("sqlite:///var/x.sqlite3", base_dir=tmp_path)
     assert relative["NAME"] == str(tmp_path / "var/x.sqlite3")
@@ -64,6 +79,9 @@ def test_database_url_postgres():
         "6543",
     )
     assert config["NAME"] == "evals"
+    assert config["CONN_MAX_AGE"] == 60 and config["CONN_HEALTH_CHECKS"] is True
+    tuned = parse_database_url("postgres://h/evals?conn_max_age=0&sslmode=require", base_dir=ROOT)
+    assert tuned["CONN_MAX_AGE"] == 0 and tuned["OPTIONS"] == {"sslmode": "require"}
 
 
 @pytest.mark.parametrize(
