@@ -9,15 +9,15 @@ many are in flight at once.
 import functools
 import json
 import os
-import random
 import ssl
 import threading
 import time
 from collections.abc import Callable
 
 import httpx
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
-from judging.providers.retry import RETRY_STATUSES, backoff_seconds, retry_after_seconds
+from judging.providers.retry import RETRY_STATUSES, retry_after_seconds, wait_backoff
 from judging.providers.types import ModelReply, ModelRequest, ProviderError
 
 DEFAULT_TIMEOUT = 120.0
@@ -51,7 +51,6 @@ class Provider:
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        seed: int | None = None,
     ):
         self.model = model
         self.base_url = (base_url or self.default_base_url).rstrip("/")
@@ -60,7 +59,6 @@ class Provider:
         self.backoff_base = backoff_base
         self.max_reply_bytes = max_reply_bytes
         self._sleep = sleep
-        self._rng = random.Random(seed)
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
@@ -100,28 +98,27 @@ class Provider:
         """One call with its retries. Raises ProviderError when it finally fails."""
         url, headers, body = self.build(request, self.api_key())
         waits: list[float] = []
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                with self._slots:
+        retrying = Retrying(
+            retry=retry_if_exception(lambda exc: getattr(exc, "retryable", False)),
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=wait_backoff(self.backoff_base),
+            sleep=self._sleep,
+            before_sleep=lambda state: waits.append(state.next_action.sleep),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt, self._slots:
                     started = time.monotonic()
                     reply = self._once(url, headers, body)
                     reply.latency_ms = round(1000 * (time.monotonic() - started))
-            except ProviderError as exc:
-                if not exc.retryable or attempt > self.max_retries:
-                    raise ProviderError(
-                        f"{exc} (after {attempt} attempt{'s' * (attempt > 1)})",
-                        status=exc.status,
-                    ) from None
-                wait = backoff_seconds(
-                    attempt, self.backoff_base, self._rng, getattr(exc, "retry_after", None)
-                )
-                waits.append(wait)
-                self._sleep(wait)
-                continue
-            reply.attempts, reply.waits = attempt, waits
-            return reply
+        except ProviderError as exc:
+            tries = retrying.statistics["attempt_number"]
+            raise ProviderError(
+                f"{exc} (after {tries} attempt{'s' * (tries > 1)})", status=exc.status
+            ) from None
+        reply.attempts, reply.waits = retrying.statistics["attempt_number"], waits
+        return reply
 
     def _once(self, url: str, headers: dict, body: dict) -> ModelReply:
         try:

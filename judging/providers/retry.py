@@ -1,8 +1,10 @@
-"""When to retry a call and how long to wait: jittered exponential backoff, Retry-After wins."""
+"""When to retry a call and how long to wait (tenacity): jittered exponential backoff, the
+server's Retry-After honoured as the minimum."""
 
-import random
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+
+from tenacity import RetryCallState, wait_random_exponential
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 MAX_WAIT = 60.0
@@ -26,12 +28,13 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def backoff_seconds(
-    attempt: int, base: float, rng: random.Random, retry_after: float | None
-) -> float:
-    """Attempt 1, 2, 3...: full jitter in [0, base * 2^(attempt-1)], capped; the server's
-    Retry-After, when given, is honoured as the minimum."""
-    jittered = rng.uniform(0, min(MAX_WAIT, base * 2 ** (attempt - 1)))
-    if retry_after is not None:
-        return min(MAX_WAIT, max(retry_after, jittered))
-    return jittered
+class wait_backoff:  # noqa: N801 (named like tenacity's wait strategies)
+    """Attempt 1, 2, 3...: full jitter in [0, base * 2^(attempt-1)], capped at MAX_WAIT; a
+    failure that carries the server's ``retry_after`` waits at least that long."""
+
+    def __init__(self, base: float):
+        self._jitter = wait_random_exponential(multiplier=base, max=MAX_WAIT)
+
+    def __call__(self, state: RetryCallState) -> float:
+        server = getattr(state.outcome.exception(), "retry_after", None)
+        return min(MAX_WAIT, max(server or 0.0, self._jitter(state)))

@@ -28,7 +28,6 @@ def provider(server, sleeps=None, **options):
         base_url=server.url,
         timeout=options.pop("timeout", 5),
         sleep=(sleeps.append if sleeps is not None else lambda s: None),
-        seed=1,
         **options,
     )
 
