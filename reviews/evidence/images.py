@@ -7,7 +7,6 @@ orientation (what browsers display); a multi-frame TIFF has one page per frame.
 from __future__ import annotations
 
 import io
-import struct
 
 from reviews.evidence.encode import Pixels
 from reviews.evidence.errors import EvidenceError
@@ -20,56 +19,27 @@ def format_label(fmt: str) -> str:
 
 
 def header_dimensions(data: bytes, fmt: str) -> tuple[int, int] | None:
-    """Width/height from the file header without decoding (None if not found here).
+    """Width/height from the file header without decoding (None if it cannot be read).
 
-    Done before Pillow sees the data so a bomb is refused by *our* limit, cheaply, with its
-    size in the message. TIFF is left to Pillow (Image.open reads only the header).
+    Pillow's format plugin reads only the header; it is called directly, not through
+    ``Image.open``, whose own bomb guard would refuse a huge image before *our* limit could,
+    without its size in the message.
     """
-    try:
-        if fmt == "PNG" and data[12:16] == b"IHDR":
-            return struct.unpack(">II", data[16:24])
-        if fmt == "WEBP" and len(data) >= 30:
-            return _webp_dimensions(data)
-        if fmt == "JPEG":
-            return _jpeg_dimensions(data)
-    except struct.error:
+    from PIL import JpegImagePlugin, PngImagePlugin, TiffImagePlugin, WebPImagePlugin
+
+    plugin = {
+        "PNG": PngImagePlugin.PngImageFile,
+        "JPEG": JpegImagePlugin.JpegImageFile,
+        "TIFF": TiffImagePlugin.TiffImageFile,
+        "WEBP": WebPImagePlugin.WebPImageFile,
+    }.get(fmt)
+    if plugin is None:
         return None
-    return None
-
-
-def _webp_dimensions(data: bytes) -> tuple[int, int] | None:
-    chunk = data[12:16]
-    if chunk == b"VP8 ":
-        w, h = struct.unpack("<HH", data[26:30])
-        return w & 0x3FFF, h & 0x3FFF
-    if chunk == b"VP8L":
-        bits = int.from_bytes(data[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":
-        w = int.from_bytes(data[24:27], "little") + 1
-        h = int.from_bytes(data[27:30], "little") + 1
-        return w, h
-    return None
-
-
-def _jpeg_dimensions(data: bytes) -> tuple[int, int] | None:
-    i = 2
-    while i + 9 < len(data) and i < 1 << 20:
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        length = struct.unpack(">H", data[i + 2 : i + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
-            return w, h
-        i += 2 + length
-    return None
+    try:
+        with plugin(io.BytesIO(data)) as image:
+            return image.size
+    except Exception:  # a truncated or malformed header: Pillow's open will say what is wrong
+        return None
 
 
 def pixel_limit(max_pixels: int) -> int:
