@@ -129,6 +129,36 @@ def module_db(django_db_setup, django_db_blocker, tmp_path_factory):
     data.close()
 
 
+# Fixtures through which a test reaches the database (pytest-django's, and module_db).
+_DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "live_server", "module_db", "django_db_reset_sequences",
+     "django_db_serialized_rollback", "admin_user", "admin_client"}
+)  # fmt: skip
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only tests that use the database (make test-postgres: a test that touches "
+        "none, such as the formats, metrics and providers, gives the same result on any)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("database_tests_only"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        uses_database = item.get_closest_marker("django_db") or (
+            _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        )
+        (kept if uses_database else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Before a transactional test, roll back module_db rows still open (see module_db)."""
