@@ -14,7 +14,7 @@ from collections import Counter
 from judging.stub_model import answer
 from tests.judging.run_helpers import PROMPT
 from tests.judging.wire_server import Say, WireServer
-from tests.worker_processes import manage, query, wait_for, worker
+from tests.worker_processes import manage, migrate, query, wait_for, worker
 
 N_ITEMS = 60
 ENQUEUE = """
@@ -52,7 +52,7 @@ def site_with_judge(env, tmp_path, server) -> None:
     items.write_text("".join(json.dumps(r) + "\n" for r in records))
     prompt = tmp_path / "prompt.txt"
     prompt.write_text(PROMPT)
-    manage(env, "migrate", "-v", "0")
+    migrate(env)
     manage(env, "create_project", "kill")
     manage(env, "import_items", "--project", "kill", str(items))
     manage(env, "judge_config", "--project", "kill", "--name", "j", "--provider",

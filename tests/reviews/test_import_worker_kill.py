@@ -11,7 +11,7 @@ import sqlite3
 import time
 
 from tests.helpers import sqlite_site_env, write_item_lines
-from tests.worker_processes import manage, query, wait_for, worker
+from tests.worker_processes import manage, migrate, query, wait_for, worker
 
 N_ITEMS = 20_000
 START = """
@@ -68,7 +68,7 @@ def test_killed_worker_leaves_nothing_and_retry_imports(tmp_path):
     db = tmp_path / "db.sqlite3"
     env = sqlite_site_env(tmp_path, TASKS_BACKEND="database", IMPORT_STALE_SECONDS="1")
     items = write_item_lines(tmp_path / "items.jsonl", N_ITEMS)
-    manage(env, "migrate", "-v", "0")
+    migrate(env)
     manage(env, "create_project", "kill")
     manage(env, "shell", "-c", "from django.contrib.auth import get_user_model; "
            "get_user_model().objects.create_user('ada', password='x')")  # fmt: skip

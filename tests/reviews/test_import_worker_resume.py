@@ -14,7 +14,7 @@ import pytest
 
 from reviews.evidence import DrawText, build_pdf
 from tests.helpers import sqlite_site_env
-from tests.worker_processes import manage, query, wait_for, worker
+from tests.worker_processes import manage, migrate, query, wait_for, worker
 
 N_CASES = 400
 START = """
@@ -55,7 +55,7 @@ def test_a_killed_import_is_resumed_by_the_next_worker_and_leaves_no_orphans(
     db = tmp_path / "db.sqlite3"
     env = sqlite_site_env(tmp_path, TASKS_BACKEND="database", IMPORT_STALE_SECONDS="1")
     upload = bundle(tmp_path / "bundle.zip", N_CASES)
-    manage(env, "migrate", "-v", "0")
+    migrate(env)
     manage(env, "create_project", "kill")
     manage(env, "shell", "-c", START.format(path=str(upload)))
 

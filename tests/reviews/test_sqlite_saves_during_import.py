@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from tests.helpers import sqlite_site_env, write_item_lines
-from tests.worker_processes import ROOT, manage, query, wait_for
+from tests.worker_processes import ROOT, manage, migrate, query, wait_for
 
 N_ITEMS = 40_000
 EXAMPLE = ROOT / "tests" / "data" / "examples" / "statement-0912.review.json"
@@ -43,7 +43,7 @@ def test_every_autosave_during_a_large_import_is_stored(tmp_path):
     db = tmp_path / "db.sqlite3"
     env = sqlite_site_env(tmp_path, TASKS_BACKEND="immediate")
     items = write_item_lines(tmp_path / "items.jsonl", N_ITEMS)
-    manage(env, "migrate", "-v", "0")
+    migrate(env)
     manage(env, "create_project", "load")
     manage(env, "import_items", "--project", "load", str(EXAMPLE))
     manage(env, "shell", "-c", "from django.contrib.auth import get_user_model; "
