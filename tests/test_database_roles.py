@@ -17,7 +17,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from reviews.history_triggers import PG_FUNCTION
-from reviews.models import Answer, Approval, Event, Project
+from reviews.models import Answer, Approval, Event, Item, Project
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,3 +142,26 @@ def test_grant_refuses_the_owner_itself():
         pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
     with pytest.raises(CommandError, match="must connect as a role that owns nothing"):
         call_command("grant_app_role", "--role", connection.settings_dict["USER"])
+
+
+def test_the_site_role_brings_planner_statistics_up_to_date_after_a_bulk_write(app_role):
+    """The site's role owns no table, so ANALYZE would skip every one; the owner's function
+    analyzes the tables the role's own bulk write changed (evalsite/planner_statistics.py)."""
+    project = Project.objects.create(slug="stats", name="Stats")
+    Item.objects.bulk_create(Item(project=project, external_id=f"i{n}") for n in range(500))
+    with connection.cursor() as cursor:  # the write's counts reach the shared statistics now
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+    before = _last_analyze("reviews_item")  # None, or an earlier test's
+    with _as(app_role) as conn:
+        conn.execute("ANALYZE reviews_item")  # PostgreSQL skips it (a warning): not the owner
+        assert _last_analyze("reviews_item") == before
+        analyzed = [name for (name,) in conn.execute("SELECT * FROM evalsite_analyze_changed()")]
+    after = _last_analyze("reviews_item")
+    assert "reviews_item" in analyzed and after is not None and (before is None or after > before)
+
+
+def _last_analyze(table: str):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = %s", [table])
+        return cursor.fetchone()[0]

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, ClassVar, Protocol
 
 from django.db import transaction
 
+from evalsite.planner_statistics import planner_statistics_refresh
 from reviews.evidence import EvidenceError
 from reviews.formats import limits
 from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
@@ -340,6 +341,7 @@ def _run(
     except BaseException:
         context.written.discard()
         raise
+    planner_statistics_refresh(after=f"importing {name}")  # the first page as fast as the next
     return ImportReport(
         file=name,
         format=chosen,
