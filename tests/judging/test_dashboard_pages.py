@@ -102,6 +102,7 @@ def test_criterion_page_shows_figures_slices_raters_and_reliability(client, worl
     assert "Reliability of judge confidence" in html  # gpt-4o gave confidences
     assert "safety" in html and "critical" in html
     assert "ana" in html and "ben" in html
+    assert 'table class="figures per-label"' in html and "macro · micro · weighted F1" in html
 
 
 def test_item_page_shows_samples_and_tag_form_to_adjudicators_only(client, world):
