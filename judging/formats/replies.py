@@ -179,6 +179,7 @@ class ReferenceDecision(_Reply):
     id: str
     decision: Literal["matched", "missed", "undecidable"]
     explanation: str = ""
+    text: str = ""  # evidence only: the claim the judge read in the evidence
 
 
 class ClaimDecisionsReply(_Reply):
@@ -186,11 +187,17 @@ class ClaimDecisionsReply(_Reply):
     reference: list[ReferenceDecision]
 
 
-def claim_decisions_schema(predicted_ids: list[str], reference_ids: list[str]) -> dict:
-    def decisions(ids: list[str], choices: tuple[str, ...], name: str) -> dict:
+def claim_decisions_schema(predicted_ids: list[str], reference_ids: list[str] | None) -> dict:
+    """`reference_ids` None: no reference, the judge lists the evidence's claims itself (each
+    with its `text`, ids of its own)."""
+
+    def decisions(ids, choices: tuple[str, ...], name: str, **more) -> dict:
         item = _object(
             {
-                "id": {"type": "string", "enum": list(ids) or [""]},
+                "id": {"type": "string"}
+                if ids is None
+                else {"type": "string", "enum": ids or [""]},
+                **more,
                 "decision": {"type": "string", "enum": list(choices)},
                 "explanation": _EXPLANATION,
             },
@@ -198,13 +205,37 @@ def claim_decisions_schema(predicted_ids: list[str], reference_ids: list[str]) -
         )["schema"]
         return {"type": "array", "items": item}
 
+    text = {"text": {"type": "string"}} if reference_ids is None else {}
     return _object(
         {
             "predicted": decisions(predicted_ids, PREDICTED_DECISIONS, "predicted_decision"),
-            "reference": decisions(reference_ids, REFERENCE_DECISIONS, "reference_decision"),
+            "reference": decisions(
+                reference_ids, REFERENCE_DECISIONS, "reference_decision", **text
+            ),
         },
         "claim_decisions",
     )
+
+
+def parse_evidence_decisions(
+    text: str, predicted_ids: list[str]
+) -> tuple[dict[str, tuple[str, str]], list[dict], str]:
+    """No reference (the judge read the evidence): (decisions of the predicted claims and of
+    the evidence claims, the evidence claims `{"id": "e1", "text"}` in the reply's order, error).
+    Evidence claims without text are dropped; they are numbered e1, e2, … whatever ids the
+    reply gave them."""
+    parsed = _validate(ClaimDecisionsReply, text)
+    if parsed.reply is None:
+        reason = f"reply not understood: {parsed.error}"
+        return {claim: (UNDECIDABLE, reason) for claim in predicted_ids}, [], parsed.error
+    decisions, _ = parse_claim_decisions(text, predicted_ids, [])
+    claims = []
+    for given in parsed.reply.reference:
+        if given.text.strip():
+            claim = {"id": f"e{len(claims) + 1}", "text": given.text.strip()}
+            claims.append(claim)
+            decisions[claim["id"]] = (given.decision, given.explanation)
+    return decisions, claims, ""
 
 
 def parse_claim_decisions(

@@ -221,3 +221,64 @@ def test_the_api_takes_the_comparison_and_the_claim_judge(client, project):
         **headers,
     )  # fmt: skip
     assert wrong.status_code == 422
+
+
+def evidence_item(project, tmp_path):
+    from reviews.evidence import DrawText, build_pdf
+    from tests.judging.helpers import import_items, item_record
+
+    pdf = tmp_path / "receipt.pdf"
+    pdf.write_bytes(build_pdf([[DrawText(72, 72, "Total due EUR 798.60")]]))
+    records = [item_record("ev-1", evidence=["receipt.pdf"])]
+    import_items(project, write_jsonl(tmp_path / "items.jsonl", records))
+    path = write_jsonl(
+        tmp_path / "ev-preds.jsonl",
+        [{"case_id": "ev-1", "prediction": {"total": "798.60", "currency": "USD"}}],
+    )
+    return path
+
+
+def test_evidence_only_the_judge_reads_the_pages_and_recall_is_estimated(project, tmp_path):
+    path = evidence_item(project, tmp_path)
+    reply = {
+        "predicted": [
+            {"id": "p1", "decision": "supported", "explanation": "page 1"},
+            {"id": "p2", "decision": "contradicted", "explanation": "the page says EUR"},
+        ],
+        "reference": [
+            {"id": "a", "text": "The total due is 798.60", "decision": "matched"},
+            {"id": "b", "text": "The currency is EUR", "decision": "missed"},
+            {"id": "c", "text": " ", "decision": "matched"},  # no text: dropped
+        ],
+    }
+    with WireServer("openai-compatible", [Say(json.dumps(reply))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        out = StringIO()
+        call_command("score_predictions", "--project", project.slug, str(path), "--format",
+                     "json", "--claim-judge", "claims", stdout=out, stderr=StringIO())  # fmt: skip
+    content = srv.requests[0]["json"]["messages"][-1]["content"]
+    assert any(part["type"] == "image_url" for part in content)  # the page, as an image
+    report = json.loads(out.getvalue())
+    truth, section = report["sections"]  # nothing against ground truth; the evidence section
+    assert truth["cases"] == []
+    assert section["reference"] == "evidence" and "no reference" in section["label"]
+    claims = section["cases"][0]["claims"]
+    assert claims["reference_source"] == "evidence"
+    assert claims["reference_recall_label"] == "estimated by a judge"
+    assert [(c["id"], c["text"], c["decision"]) for c in claims["reference"]] == [
+        ("e1", "The total due is 798.60", "matched"), ("e2", "The currency is EUR", "missed")
+    ]  # fmt: skip
+    assert claims["reference_recall"]["value"] == 0.5
+    assert claims["claim_precision"]["value"] == 0.5
+    assert report["unscored"] == []
+
+
+def test_evidence_only_without_a_claim_judge_is_unscored_and_says_what_would_score_it(
+    project, tmp_path
+):
+    path = evidence_item(project, tmp_path)
+    out = StringIO()
+    call_command("score_predictions", "--project", project.slug, str(path), "--format", "json",
+                 stdout=out, stderr=StringIO())  # fmt: skip
+    (unscored,) = json.loads(out.getvalue())["unscored"]
+    assert "its evidence can be checked by a claim judge" in unscored["reason"]

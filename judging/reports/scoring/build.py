@@ -7,10 +7,8 @@ inner whitespace folded), so a value people would call the same scores as correc
 - A field is one reference row in the record's scope: `correct` (same value), `wrong` (present,
   different) or `missing` (the prediction has no value at that path). `field_accuracy` =
   correct / annotated fields in scope (undefined with the reason when there are none).
-- `extra`: leaf paths of the prediction that no reference row covers (neither at, under nor
-  above an annotated path).
-- Per field across cases: the share correct with a seeded percentile bootstrap CI (items
-  resampled), grouped by producer, stage and path.
+- `extra`: leaf paths of the prediction no reference row covers (at, under or above it).
+- Per field across cases: the share correct with a seeded percentile bootstrap CI.
 - Per producer, the headline: every annotated field of its records pooled (correct / fields),
   with a percentile bootstrap CI that resamples whole cases (a case's fields and stages go
   together: they are not independent), and how many records were wholly correct.
@@ -18,8 +16,9 @@ inner whitespace folded), so a value people would call the same scores as correc
   with no field in scope or no reference; `attribution` then gives each stage its
   `failure_context`.
 
-Ground truth and the provisional (`generated`) reference are never mixed: each has its own
-section; the provisional one says `agreement` wherever the other says `accuracy`.
+Free text, tables and notes compare by claims a claim judge decides (claims_build). Ground
+truth, the provisional (`generated`) reference and evidence only are never mixed: each has its
+own section; the provisional one says `agreement` wherever the other says `accuracy`.
 """
 
 from __future__ import annotations
@@ -56,29 +55,37 @@ N_RESAMPLES = 2000
 CI_LEVEL = 0.95
 GROUND_TRUTH = "ground_truth"
 GENERATED = "generated"
+EVIDENCE = "evidence"  # no reference: the claim judge reads the item's evidence pages
+BY_EVIDENCE = "claims checked against the evidence by a claim judge (no reference)"
 SECTIONS = {
     GROUND_TRUTH: {"measure": "accuracy", "label": "accuracy against approved ground truth"},
     GENERATED: {"measure": "agreement", "label": "agreement with a provisional AI reference"},
+    EVIDENCE: {"measure": "agreement", "label": BY_EVIDENCE},
 }
 NO_FIELDS = "no annotated field in this record's scope"
 NO_GROUND_TRUTH = "no approved ground truth"
 NO_REFERENCE = "no reference at all (neither approved ground truth nor a generated one)"
 GENERATED_HINT = " (--allow-generated scores it against the provisional AI reference)"
+EVIDENCE_HINT = (
+    "; its evidence can be checked by a claim judge (--claim-judge, not --comparison exact)"
+)
 NO_CLAIM_JUDGE = "semantic comparison needs a claim judge (--claim-judge NAME)"
 NO_CONTEXT = "none"  # the counts' column for stages with nothing to attribute
 
 
 @dataclass(frozen=True)
 class ReferenceInput:
-    authority: str  # GROUND_TRUTH or GENERATED
+    authority: str  # GROUND_TRUTH, GENERATED or EVIDENCE
     version: int
     rows: Sequence[Mapping[str, Any]]  # {"path": JSON path, "expected_value": value}
+    evidence: tuple = ()  # EVIDENCE: (document id, page) of the pages the claim judge reads
 
 
 @dataclass(frozen=True)
 class CaseReferences:
     ground_truth: ReferenceInput | None = None
     generated: ReferenceInput | None = None
+    evidence: tuple = ()  # (document id, page) of the item's evidence, for EVIDENCE scoring
 
 
 DECLARED_FIELDS = "declared_fields"
@@ -351,7 +358,7 @@ def score_report_build(
 ) -> dict[str, Any]:
     """The whole report (JSON-ready). `references`: case id -> its newest references.
     `claim_decider(tasks)`: the claim judge's decisions per record key (claims_build)."""
-    scored: dict[str, list] = {GROUND_TRUTH: [], GENERATED: []}
+    scored: dict[str, list] = {GROUND_TRUTH: [], GENERATED: [], EVIDENCE: []}
     unscored = []
     for p in predictions:
         refs = references.get(p.case_id, CaseReferences())
@@ -361,8 +368,13 @@ def score_report_build(
         elif allow_generated and refs.generated is not None:
             ref = refs.generated
             scored[GENERATED].append((p, ref, compare(p, ref.rows, comparison)))
+        elif refs.evidence and claim_decider and comparison != "exact":
+            ref = ReferenceInput(EVIDENCE, 0, (), refs.evidence)
+            scored[EVIDENCE].append((p, ref, compare(p, (), "semantic")))
         else:
             reason = NO_GROUND_TRUTH + GENERATED_HINT if refs.generated else NO_REFERENCE
+            if refs.evidence and not refs.generated:
+                reason += EVIDENCE_HINT
             unscored.append(
                 {
                     "case_id": p.case_id,
@@ -373,6 +385,7 @@ def score_report_build(
                 }
             )
     authorities = (GROUND_TRUTH, GENERATED) if allow_generated else (GROUND_TRUTH,)
+    authorities += (EVIDENCE,) if scored[EVIDENCE] else ()
     judged = claims_judged(scored, claim_decider, NO_CLAIM_JUDGE)
     return {
         "project": project,

@@ -66,15 +66,19 @@ class ClaimTask:
     key: tuple[str, str, str]  # case id, producer, stage id
     predicted: list[dict] = field(default_factory=list)  # {"id", "path", "text"}
     reference: list[dict] = field(default_factory=list)
+    evidence: tuple = ()  # no reference: (document id, page) the judge reads instead
 
     def ids(self) -> tuple[list[str], list[str]]:
         return [c["id"] for c in self.predicted], [c["id"] for c in self.reference]
 
 
-def claim_task(key, prediction: Any, semantic_rows, extra: Sequence[Path]) -> ClaimTask:
+def claim_task(
+    key, prediction: Any, semantic_rows, extra: Sequence[Path], evidence: tuple = ()
+) -> ClaimTask:
     """The claims of the prediction at the semantically compared rows (and its `extra` leaves)
-    and of those rows' expected values."""
-    task = ClaimTask(key)
+    and of those rows' expected values; with `evidence` (no reference) the judge reads the
+    reference claims from those pages itself."""
+    task = ClaimTask(key, evidence=tuple(evidence))
     for path, expected in semantic_rows:
         kind = semantic_kind(path, expected)
         for text in claim_texts(path, expected, kind):
@@ -100,6 +104,7 @@ class ClaimOutcome:
     decisions: Mapping[str, tuple[str, str]]
     fingerprint: str = ""
     error: str = ""  # the reply did not validate, or the call failed
+    evidence_claims: tuple = ()  # EVIDENCE: the reference claims the judge read ({"id","text"})
 
 
 def claims_entry(task: ClaimTask, outcome: ClaimOutcome | None, reason: str = "") -> dict:
@@ -115,7 +120,12 @@ def claims_entry(task: ClaimTask, outcome: ClaimOutcome | None, reason: str = ""
             for c in claims
         ]  # fmt: skip
 
-    predicted, reference = rows(task.predicted), rows(task.reference)
+    reference_claims = task.reference
+    if task.evidence:  # no reference: the claims are those the judge read in the evidence
+        reference_claims = [
+            {**c, "path": None} for c in (outcome.evidence_claims if outcome else ())
+        ]
+    predicted, reference = rows(task.predicted), rows(reference_claims)
     counts = {
         "supported": sum(c["decision"] == "supported" for c in predicted),
         "contradicted": sum(c["decision"] == "contradicted" for c in predicted),
@@ -125,6 +135,9 @@ def claims_entry(task: ClaimTask, outcome: ClaimOutcome | None, reason: str = ""
         "reference_undecidable": sum(c["decision"] == UNDECIDABLE for c in reference),
     }
     return {
+        "reference_source": "evidence" if task.evidence else "reference",
+        # from the evidence, the reference claims are the judge's own reading of it
+        "reference_recall_label": "estimated by a judge" if task.evidence else None,
         "judge": outcome.judge if outcome else None,
         "fingerprint": outcome.fingerprint if outcome else None,
         "error": (outcome.error if outcome else reason) or None,
@@ -172,10 +185,12 @@ def claims_judged(scored: dict, claim_decider, no_judge: str) -> dict:
     judge's decisions, or (no judge) every claim undecidable with the reason `no_judge`.
     `scored`: {section: [(prediction, reference, compare()'s result)]}."""
     tasks = {
-        p.key: claim_task(p.key, p.prediction, compared["_semantic"], compared["_extra"])
+        p.key: claim_task(
+            p.key, p.prediction, compared["_semantic"], compared["_extra"], ref.evidence
+        )
         for pairs in scored.values()
-        for p, _, compared in pairs
-        if compared["_semantic"] or compared["_extra"]
+        for p, ref, compared in pairs
+        if compared["_semantic"] or compared["_extra"] or ref.evidence
     }
     outcomes = claim_decider(list(tasks.values())) if tasks and claim_decider else {}
     return {

@@ -71,7 +71,9 @@ def _claims(section: dict[str, Any]) -> list[str]:
     lines = [
         "### Claims (semantic comparison; counts pooled over cases, 95% CI over cases)",
         "",
-        "| producer | stage | cases | claim precision | reference recall | coverage | F1 |",
+        "| producer | stage | cases | claim precision | reference recall"
+        + (" (estimated by a judge)" if section["reference"] == "evidence" else "")
+        + " | coverage | F1 |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in section["claim_scores"]:

@@ -14,7 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db.models import F
 from django.utils import timezone
 
-from judging.formats.replies import claim_decisions_schema, parse_claim_decisions
+from judging.formats.replies import (
+    claim_decisions_schema,
+    parse_claim_decisions,
+    parse_evidence_decisions,
+)
 from judging.models import Call, CallStatus, JudgeConfig, Run, RunStatus
 from judging.providers import ModelRequest, Part, ProviderError
 from judging.reports.scoring.claims import ClaimOutcome, ClaimTask
@@ -24,6 +28,9 @@ from judging.services.runs.plan import fingerprint, request_record
 from judging.services.runs.prices import price_in_force, usage_fields
 from judging.services.runs.prompts import data_block, render_instructions
 from judging.services.runs.runner import provider_for
+from reviews.evidence import render_page
+from reviews.models import Document
+from reviews.services.files.stored import path_or_bytes
 
 INSTRUCTION = (
     "\nDecide each predicted claim against the reference claims: `supported` (the reference "
@@ -32,6 +39,17 @@ INSTRUCTION = (
     "prediction states it), `missed` (it does not) or `undecidable`. Judge meaning, not "
     "wording. One decision per claim id, with a short explanation."
 )
+
+EVIDENCE_INSTRUCTION = (
+    "\nThere is no written reference: the evidence pages, shown as images, are the reference. "
+    "Decide each predicted claim against them: `supported`, `contradicted` or `undecidable`. "
+    "Then list as reference claims the facts on the pages that a complete answer would state, "
+    "one per entry with its `text`, each decided `matched` (the predicted claims state it), "
+    "`missed` or `undecidable`. Judge meaning, not wording."
+)
+EVIDENCE_NOTE = "the reference is the evidence pages that follow as images"
+READ_DPI = 100
+MAX_PAGES = 20
 
 
 class ClaimJudgeError(ValueError):
@@ -57,13 +75,28 @@ def claim_judge_version(project, name: str):
     return version
 
 
+def _pages(evidence: tuple) -> tuple[Part, ...]:
+    """The evidence pages as PNG images, in order (at most MAX_PAGES)."""
+    documents = Document.objects.in_bulk({doc for doc, _ in evidence})
+    parts = []
+    for doc, page in evidence[:MAX_PAGES]:
+        document = documents[doc]
+        source = path_or_bytes(document.file)
+        image = render_page(source, page, dpi=READ_DPI, name=document.original_name or None)
+        parts.append(Part(image=image, media_type="image/png"))
+    return tuple(parts)
+
+
 def _request(version, task: ClaimTask) -> ModelRequest:
-    data = {"predicted_claims": task.predicted, "reference_claims": task.reference}
     predicted_ids, reference_ids = task.ids()
+    data = {"predicted_claims": task.predicted, "reference_claims": task.reference}
+    rules, images = INSTRUCTION, ()
+    if task.evidence:  # no reference: the evidence pages are the reference
+        data = {"predicted_claims": task.predicted, "evidence": EVIDENCE_NOTE}
+        rules, images, reference_ids = EVIDENCE_INSTRUCTION, _pages(task.evidence), None
     return ModelRequest(
-        system=render_instructions(version.prompt, {"instruction": "Decide the claims."})
-        + INSTRUCTION,
-        parts=(Part(text=data_block(data)),),
+        system=render_instructions(version.prompt, {"instruction": "Decide the claims."}) + rules,
+        parts=(Part(text=data_block(data)), *images),
         schema=claim_decisions_schema(predicted_ids, reference_ids),
         temperature=version.temperature,
         max_output_tokens=4096,
@@ -85,7 +118,7 @@ def _store(run: Run, key: str, record: dict, reply, task: ClaimTask) -> Call:
             error=str(reply)[:2000],
         )  # fmt: skip
     else:
-        _, error = parse_claim_decisions(reply.text, *task.ids())
+        _, _, error = _parse(reply.text, task)
         call = Call.objects.create(
             run=run,
             fingerprint=key,
@@ -106,13 +139,22 @@ def _store(run: Run, key: str, record: dict, reply, task: ClaimTask) -> Call:
     return call
 
 
+def _parse(text: str, task: ClaimTask) -> tuple[dict, tuple, str]:
+    """(decisions, the claims read in the evidence, error) of a reply to `task`."""
+    if task.evidence:
+        decisions, claims, error = parse_evidence_decisions(text, task.ids()[0])
+        return decisions, tuple(claims), error
+    decisions, error = parse_claim_decisions(text, *task.ids())
+    return decisions, (), error
+
+
 def _outcome(version, call: Call, task: ClaimTask) -> ClaimOutcome:
     if call.status == CallStatus.FAILED:
         reason = f"the claim judge's call failed: {call.error}"
         decisions = {claim: ("undecidable", reason) for ids in task.ids() for claim in ids}
         return ClaimOutcome(version.ref, decisions, call.fingerprint, reason)
-    decisions, error = parse_claim_decisions(call.reply, *task.ids())
-    return ClaimOutcome(version.ref, decisions, call.fingerprint, error)
+    decisions, claims, error = _parse(call.reply, task)
+    return ClaimOutcome(version.ref, decisions, call.fingerprint, error, claims)
 
 
 def claims_judge(*, project, version, tasks: list[ClaimTask], actor=None) -> dict:

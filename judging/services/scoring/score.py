@@ -25,7 +25,7 @@ from judging.reports.scoring.build import (
 from judging.reports.scoring.claims import COMPARISONS
 from judging.services.scoring.claim_judge import ClaimJudgeError, claim_judge_version, claims_judge
 from reviews.formats.errors import FormatError
-from reviews.models import Item, Project, Reference
+from reviews.models import Item, ItemSource, Project, Reference
 
 
 def _references(project: Project, predictions: list[Prediction], file: str) -> dict:
@@ -55,10 +55,32 @@ def _references(project: Project, predictions: list[Prediction], file: str) -> d
         found = newest.get((item_pk, authority))
         return found and ReferenceInput(authority, found.version, found.rows)
 
+    unreferenced = [pk for pk in items.values() if (pk, GROUND_TRUTH) not in newest
+                    and (pk, GENERATED) not in newest]  # fmt: skip
+    pages = _evidence_pages(unreferenced)
     return {
-        case_id: CaseReferences(plain(pk, GROUND_TRUTH), plain(pk, GENERATED))
+        case_id: CaseReferences(
+            plain(pk, GROUND_TRUTH), plain(pk, GENERATED), tuple(pages.get(pk, ()))
+        )
         for case_id, pk in items.items()
     }
+
+
+def _evidence_pages(item_pks: list[int]) -> dict[int, list[tuple[int, int]]]:
+    """Item pk -> (document id, page) of its evidence in order: a source naming a page is that
+    page, one naming none is every page of its document."""
+    pages: dict[int, list[tuple[int, int]]] = {}
+    sources = ItemSource.objects.filter(item_id__in=item_pks, authority="evidence").order_by(
+        "item_id", "position", "pk"
+    )
+    for item_id, document, page, count in sources.values_list(
+        "item_id", "document_id", "page", "document__page_count"
+    ):
+        found = pages.setdefault(item_id, [])
+        for number in [page] if page else range(1, count + 1):
+            if (document, number) not in found:
+                found.append((document, number))
+    return pages
 
 
 def predictions_score(
