@@ -16,7 +16,7 @@ inner whitespace folded), so a value people would call the same scores as correc
   with no field in scope or no reference; `attribution` then gives each stage its
   `failure_context`.
 
-Free text, tables and notes compare by claims a claim judge decides (claims_build). Ground
+Free text, tables and notes compare by claims a claim judge decides (reports/scoring/claims.py). Ground
 truth, the provisional (`generated`) reference and evidence only are never mixed: each has its
 own section; the provisional one says `agreement` wherever the other says `accuracy`.
 """
@@ -112,7 +112,7 @@ def compare(
     prediction: Prediction, rows: Sequence[Mapping[str, Any]], comparison: str = "auto"
 ) -> dict[str, Any]:
     """Field outcomes, missing, extra and skipped paths of one record against one reference's
-    rows; `_semantic`: the rows compared by claims instead (claims_build), `(path, expected)`."""
+    rows; `_semantic`: the rows compared by claims instead (reports/scoring/claims.py), `(path, expected)`."""
     annotated = [(parse_path(row["path"]), row["expected_value"]) for row in rows]
     scope = _scope(prediction)
     fields, skipped, semantic = [], [], []
@@ -357,7 +357,7 @@ def score_report_build(
     claim_decider: Callable[[list[ClaimTask]], Mapping[tuple, ClaimOutcome]] | None = None,
 ) -> dict[str, Any]:
     """The whole report (JSON-ready). `references`: case id -> its newest references.
-    `claim_decider(tasks)`: the claim judge's decisions per record key (claims_build)."""
+    `claim_decider(tasks)`: the claim judge's decisions per record key (reports/scoring/claims.py)."""
     scored: dict[str, list] = {GROUND_TRUTH: [], GENERATED: [], EVIDENCE: []}
     unscored = []
     for p in predictions:

@@ -1,6 +1,6 @@
 """A score report as Markdown: per-field figures, per-record figures, failure contexts.
 
-Pure: renders the dict `scoring_build.score_report_build` returns. Each section keeps its own
+Pure: renders the dict `judging.reports.scoring.build.score_report_build` returns. Each section keeps its own
 label; the provisional one never says accuracy.
 """
 

@@ -1,6 +1,6 @@
 """Score predictions against a project's references and keep the report (a `ScoreRun`).
 
-The numbers come from `scoring_build.score_report_build` (pure); this module reads the file,
+The numbers come from `judging.reports.scoring.build.score_report_build` (pure); this module reads the file,
 checks every case id against the project's items, gathers each item's newest `ground_truth`
 and `generated` references and stores the run. A bad file changes nothing: the error names the
 file, the line and the field, and no run is written.
@@ -97,7 +97,7 @@ def predictions_score(
 ) -> ScoreRun:
     """Score a predictions JSONL `stream` (binary), or already-parsed `records` (the API: errors
     then name `record N`, 1-based). Raises FormatError and stores nothing if the input is bad.
-    `comparison`: `auto`, `semantic` or `exact` (claims_build); `claim_judge` (`NAME` or
+    `comparison`: `auto`, `semantic` or `exact` (reports/scoring/claims.py); `claim_judge` (`NAME` or
     `NAME@V`) decides the claims of semantically compared rows (claim_judge.py)."""
     if comparison not in COMPARISONS:
         raise ClaimJudgeError(f"--comparison {comparison!r}: one of {', '.join(COMPARISONS)}")
