@@ -15,8 +15,10 @@ from judging.models import Criterion, DashboardSnapshot, JudgeConfig, JudgeVersi
 from judging.services.calibration.failures import buckets_for, current_tags, failure_summary
 from judging.services.calibration.send_to_humans import SELECTIONS
 from judging.services.calibration.splits import current_draw
+from judging.services.imports.criteria import criterion_kind
 from judging.services.runs.control import Progress, runs_progress
 from reviews.models import Event, EventKind, Item, Membership, Project, Role
+from reviews.services.projects.questions import QuestionType
 
 
 def disagreement_rows(project, payload) -> tuple[list[dict], dict[int, list[str]]]:
@@ -186,3 +188,27 @@ def generations_recent(project, *, lines: int = 100) -> list[Generation]:
         asked = sorted(p for p, status in outcome.items() if not status.startswith("agreed"))
         generation.items.append(GeneratedItem(event.item, agreed, asked))
     return list(generations.values())
+
+
+@dataclass(frozen=True)
+class CriterionRow:
+    latest: Criterion
+    kind: str  # the builder's kind (criterion_kind)
+    versions: list[Criterion]  # newest first
+
+    @property
+    def kind_label(self) -> str:
+        return QuestionType(self.kind).label
+
+
+def criterion_rows(project: Project) -> list[CriterionRow]:
+    """Each criterion of the project with its versions, newest first (one query)."""
+    by_name: dict[str, list[Criterion]] = {}
+    for criterion in Criterion.objects.filter(project=project).order_by(
+        "name", "-created_at", "-pk"
+    ):
+        by_name.setdefault(criterion.name, []).append(criterion)
+    return [
+        CriterionRow(latest=versions[0], kind=criterion_kind(versions[0]), versions=versions)
+        for versions in by_name.values()
+    ]

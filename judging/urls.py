@@ -11,6 +11,7 @@ from judging.views import (
     judges,
     lists,
     measures,
+    questions,
     scores,
     setup,
 )
@@ -81,6 +82,7 @@ score_patterns = [
 
 # Under p/<slug>/: judges and their runs, ground-truth generation, scores, the dashboard.
 project_patterns = [
+    path("questions/", questions.questions, name="questions"),
     path("judges/", include(judge_patterns)),
     path("runs/<id:pk>/", include(run_patterns)),
     path("generate/", generate.generate, name="generate"),

@@ -9,6 +9,7 @@ from reviews.models import (
     Project,
     ProjectAction,
     Question,
+    QuestionKind,
     ResolutionRule,
     decisions_for,
 )
@@ -104,8 +105,9 @@ class AnswerChoiceForm(forms.Form):
             if claim is None:
                 raise forms.ValidationError("That candidate does not belong to this question.")
             return Decision.SET, claim, claim.value
-        if choice == "value":
-            return Decision.SET, None, typed
+        if choice == "value":  # a criterion without labels is answered in free text
+            free_text = self.question.kind == QuestionKind.CRITERION
+            return Decision.LABEL if free_text else Decision.SET, None, typed
         if prefix == "label" and rest:
             return Decision.LABEL, None, rest
         return choice, None, None

@@ -12,6 +12,7 @@ from reviews.views import (
     items,
     members,
     projects,
+    questions,
     queue,
     review,
     tokens,
@@ -71,6 +72,7 @@ project_patterns = [
 urlpatterns = [
     path("projects/", projects.project_list, name="project_list"),
     path("projects/new/", projects.project_new, name="project_new"),
+    path("questions/builder/", questions.question_builder, name="question_builder"),
     path("queue/", queue.my_queue, name="my_queue"),
     path("account/tokens/", tokens.api_tokens, name="api_tokens"),
     path("account/tokens/<id:pk>/revoke/", tokens.api_token_revoke, name="api_token_revoke"),

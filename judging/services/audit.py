@@ -4,7 +4,7 @@ table (judging never writes reviews' rows itself); each judging service makes on
 
 from __future__ import annotations
 
-from judging.models import JudgeConfig, JudgeVersion, ModelPrice, Run, SplitDraw
+from judging.models import Criterion, JudgeConfig, JudgeVersion, ModelPrice, Run, SplitDraw
 from reviews.models import ProjectAction
 from reviews.services.projects.audit import project_event_record
 
@@ -82,4 +82,29 @@ def price_added(price: ModelPrice, actor) -> None:
             "output_per_million": price.output_per_million,
             "effective_from": price.effective_from,
         },
+    )
+
+
+def criterion_defined(criterion: Criterion, actor, *, previous: Criterion | None) -> None:
+    """A question defined in the builder or by `manage.py criterion`: its new version."""
+
+    def shown(row: Criterion) -> dict:
+        return {
+            "version": row.version,
+            "labels": list(row.labels),
+            "positive": row.positive_label,
+            "ordinal": row.ordinal,
+            "critical": row.critical,
+            "pairwise": row.pairwise,
+            "text": row.text,
+        }
+
+    before, after = (shown(previous), shown(criterion)) if previous else ({}, shown(criterion))
+    project_event_record(
+        criterion.project,
+        actor,
+        ProjectAction.CRITERION_DEFINED,
+        target=f"{criterion.name} v{criterion.version}",
+        before={k: v for k, v in before.items() if after.get(k) != v},
+        after={k: v for k, v in after.items() if before.get(k) != v},
     )

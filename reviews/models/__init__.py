@@ -34,6 +34,7 @@ from reviews.models.workflow import (
     Resolution,
     ResolutionSource,
     decisions_for,
+    label_problem,
 )
 
 __all__ = [
@@ -79,5 +80,6 @@ __all__ = [
     "Role",
     "Slice",
     "decisions_for",
+    "label_problem",
     "TrustedKey",
 ]

@@ -26,6 +26,7 @@ class ProjectAction(models.TextChoices):
     RUN_RESUMED = "run_resumed", "Run resumed"
     RUN_CANCELLED = "run_cancelled", "Run cancelled"
     PRICE_ADDED = "price_added", "Model price added"
+    CRITERION_DEFINED = "criterion_defined", "Question defined"
 
 
 # Site-wide actions (project empty): a token belongs to a user, a price to a provider's model.

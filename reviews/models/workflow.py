@@ -118,6 +118,16 @@ def decisions_for(kind: str, *, adjudicator: bool = False) -> tuple[str, ...]:
     return tuple(d for d in allowed if d != Decision.UNCLEAR) if adjudicator else allowed
 
 
+def label_problem(labels: list[str], value) -> str | None:
+    """Why `value` cannot be a criterion question's label (None: it can). A question with no
+    labels is answered in free text: anything but nothing."""
+    if not labels:
+        return None if isinstance(value, str) and value.strip() else "Type an answer."
+    if value not in labels:
+        return f"{value!r} is not one of the labels: {', '.join(labels)}."
+    return None
+
+
 class Answer(AppendOnlyModel):
     """A rater's answer to a question; every change is a new row with the next `seq`."""
 

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -15,12 +16,14 @@ from reviews.forms import (
 )
 from reviews.models import ItemStatus, Role
 from reviews.services.projects.members import project_create, project_settings_update
+from reviews.services.projects.questions import question_define
 from reviews.services.rating.quality import (
     gold_items,
     rater_alerts,
     rater_quality,
     rater_quality_setting,
 )
+from reviews.views.questions import builder_context, template_chosen
 
 CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels
 
@@ -99,21 +102,57 @@ def _sparkline(drift) -> list[dict]:
 
 @require_http_methods(["GET", "POST"])
 def project_new(request):
+    """A project and, optionally, its first question (the builder): every import then asks
+    it. A refused form shows what was typed with the reason beside the field."""
     if not request.user.is_staff:
         raise PermissionDenied("Only staff can create projects.")
-    form = ProjectCreateForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    data = request.POST if request.method == "POST" else None
+    # A template button pressed without htmx: shown again as typed, nothing refused yet.
+    form = (
+        ProjectCreateForm(initial=data.dict()) if template_chosen(data) else ProjectCreateForm(data)
+    )
+    asking = data is not None and any(
+        data.get(f"q-{name}", "").strip() for name in ("name", "labels", "text")
+    )
+    builder = builder_context(
+        data if asking or template_chosen(data) else None, legend="First question (optional)"
+    )
+    qform = builder["qform"]
+    submitted = data is not None and not template_chosen(data)
+    if submitted and form.is_valid() and (not asking or qform.is_valid()):
         try:
-            result = project_create(actor=request.user, **form.cleaned_data)
+            result, defined = _project_with_question(request.user, form, qform if asking else None)
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            if result.created:
-                messages.success(request, f"Project {result.project.name} created.")
-            else:
-                messages.info(request, f"You already run {result.project.name}; nothing changed.")
+            messages.success(request, _created_message(result, defined))
             return redirect(result.project)
-    return render(request, "reviews/project_new.html", {"form": form})
+    return render(request, "reviews/project_new.html", {"form": form, **builder})
+
+
+def _project_with_question(actor, form, qform):
+    """The project and its first question in one transaction (a refused question leaves no
+    project behind)."""
+    with transaction.atomic():
+        result = project_create(actor=actor, **form.cleaned_data)
+        defined = None
+        if qform is not None and result.created:
+            defined = question_define(
+                project=result.project,
+                actor=actor,
+                definition=qform.definition(),
+                ask_on_import=True,
+            )
+    return result, defined
+
+
+def _created_message(result, defined) -> str:
+    name = result.project.name
+    if not result.created:
+        return f"You already run {name}; nothing changed."
+    if defined is None:
+        return f"Project {name} created."
+    return f"Project {name} created; every import asks {defined.request}."
 
 
 @require_http_methods(["GET", "POST"])
@@ -148,5 +187,5 @@ def project_settings(request, slug):
     return render(
         request,
         "reviews/project_settings.html",
-        {"access": access, "project": access.project, "form": form},
+        {"access": access, "project": access.project, "form": form, **builder_context()},
     )

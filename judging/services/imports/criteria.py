@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judging.models import Criterion, Judge
+from judging.services.audit import criterion_defined
 from reviews.models import Project
+from reviews.services.projects.questions import (
+    DefinedQuestion,
+    QuestionDefinition,
+    QuestionType,
+    register_question_definer,
+)
 
 PAIRWISE_CRITERION = "preference"
 PAIRWISE_LABELS = ["A", "B", "tie"]
@@ -115,6 +122,54 @@ def latest_criterion(*, project: Project, name: str) -> Criterion | None:
     )
 
 
+def _next_version(project: Project, name: str) -> str:
+    """One above the highest whole-number version (versions imported from files may be any
+    text: those are skipped over, never reused)."""
+    taken = set(
+        Criterion.objects.filter(project=project, name=name).values_list("version", flat=True)
+    )
+    number = max((int(v) for v in taken if v.isdigit()), default=0) + 1
+    while str(number) in taken:
+        number += 1
+    return str(number)
+
+
+def criterion_define(project: Project, actor, definition: QuestionDefinition) -> DefinedQuestion:
+    """A criterion as the question builder or `manage.py criterion` defines it: a new version
+    when anything differs from the newest one (questions already asked keep the version they
+    were asked with, and answers stay on it); the same definition again changes nothing."""
+    wanted = CriterionDefinition(
+        name=definition.name,
+        labels=list(definition.labels),
+        positive_label=definition.positive,
+        ordinal=definition.kind == QuestionType.ORDINAL,
+        critical=definition.critical,
+        pairwise=definition.kind == QuestionType.PAIRWISE,
+        text=definition.text,
+    )
+    request = f"criterion:{definition.name}"
+    latest = latest_criterion(project=project, name=definition.name)
+    if latest is not None and not _differences(latest, wanted):
+        return DefinedQuestion(request=request, version=latest.version, created=False)
+    wanted = replace(wanted, version=_next_version(project, definition.name))
+    criterion, _ = criterion_ensure(project=project, definition=wanted)
+    criterion_defined(criterion, actor, previous=latest)
+    return DefinedQuestion(request=request, version=criterion.version, created=True)
+
+
+def criterion_kind(criterion: Criterion) -> str:
+    """The builder's kind of a stored criterion (pass/fail: two labels, one of them passing)."""
+    if criterion.pairwise:
+        return QuestionType.PAIRWISE
+    if not criterion.labels:
+        return QuestionType.FREE_TEXT
+    if criterion.ordinal:
+        return QuestionType.ORDINAL
+    if len(criterion.labels) == 2 and criterion.positive_label:
+        return QuestionType.PASS_FAIL
+    return QuestionType.CHOICE
+
+
 def question_snapshot(criterion: Criterion) -> dict:
     """What a question asking `criterion` keeps of it, so a later version changes nothing
     already asked: its name as the key, its labels, text and version."""
@@ -162,3 +217,6 @@ def judge_ensure(
             "prompt_sha256": prompt_sha256 or "",
         },
     )
+
+
+register_question_definer(criterion_define)

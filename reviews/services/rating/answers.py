@@ -26,6 +26,7 @@ from reviews.models import (
     QuestionKind,
     QuestionStatus,
     decisions_for,
+    label_problem,
 )
 from reviews.services.assignment.durability import rater_write_commits_async
 from reviews.services.assignment.queue import lease_renew
@@ -79,10 +80,12 @@ def _validated(question: Question, given: AnswerInput) -> AnswerInput:
         raise AnswerError(f"{given.decision!r} is not an answer to a {question.kind} question.")
     if given.decision in {Decision.OMIT, Decision.A, Decision.B, Decision.TIE, Decision.UNCLEAR}:
         return AnswerInput(given.decision, None, None, given.flagged, given.note.strip())
-    if given.decision == Decision.LABEL and given.value not in question.labels:
-        raise AnswerError(
-            f"{given.value!r} is not one of the labels: {', '.join(question.labels)}."
-        )
+    if given.decision == Decision.LABEL:
+        problem = label_problem(question.labels, given.value)
+        if problem:
+            raise AnswerError(problem)
+        value = given.value if question.labels else given.value.strip()
+        return AnswerInput(given.decision, value, None, given.flagged, given.note.strip())
     claim_id = given.chosen_claim_id
     value = given.value
     if claim_id is not None:

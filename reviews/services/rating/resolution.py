@@ -33,6 +33,7 @@ from reviews.models import (
     ResolutionSource,
     Role,
     decisions_for,
+    label_problem,
 )
 from reviews.services.events import event_record
 from reviews.services.rating.normalise import comparable
@@ -214,8 +215,8 @@ def adjudication_record(
         raise ResolutionError("Choose a decision for this question.")
     if decision == Decision.SET and (value is None or value == ""):
         raise ResolutionError("Give the value, or decide to omit the field.")
-    if decision == Decision.LABEL and value not in question.labels:
-        raise ResolutionError(f"{value!r} is not one of the labels: {', '.join(question.labels)}.")
+    if decision == Decision.LABEL and (problem := label_problem(question.labels, value)):
+        raise ResolutionError(problem)
     previous = question.resolutions.order_by("-created_at", "-pk").first()
     resolution = Resolution.objects.create(
         question=question,
