@@ -33,3 +33,4 @@ class ReviewsConfig(AppConfig):
         # choices are listed: review files first.
         from reviews.services.imports import review_files  # noqa: F401, I001
         from reviews.services.imports import records  # noqa: F401
+        from reviews.services.imports import files  # noqa: F401

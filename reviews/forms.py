@@ -229,24 +229,57 @@ class TokenForm(forms.Form):
     )
 
 
-class ImportUploadForm(forms.Form):
-    """The upload page: a file, its format (detected from the file when blank) and the options
-    an import takes (record kind, judge, as generated, questions asked of every item)."""
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
 
-    file = forms.FileField(error_messages={"required": "Choose a file to import."})
+
+class MultipleFileField(forms.FileField):
+    """Several files in one field (Django's documented recipe): a list of uploads."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"multiple": True}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        uploads = data if isinstance(data, list | tuple) else [data] if data else []
+        return [super(MultipleFileField, self).clean(one, initial) for one in uploads]
+
+
+class ImportUploadForm(forms.Form):
+    """The upload page: a file (or several images and PDFs, or a folder of them), its format
+    (detected from the file when blank) and the options an import takes (record kind, judge,
+    as generated, questions asked of every item)."""
+
+    file = MultipleFileField(required=False)
+    folder = MultipleFileField(required=False)
     format = forms.CharField(required=False)
     kind = forms.CharField(required=False)
     judge = forms.CharField(required=False)
     as_generated = forms.BooleanField(required=False)
     questions = forms.CharField(required=False)
 
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        if upload.size > limits.current().file_bytes:  # refused before a byte is stored
-            raise forms.ValidationError(
-                f"{upload.name}: {limits.message('file_bytes', 'its size', upload.size)}."
-            )
-        return upload
+    def clean(self):
+        cleaned = super().clean()
+        uploads = [*cleaned.get("file", []), *cleaned.get("folder", [])]
+        if not uploads and not self.has_error("file"):
+            self.add_error("file", "Choose a file to import (or several images and PDFs).")
+        for upload in uploads:
+            if upload.size > limits.current().file_bytes:  # refused before a byte is stored
+                self.add_error(
+                    "file",
+                    f"{upload.name}: {limits.message('file_bytes', 'its size', upload.size)}.",
+                )
+        if len(uploads) > 1:
+            for upload in uploads:
+                if _not_evidence(upload):
+                    self.add_error(
+                        "file",
+                        f"{upload.name}: not an image or PDF. Several files at once are "
+                        "images (PNG, JPEG, WebP, TIFF) and PDFs, an item each; import "
+                        "records, review files and TextFlow results one file at a time.",
+                    )
+        cleaned["uploads"] = uploads
+        return cleaned
 
     def clean_format(self) -> str:
         chosen = self.cleaned_data["format"]
@@ -262,6 +295,12 @@ class ImportUploadForm(forms.Form):
             as_generated=data["as_generated"],
             questions=split_requests(data["questions"]),
         )
+
+
+def _not_evidence(upload) -> bool:
+    head = upload.read(1024)
+    upload.seek(0)
+    return evidence.sniff(head) is None
 
 
 class ItemListForm(forms.Form):

@@ -43,6 +43,7 @@ NOT_PAGES = {
     "import_job_retry": "POST: retries an import job",
     "project_export": "POST: an export writes an event per item",
     "review_next": "POST: claims the next item",
+    "question_builder": "POST: the question builder's preview and templates (saves nothing)",
     "judge_save": "POST: saves a judge version",
     "run_start": "POST: queues a judge run",
     "run_stop": "POST: cancels a run",
@@ -132,6 +133,8 @@ PINNED = {
     "approval_queue": 5,  # as the approver
     "assignments": 9,
     "import_upload": 4,
+    "questions": 4,
+    "docs_page": 2,
     "import_job": 4,
     "evidence_page": 5,
     "evidence_words": 4,
@@ -172,7 +175,11 @@ def _values(site: Site, route: Route) -> dict:
         "job_pk": site.job.pk,
         "sha256": site.document.sha256,
         "page": 1,
-        "name": "faithful" if name.startswith("dashboard_") else JUDGE,
+        "name": "faithful"
+        if name.startswith("dashboard_")
+        else "formats"
+        if name == "docs_page"
+        else JUDGE,
         "fmt": "svg" if name == "dashboard_chart" else "md",
         "kind": "confusion",
         "external_id": APPROVED,

@@ -3,6 +3,7 @@
 No model, no database: callers pass the stored file (a path or its bytes). Everything a caller
 outside this package needs is imported from here::
 
+    sniff(head) -> "PDF" | "PNG" | "JPEG" | "TIFF" | "WEBP" | None   # by the first bytes
     inspect_evidence(data, *, name, max_bytes=None, max_pages=None, max_pixels=None)
         -> EvidenceInfo                         # raises EvidenceError(name, reason, code=...)
     render_page(source, page=1, *, dpi=150, fmt="png") -> bytes   # dpi one of ZOOM_DPIS
@@ -26,7 +27,7 @@ page whose points are its pixels after EXIF orientation.
 
 from reviews.evidence.drawing import DrawBox, DrawLine, DrawText
 from reviews.evidence.errors import EvidenceError
-from reviews.evidence.identify import EvidenceInfo, inspect_evidence
+from reviews.evidence.identify import EvidenceInfo, inspect_evidence, sniff
 from reviews.evidence.limits import (
     DEFAULT_DPI,
     DEFAULT_MAX_BYTES,
@@ -78,6 +79,7 @@ __all__ = [
     "page_words",
     "render_key",
     "render_page",
+    "sniff",
     "svg_to_png",
     "text_bbox",
     "text_width",

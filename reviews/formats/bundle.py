@@ -150,6 +150,30 @@ def _bundle_cases(zf: zipfile.ZipFile, file: str, members: dict) -> list[BundleC
     return cases
 
 
+REVIEW_SUFFIXES = (".json", ".jsonl")
+
+
+def zip_members(zf: zipfile.ZipFile, *, file: str, max_members: int = 10_000) -> dict:
+    """A zip's members by bundle-root relative name, refused as a bundle's are (unsafe names,
+    links, encryption, bombs); junk (macOS metadata) is left out. A damaged zip: FormatError."""
+    try:
+        return _bundle_members(zf, file, max_members)
+    except ZIP_ERRORS as exc:
+        raise FormatError(f"corrupt zip member ({exc})", file=file) from None
+
+
+def holds_review_files(path: str | os.PathLike[str]) -> bool:
+    """Whether a .zip holds review files (a review bundle), rather than only evidence files
+    (images and PDFs to import one item each). An unreadable zip counts as a bundle: its
+    importer says what is wrong with it."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = [info.filename for info in zf.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, OSError):
+        return True
+    return any(name.lower().endswith(REVIEW_SUFFIXES) for name in names)
+
+
 def read_review_bundle(
     src: str | os.PathLike[str] | IO[bytes],
     *,

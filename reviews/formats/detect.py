@@ -3,6 +3,8 @@
 Only the head of the file is needed (``HEAD_BYTES``), so uploads can be sniffed before they are
 read whole. What each format looks like is its importer's business (a ``Sniffer`` each, handed
 in by the import pipeline's registry); the containers are judged here. Rules, in order:
+  * an image (PNG, JPEG, WebP, TIFF) or a PDF, by its magic bytes -> the format that reads
+    ``evidence`` (each file an item of its own);
   * ``.zip`` name or zip magic -> the format that reads ``zip``;
   * a JSON object on the first line followed by more lines (or a ``.jsonl``/``.ndjson`` name) is
     JSONL: its first record decides, among the formats that read JSONL;
@@ -22,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reviews.evidence import sniff
+
 from .errors import FormatError
 
 __all__ = ["HEAD_BYTES", "Sniffer", "csv_flavour", "detect_format"]
@@ -36,7 +40,7 @@ class Sniffer:
     format: str
     looks_like: Callable[[dict[str, Any]], bool]  # a (partial) JSON object of this format?
     lines: bool = False  # may come as JSONL, one object per line
-    container: str = ""  # "zip" or "csv": the format that reads that container
+    container: str = ""  # "zip", "csv" or "evidence": the format that reads that container
 
 
 _COLUMN = re.compile(r"^[A-Za-z_][\w.-]*$")  # snake_case-like names, no spaces
@@ -126,16 +130,26 @@ def _detect_csv(name: str, text: str, sniffers: Sequence[Sniffer]) -> str:
     )
 
 
+# Where files that are not records go, for errors about a file no text format reads.
+EVIDENCE_HINT = (
+    "images (PNG, JPEG, WebP, TIFF) and PDFs import as items of their own, several at once, "
+    "in a folder or in a .zip (docs/formats.md, Files: images and PDFs)"
+)
+
+
 def _refuse_nul_bytes(name: str, sample: bytes) -> None:
     """UTF-16 (a byte-order mark, or a NUL in most characters: one without its mark) is named
     as such; a stray NUL byte is named where it is: no text column stores it."""
     if sample[:2] in (b"\xff\xfe", b"\xfe\xff") or sample.count(b"\x00") * 4 >= len(sample) > 0:
-        raise FormatError("UTF-16 text: save the file as UTF-8", file=name)
+        raise FormatError(
+            f"UTF-16 text: save the file as UTF-8 (if it is not text: {EVIDENCE_HINT})",
+            file=name,
+        )
     at = sample.find(b"\x00")
     if at >= 0:
         line = sample.count(b"\n", 0, at) + 1
         raise FormatError(
-            "a NUL byte: not text (no database text column stores it)",
+            "a NUL byte: not text (no database text column stores it); " + EVIDENCE_HINT,
             file=name,
             record=f"line {line}",
         )
@@ -144,6 +158,8 @@ def _refuse_nul_bytes(name: str, sample: bytes) -> None:
 def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
     """The format of the sniffer that recognises the name and first bytes."""
     lower = name.lower()
+    if sniff(head) is not None:
+        return _container(sniffers, "evidence", name)
     if lower.endswith(".zip") or head.startswith(b"PK\x03\x04"):
         return _container(sniffers, "zip", name)
     _refuse_nul_bytes(name, head[:4096])

@@ -1,6 +1,7 @@
 """Project admins upload files; large imports run in the background with live progress."""
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -13,29 +14,41 @@ from reviews.services.imports.jobs import RetryRefused, import_job_retry, import
 from reviews.services.imports.pipeline import count_rows, import_formats
 from reviews.tasks import run_import_job
 
+RECORD_KINDS = ("item", "criterion", "verdict", "human_label", "pairwise_verdict")
+
 
 @require_http_methods(["GET", "POST"])
 def import_upload(request, slug):
+    """A refused upload shows the page again with what was chosen and the reason beside the
+    file field (a browser never refills a file input: the reason names the file)."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    if request.method == "POST":
-        form = ImportUploadForm(request.POST, request.FILES)
-        if form.is_valid():
+    form = ImportUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
             job = import_job_start(
                 actor=request.user,
                 project=access.project,
-                upload=form.cleaned_data["file"],
+                upload=form.cleaned_data["uploads"],
                 format=form.cleaned_data["format"],
                 options=form.options(),
             )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
             transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
             return redirect("import_job", slug, job.pk)
-        for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
     jobs = ImportJob.objects.filter(project=access.project).select_related("created_by")[:20]
     return render(
         request,
         "reviews/import_upload.html",
-        {"access": access, "project": access.project, "jobs": jobs, "formats": import_formats()},
+        {
+            "access": access,
+            "project": access.project,
+            "jobs": jobs,
+            "formats": import_formats(),
+            "form": form,
+            "kinds": RECORD_KINDS,
+        },
     )
 
 

@@ -13,11 +13,16 @@ from reviews.services.imports.questions import split_requests
 
 
 class Command(ProjectCommand):
-    help = "Import a review file, bundle, JSONL/CSV records or TextFlow results (one transaction)."
+    help = (
+        "Import a review file, bundle, JSONL/CSV records or TextFlow results; or images and "
+        "PDFs (several, a folder or a .zip of them), an item each (one transaction)."
+    )
     missing_hint = " (create it first with create_project)"
 
     def add_arguments(self, parser):
-        parser.add_argument("path", type=Path)
+        parser.add_argument(
+            "path", type=Path, nargs="+", help="a file; several images/PDFs or a folder of them"
+        )
         parser.add_argument(
             "--format", choices=import_formats(), help="default: detected from the content"
         )
@@ -55,10 +60,22 @@ class Command(ProjectCommand):
         )
 
     def handle_project(
-        self, project, *, path: Path, format, kind, judge, map, clip, as_generated, questions, **_
+        self,
+        project,
+        *,
+        path: list[Path],
+        format,
+        kind,
+        judge,
+        map,
+        clip,
+        as_generated,
+        questions,
+        **_,
     ):
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file.")
+        for one in path:
+            if not (one.is_file() or one.is_dir()):
+                raise CommandError(f"{one}: no such file or folder.")
         opts = {
             "kind": kind,
             "judge": judge,
@@ -67,7 +84,7 @@ class Command(ProjectCommand):
             "as_generated": as_generated,
             "questions": split_requests(questions),
         }
-        try:  # the report names the file by path.name, file_import's default
+        try:  # the report names the file by its name (several: "N files"), file_import's default
             report = file_import(
                 actor=None,
                 project=project,

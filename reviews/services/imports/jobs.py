@@ -6,6 +6,11 @@ never import tasks).
 
 from __future__ import annotations
 
+import tempfile
+import zipfile
+
+from django.core.exceptions import ValidationError
+from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 
@@ -28,15 +33,44 @@ def _count_lines(upload) -> int | None:
     return max(0, lines - 1) if name.endswith(".csv") else lines
 
 
+def uploads_zipped(uploads) -> File:
+    """Several uploaded images and PDFs as one stored .zip (stored, not compressed: they are
+    compressed already), which the `files` format reads an item per member. Two uploads of
+    the same name are refused: an item's id is its file's name."""
+    names = [upload.name for upload in uploads]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValidationError(
+            {"file": f"Two files named {repeated[0]}: an item's id is its file's name; rename one."}
+        )
+    spool = tempfile.SpooledTemporaryFile(max_size=64 << 20)  # noqa: SIM115 (File closes it)
+    with zipfile.ZipFile(spool, "w", zipfile.ZIP_STORED) as bundle:
+        for upload in uploads:
+            with bundle.open(upload.name, "w", force_zip64=True) as member:
+                for chunk in upload.chunks():
+                    member.write(chunk)
+    spool.seek(0)
+    return File(spool, name=f"{len(uploads)}-files.zip")
+
+
+def _uploads_named(uploads) -> str:
+    """What the job list calls several files: how many, and their names as far as they fit."""
+    return f"{len(uploads)} files: {', '.join(u.name for u in uploads)}"[:255]
+
+
 @transaction.atomic
 def import_job_start(*, actor, project, upload, format: str = "", options=None) -> ImportJob:
+    """`upload`: one uploaded file, or a list of them (several images and PDFs)."""
     if format and format not in import_formats():
         raise ValueError(f"Unknown format {format!r}.")
+    uploads = upload if isinstance(upload, list) else [upload]
+    name = uploads[0].name if len(uploads) == 1 else _uploads_named(uploads)
+    upload = uploads[0] if len(uploads) == 1 else uploads_zipped(uploads)
     job = ImportJob.objects.create(
         project=project,
         created_by=actor,
         file=upload,
-        original_name=upload.name[:255],
+        original_name=name[:255],
         format=format,
         records_total=_count_lines(upload),
         report={"options": options or {}},

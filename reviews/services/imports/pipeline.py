@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +34,10 @@ from typing import Any, BinaryIO, ClassVar, Protocol
 from django.db import transaction
 
 from evalsite.planner_statistics import planner_statistics_refresh
-from reviews.evidence import EvidenceError
+from reviews.evidence import EvidenceError, sniff
 from reviews.formats import limits
-from reviews.formats.detect import HEAD_BYTES, Sniffer, detect_format
+from reviews.formats.bundle import holds_review_files
+from reviews.formats.detect import EVIDENCE_HINT, HEAD_BYTES, Sniffer, detect_format
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.files.documents import StoredFiles
@@ -219,20 +220,85 @@ def detect(name: str, head: bytes) -> str:
     return detect_format(name, head, [i.sniffer for i in _IMPORTERS.values()])
 
 
-def choose_format(path: Path, *, name: str, requested: str | None) -> str:
+FILES = "files"  # the format of images and PDFs (import_files.py)
+
+
+def choose_format(path: Path | Sequence[Path], *, name: str, requested: str | None) -> str:
+    """The format that reads `path` (several paths, or a folder: images and PDFs); a format
+    asked for that cannot read it is refused with what it reads and where such files go."""
+    if requested and requested not in _IMPORTERS:
+        raise FormatError(
+            f"unknown format {requested!r} (choose one of: {', '.join(_IMPORTERS)})", file=name
+        )
+    if not isinstance(path, Path) or path.is_dir():
+        return _files_only(path, name=name, requested=requested)
     size = path.stat().st_size
     if size > limits.current().file_bytes:
         raise FormatError(limits.message("file_bytes", "this file's size", size), file=name)
-    if requested:
-        if requested not in _IMPORTERS:
-            raise FormatError(
-                f"unknown format {requested!r} (choose one of: {', '.join(_IMPORTERS)})",
-                file=name,
-            )
-        return requested
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
-    return detect(name, head)
+    kind = sniff(head)
+    if requested and requested != FILES and kind is not None:
+        raise FormatError(
+            f"{_a(kind)}, not {requested} ({_READS.get(requested, requested + ' files')}); "
+            f"{EVIDENCE_HINT}: leave the format to be detected, or choose {FILES}",
+            file=name,
+        )
+    if requested == FILES and kind is None and not _zip_of_files(path, head):
+        raise FormatError(
+            f"not an image or PDF: the {FILES} format reads images (PNG, JPEG, WebP, TIFF) and "
+            "PDFs, one item each, or a folder or .zip of them; records, review files and "
+            "TextFlow results are detected when no format is chosen",
+            file=name,
+        )
+    if requested:
+        return requested
+    chosen = detect(name, head)
+    if chosen != FILES and _zip_of_files(path, head):
+        return FILES
+    return chosen
+
+
+# What each text format reads, for the error that names a file it cannot read.
+_READS = {
+    "review": "it reads review files: .json, .jsonl or a .zip bundle of them",
+    "jsonl": "it reads typed JSONL records",
+    "csv": "it reads CSV records or a path,expected table",
+    "textflow": "it reads TextFlow evaluated results (.json)",
+}
+
+
+def _a(kind: str) -> str:
+    return "a PDF" if kind == "PDF" else f"a {kind} image"
+
+
+def _zip_of_files(path: Path, head: bytes) -> bool:
+    """A .zip holding no review file: images and PDFs to import one item each."""
+    return head.startswith(b"PK\x03\x04") and not holds_review_files(path)
+
+
+def _files_only(paths, *, name: str, requested: str | None) -> str:
+    """Several files at once, or a folder: only images and PDFs (and folders and .zips of
+    them) come that way; any other file is named."""
+    if requested and requested != FILES:
+        raise FormatError(
+            f"several files or a folder import only as {FILES} (images and PDFs); import "
+            f"{requested} files one at a time",
+            file=name,
+        )
+    for path in [paths] if isinstance(paths, Path) else paths:
+        if path.is_dir():
+            continue
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+        if sniff(head) is None and not _zip_of_files(path, head):
+            raise FormatError(
+                "not an image or PDF: several files at once (or a folder) are images "
+                "(PNG, JPEG, WebP, TIFF) and PDFs, one item each; import records, review "
+                "files and TextFlow results one file at a time",
+                file=path.name,
+            )
+    return FILES
 
 
 def _question_requests(context: ImportContext) -> list[str]:
@@ -262,7 +328,7 @@ def file_import(
     *,
     actor,
     project: Project,
-    path: Path,
+    path: Path | Sequence[Path],
     name: str | None = None,
     format: str | None = None,
     options: dict[str, Any] | None = None,
@@ -270,13 +336,17 @@ def file_import(
     on_store: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Import `path` into `project` in one transaction; raises ImportFailed and writes nothing.
+    Several paths, or a folder, are images and PDFs (format `files`: an item each).
     `on_store` is told each evidence file stored (a background job journals them)."""
-    name = name or path.name
+    if not isinstance(path, Path) and len(path) == 1:
+        path = path[0]
+    several = not isinstance(path, Path)
+    name = name or (f"{len(path)} files" if several else path.name)
     context = ImportContext(
         actor=actor,
         project=project,
         file=name,
-        base_dir=path.parent,
+        base_dir=None if several else path.parent,
         options=options or {},
         progress=progress,
         written=StoredFiles(on_store=on_store),
