@@ -148,11 +148,21 @@ def _decided(disputed: dict, signed: dict, notes: dict | None) -> dict:
     return decided
 
 
+class NothingToExport(Exception):
+    """The export would be empty: nothing approved, or no review file among the approved."""
+
+
 def files_export(*, actor, project, format: str) -> dict[str, bytes]:
-    """{file name: content} for the chosen format; records an `exported` event per item."""
+    """{file name: content} for the chosen format; records an `exported` event per item.
+    Refused (NothingToExport) when it would be empty: an empty export verifies nothing."""
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {format!r}; choose one of {EXPORT_FORMATS}")
     entries = list(approved_items(project))
+    if not entries:
+        raise NothingToExport(
+            f"nothing to export: no item of {project.slug} is approved yet (an approver signs "
+            "each item on its Approve page)"
+        )
     files: dict[str, bytes] = {}
     if format == "csv":
         buffer = io.StringIO()
@@ -168,6 +178,11 @@ def files_export(*, actor, project, format: str) -> dict[str, bytes]:
             review = review_document(entry)
             if review is not None:
                 files[f"{name}.review.json"] = dump_review_file(review)
+    if not files:
+        raise NothingToExport(
+            f"nothing to export as review files: none of the {len(entries)} approved items "
+            "came from a review file; export references or CSV"
+        )
     events_record(
         kind=EventKind.EXPORTED,
         actor=actor,
@@ -198,6 +213,7 @@ def _safe_name(external_id: str) -> str:
 __all__ = [
     "EXPORT_FORMATS",
     "approved_items",
+    "NothingToExport",
     "files_export",
     "reference_document",
     "review_document",

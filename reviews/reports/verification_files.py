@@ -8,11 +8,15 @@ its approval block and the file's own statements about it (which must equal the 
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reviews.formats.bundle import zip_members
 from reviews.formats.errors import FormatError, iter_json_lines, loads_json
 from reviews.formats.reference import ApprovedReference, iter_reference_csv
 from reviews.formats.review_file import ReviewFile
@@ -64,7 +68,10 @@ def files_in(path: Path) -> list[Path]:
 
 
 def read(path: Path) -> Iterator[Signed]:
-    """Every approval in `path` (a file or a folder)."""
+    """Every approval in `path` (a file, a folder, or a .zip as the browser's export gives)."""
+    if path.is_file() and zipfile.is_zipfile(path):
+        yield from _zipped(path)
+        return
     for file in files_in(path):
         name = str(file.relative_to(path)) if path.is_dir() else file.name
         suffix = file.suffix.lower()
@@ -81,6 +88,29 @@ def read(path: Path) -> Iterator[Signed]:
                 yield _object(loads_json(file.read_bytes(), file=name), name)
         except (FormatError, OSError) as error:
             yield Signed(name, "?", problem=str(error))
+
+
+def _zipped(path: Path) -> Iterator[Signed]:
+    """The exported files inside a .zip, read as the folder it holds (under a bundle's limits,
+    unpacked into a temporary folder that is removed after), each named `export.zip/member`."""
+    try:
+        with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as folder:
+            members = zip_members(archive, file=path.name)
+            wanted = {
+                name: info
+                for name, info in members.items()
+                if name.lower().endswith(SUFFIXES) or is_signature_file(Path(name))
+            }
+            for name, info in wanted.items():
+                target = Path(folder) / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(info) as source, target.open("wb") as out:
+                    shutil.copyfileobj(source, out)
+            for signed in read(Path(folder)):
+                signed.where = f"{path.name}/{signed.where}"
+                yield signed
+    except (FormatError, zipfile.BadZipFile, OSError) as error:
+        yield Signed(path.name, "?", problem=str(error))
 
 
 def _object(obj: Any, where: str) -> Signed:

@@ -1,4 +1,5 @@
-"""Export approved ground truth from the browser (admins and approvers): one .zip per format."""
+"""Export approved ground truth from the browser (admins and approvers): one .zip per format,
+which `manage.py verify_approval` reads as it is downloaded."""
 
 import io
 import zipfile
@@ -11,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.reports.exports import EXPORT_FORMATS, files_export
+from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
 
 
 class ExportForm(forms.Form):
@@ -26,7 +27,11 @@ def project_export(request, slug):
         messages.error(request, f"Choose a format: {', '.join(EXPORT_FORMATS)}.")
         return redirect("project_home", slug)
     format = form.cleaned_data["format"]
-    files = files_export(actor=request.user, project=access.project, format=format)
+    try:
+        files = files_export(actor=request.user, project=access.project, format=format)
+    except NothingToExport as nothing:
+        messages.error(request, f"{str(nothing).capitalize()}.")
+        return redirect("project_home", slug)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, content in sorted(files.items()):

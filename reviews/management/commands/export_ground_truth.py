@@ -1,11 +1,12 @@
 from pathlib import Path
 
 from reviews.management.lookups import ProjectCommand
-from reviews.reports.exports import EXPORT_FORMATS, files_export
+from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
 
 
 class Command(ProjectCommand):
     help = "Write the approved ground truth of a project (current versions only) to a folder."
+    refused = (NothingToExport,)
 
     def add_arguments(self, parser):
         parser.add_argument("--format", required=True, choices=EXPORT_FORMATS)
