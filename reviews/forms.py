@@ -11,12 +11,13 @@ from reviews.models import (
     Question,
     QuestionKind,
     ResolutionRule,
+    Role,
     decisions_for,
 )
 from reviews.services.assignment.batches import SELECTIONS as BATCH_SELECTIONS
 from reviews.services.imports.pipeline import import_formats, import_options
 from reviews.services.imports.questions import split_requests
-from reviews.services.projects.members import SETTINGS_FIELDS
+from reviews.services.projects.members import SETTINGS_FIELDS, user_by_username_or_email
 from reviews.services.projects.tokens import DEFAULT_LIFETIME, LIFETIMES
 from reviews.services.rating.answers import AnswerInput
 
@@ -150,12 +151,32 @@ class ProjectSettingsForm(forms.ModelForm):
         fields = SETTINGS_FIELDS
 
 
+class MemberAddForm(forms.Form):
+    """The Members page's *Add*: a user by username or e-mail, and a role."""
+
+    user = forms.CharField(
+        max_length=254, error_messages={"required": "Give a username or e-mail."}
+    )
+    role = forms.ChoiceField(
+        choices=Role.choices, error_messages={"invalid_choice": "Choose a role."}
+    )
+
+    def clean_user(self):
+        typed = self.cleaned_data["user"].strip()
+        user = user_by_username_or_email(typed)
+        if user is None:
+            raise forms.ValidationError(
+                f"No active user {typed!r}: check the spelling of the username or e-mail address."
+            )
+        return user
+
+
 class BatchForm(forms.Form):
     """A pre-assigned batch as the Assignments page posts it; `batch_create` checks the rest."""
 
     name = forms.CharField(max_length=200, required=False)
     raters = forms.ModelMultipleChoiceField(
-        queryset=None, error_messages={"required": "choose at least one rater."}
+        queryset=None, error_messages={"required": "Choose at least one rater."}
     )
     selection = forms.ChoiceField(choices=[(s, s) for s in BATCH_SELECTIONS])
     slice = forms.CharField(max_length=200, required=False)
@@ -163,8 +184,8 @@ class BatchForm(forms.Form):
     seed = forms.IntegerField(required=False)
     overlap = forms.IntegerField(min_value=1, max_value=20, required=False)
 
-    def __init__(self, data, *, raters):
-        super().__init__(data)
+    def __init__(self, data=None, *, raters):
+        super().__init__(data, initial={"selection": "count", "count": 20})
         self.fields["raters"].queryset = raters
 
     def batch_arguments(self) -> dict:

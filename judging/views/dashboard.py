@@ -17,6 +17,15 @@ from judging.tasks import recompute_pending, request_recompute
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import project_for_user
 from reviews.models import Role
+from reviews.views.posting import refused_input
+
+# What the setup panel's *Items* offers (send_to_humans' selections), in words.
+SEND_SELECTIONS = (
+    ("split_votes", "Split votes (judge samples disagree)"),
+    ("calibration_sample", "A stratified calibration sample"),
+    ("held_out", "The held-out set"),
+    ("inconsistent_pairs", "Inconsistent pairs (pairwise verdict changed with the display order)"),
+)
 
 
 def snapshot_context(request, slug: str, *, what: str) -> dict:
@@ -48,6 +57,9 @@ def project_dashboard(request, slug):
     context["held_out_looks"] = held_out_looks(context["project"])
     if context["access"].is_admin:
         context["setup"] = dashboard_setup(context["project"])
+        context["refused_split"] = refused_input(request, "split")
+        context["refused_send"] = refused_input(request, "send")
+        context["send_selections"] = SEND_SELECTIONS
     return render(request, "judging/dashboard.html", context)
 
 

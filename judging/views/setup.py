@@ -21,7 +21,9 @@ def draw_split(request, slug):
 
     form = SplitDrawForm(request.POST)
     to = ("project_dashboard", slug)
-    return post_then_redirect(request, form, draw, (SplitError,), failed="Split not drawn", to=to)
+    return post_then_redirect(
+        request, form, draw, (SplitError,), failed="Split not drawn", to=to, keep="split"
+    )
 
 
 @require_POST
@@ -38,4 +40,6 @@ def send_items_to_humans(request, slug):
 
     form = SendToHumansForm(request.POST, project=access.project)
     to = ("project_dashboard", slug)
-    return post_then_redirect(request, form, send, (SendError,), failed="Nothing sent", to=to)
+    return post_then_redirect(
+        request, form, send, (SendError,), failed="Nothing sent", to=to, keep="send"
+    )

@@ -7,7 +7,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from reviews.access import project_for_user
-from reviews.forms import BatchForm, errors_text
+from reviews.forms import BatchForm
 from reviews.models import AssignmentBatch, Membership, Role
 from reviews.services.assignment.batches import batch_create, rater_progress
 
@@ -21,17 +21,15 @@ def assignments(request, slug):
         .objects.filter(memberships__project=project, memberships__role=Role.RATER)
         .order_by("username")
     )
-    if request.method == "POST":
-        form = BatchForm(request.POST, raters=raters)
+    form = BatchForm(request.POST or None, raters=raters)
+    if request.method == "POST" and form.is_valid():
         try:
-            if not form.is_valid():
-                raise ValidationError(f"No batch created. {errors_text(form)}")
             batch = batch_create(actor=request.user, project=project, **form.batch_arguments())
         except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+            form.add_error(None, error)  # shown above the form, which keeps what was chosen
         else:
             messages.success(request, _created_message(batch))
-        return redirect("assignments", slug)
+            return redirect("assignments", slug)
     return render(
         request,
         "reviews/assignments.html",
@@ -39,6 +37,8 @@ def assignments(request, slug):
             "access": access,
             "project": project,
             "raters": raters,
+            "form": form,
+            "chosen_raters": [str(pk) for pk in (form["raters"].value() or [])],
             "slices": project.slices.order_by("name"),
             "progress": rater_progress(project),
             "batches": AssignmentBatch.objects.filter(project=project).order_by("-created_at")[:20],

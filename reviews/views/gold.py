@@ -44,4 +44,6 @@ def rater_quality_settings(request, slug):
 
     form = RaterQualitySettingForm(request.POST)
     to = ("rater_quality", slug)
-    return post_then_redirect(request, form, save, (GoldError,), failed="Alert not saved", to=to)
+    return post_then_redirect(
+        request, form, save, (GoldError,), failed="Alert not saved", to=to, keep="rater-alert"
+    )

@@ -7,29 +7,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.access import project_for_user
+from reviews.forms import MemberAddForm
 from reviews.models import Membership, Role
 from reviews.services.projects.lockouts import locked_out, lockout_clear
-from reviews.services.projects.members import (
-    membership_add,
-    membership_remove,
-    user_by_username_or_email,
-)
+from reviews.services.projects.members import membership_add, membership_remove
 
 
 @require_http_methods(["GET", "POST"])
 def members(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     project = access.project
-    if request.method == "POST":
-        user = user_by_username_or_email(request.POST.get("user", ""))
-        role = request.POST.get("role", "")
-        if user is None:
-            messages.error(request, "No active user with that username or e-mail address.")
-        elif role not in Role.values:
-            messages.error(request, "Choose a role.")
-        else:
-            membership_add(actor=request.user, project=project, user=user, role=role)
-            messages.success(request, f"{user.username} is now {Role(role).label.lower()}.")
+    form = MemberAddForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user, role = form.cleaned_data["user"], form.cleaned_data["role"]
+        membership_add(actor=request.user, project=project, user=user, role=role)
+        messages.success(request, f"{user.username} is now {Role(role).label.lower()}.")
         return redirect("members", slug)
     rows: dict[int, dict] = {}
     for membership in Membership.objects.filter(project=project).select_related("user"):
@@ -41,7 +33,13 @@ def members(request, slug):
     return render(
         request,
         "reviews/members.html",
-        {"access": access, "project": project, "rows": rows.values(), "roles": Role.choices},
+        {
+            "access": access,
+            "project": project,
+            "rows": rows.values(),
+            "roles": Role.choices,
+            "form": form,
+        },
     )
 
 

@@ -1,4 +1,8 @@
-"""The one shape of a settings post: a form, one service call, a message, a redirect."""
+"""The one shape of a settings post: a form, one service call, a message, a redirect.
+
+A refused post keeps what was typed: the values and each field's reason are kept in the session
+under the form's `keep` name, and the page it redirects to shows the form again from them
+(`refused_input`), with the reason beside the field, once."""
 
 from __future__ import annotations
 
@@ -19,17 +23,35 @@ def post_then_redirect(
     *,
     failed: str,
     to: tuple,
+    keep: str = "",
 ) -> HttpResponse:
     """Call `act(**form.cleaned_data)` when the form is valid; what it returns is the success
     message. Invalid input, or a refusal the service raises, becomes an error message that
     starts with `failed` and changes nothing. Then redirect to `to` (a url name and args)."""
     if not form.is_valid():
         messages.error(request, f"{failed}: {errors_text(form)}")
+        errors = {
+            f.replace("__all__", "form"): [str(e) for e in errs] for f, errs in form.errors.items()
+        }
+        _keep(request, keep, errors)
     else:
         try:
             done = act(**form.cleaned_data)
         except refusals as error:
             messages.error(request, f"{failed}: {error}.")
+            _keep(request, keep, {"form": [f"{failed}: {error}."]})
         else:
             messages.success(request, done)
     return redirect(*to)
+
+
+def _keep(request, keep: str, errors: dict[str, list[str]]) -> None:
+    if keep:
+        values = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
+        request.session[f"refused:{keep}"] = {"values": values, "errors": errors}
+
+
+def refused_input(request, keep: str) -> dict | None:
+    """What a refused post under `keep` sent (`values`) and why (`errors`, by field; `form`
+    for the form's own or the service's refusal), once; None when nothing was refused."""
+    return request.session.pop(f"refused:{keep}", None)

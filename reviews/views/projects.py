@@ -23,6 +23,7 @@ from reviews.services.rating.quality import (
     rater_quality,
     rater_quality_setting,
 )
+from reviews.views.posting import refused_input
 from reviews.views.questions import builder_context, template_chosen
 
 CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels
@@ -76,12 +77,21 @@ def rater_quality_page(request, slug):
             "project": access.project,
             "rows": [(q, q.rater in alerts, _sparkline(q.drift)) for q in raters],
             "setting": setting,
-            "form": RaterQualitySettingForm(
-                initial={"alert_below": setting.alert_below, "min_answers": setting.min_answers}
-            ),
+            "form": _alert_form(request, setting),
             "gold_count": len(gold_items(access.project)),
             "chart": {"width": CHART_W, "height": CHART_H},
         },
+    )
+
+
+def _alert_form(request, setting) -> RaterQualitySettingForm:
+    """The alert's form: as a refused post left it (its reasons beside the fields), else the
+    saved setting."""
+    refused = refused_input(request, "rater-alert")
+    if refused is not None:
+        return RaterQualitySettingForm(refused["values"])
+    return RaterQualitySettingForm(
+        initial={"alert_below": setting.alert_below, "min_answers": setting.min_answers}
     )
 
 
