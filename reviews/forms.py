@@ -283,7 +283,7 @@ class ImportUploadForm(forms.Form):
         cleaned = super().clean()
         uploads = [*cleaned.get("file", []), *cleaned.get("folder", [])]
         if not uploads and not self.has_error("file"):
-            self.add_error("file", "Choose a file to import (or several images and PDFs).")
+            self.add_error("file", "Choose a file to import.")
         for upload in uploads:
             if upload.size > limits.current().file_bytes:  # refused before a byte is stored
                 self.add_error(

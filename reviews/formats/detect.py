@@ -125,7 +125,8 @@ def _detect_csv(name: str, text: str, sniffers: Sequence[Sniffer]) -> str:
     if len(names) >= 2 and len(set(names)) == len(names) and all(_COLUMN.match(n) for n in names):
         return _container(sniffers, "csv", name)
     raise FormatError(
-        f"unknown format: not a zip, JSON object, JSONL or CSV header; {_choices(sniffers)}",
+        f"unknown format: not a zip, JSON object, JSONL, CSV header, image or PDF; "
+        f"{_choices(sniffers)}",
         file=name,
     )
 

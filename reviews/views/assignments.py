@@ -21,7 +21,7 @@ def assignments(request, slug):
         .objects.filter(memberships__project=project, memberships__role=Role.RATER)
         .order_by("username")
     )
-    form = BatchForm(request.POST or None, raters=raters)
+    form = BatchForm(request.POST if request.method == "POST" else None, raters=raters)
     if request.method == "POST" and form.is_valid():
         try:
             batch = batch_create(actor=request.user, project=project, **form.batch_arguments())

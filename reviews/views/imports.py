@@ -22,8 +22,9 @@ def import_upload(request, slug):
     """A refused upload shows the page again with what was chosen and the reason beside the
     file field (a browser never refills a file input: the reason names the file)."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    form = ImportUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    posted = request.method == "POST"
+    form = ImportUploadForm(request.POST if posted else None, request.FILES if posted else None)
+    if posted and form.is_valid():
         try:
             job = import_job_start(
                 actor=request.user,

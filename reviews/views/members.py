@@ -17,7 +17,7 @@ from reviews.services.projects.members import membership_add, membership_remove
 def members(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     project = access.project
-    form = MemberAddForm(request.POST or None)
+    form = MemberAddForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user, role = form.cleaned_data["user"], form.cleaned_data["role"]
         membership_add(actor=request.user, project=project, user=user, role=role)

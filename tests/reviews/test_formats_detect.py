@@ -121,7 +121,7 @@ def test_unknown_and_ambiguous_inputs_name_the_choices(name, data, message):
         detect_format(name, data)
     assert exc.value.file == name
     assert message in exc.value.reason
-    assert "one of review, jsonl, csv, textflow" in str(exc.value)
+    assert "one of review, jsonl, csv, files, textflow" in str(exc.value)
 
 
 @pytest.mark.parametrize(
