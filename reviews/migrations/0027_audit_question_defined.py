@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0025_project_events'),
+        ('reviews', '0026_event_generated_index'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
