@@ -2,8 +2,9 @@
 browser, one login per role), a full-page screenshot per page under tests/browser/artifacts/
 (`site-ROLE-PAGE.png`), and on each page: no server error, no horizontal overflow, no console
 error or CSP violation, no unlabelled form control, no stretched form button or card flush under a
-table, no toast over a control (an item page is checked after an action that shows one), and
-every primary button reachable by scrolling and clicking."""
+table, no toast over a control (an item page is checked after an action that shows one), no
+violation of axe-core's WCAG 2.1 A and AA rules (tests/browser/axe.py), and every primary button
+reachable by scrolling and clicking."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from judging.services.runs.runner import run_execute
 from judging.stub_model import make_server
 from reviews.models import Item, Project, Role
 from reviews.services.projects.members import membership_add
+from tests.browser.axe import axe_violations, with_axe
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.page_checks import UNLABELLED
 from tests.factories import ProjectFactory
@@ -163,6 +165,8 @@ def _site(tmp_path) -> dict[str, str]:
         "settings": reverse("project_settings", kwargs=d),
         "instructions": reverse("project_instructions", kwargs=d),
         "members": reverse("members", kwargs=d),
+        "questions": reverse("questions", kwargs=d),
+        "docs-formats": reverse("docs_page", kwargs={"name": "formats"}),
         "audit": reverse("project_audit", kwargs=j),
         "raters": reverse("rater_quality", kwargs=j),
         "dashboards": reverse("dashboards"),
@@ -257,6 +261,7 @@ def _check(page, role: str, name: str, status: int, console: list[str]) -> list[
         problems.append(f"CSP: {violations}")
     problems += page.evaluate(LAYOUT_SLIPS) + page.evaluate(UNLABELLED)
     problems += page.evaluate(TOAST_OVER_CONTROLS)
+    problems += [f"axe: {violation}" for violation in axe_violations(page)]
     unreachable = page.evaluate(UNREACHABLE_BUTTONS)
     if unreachable:
         problems.append(f"primary buttons out of reach: {unreachable}")
@@ -274,6 +279,7 @@ def test_every_page_for_every_demo_role(browser, live_server, tmp_path):
     for role in ROLES:
         context = browser.new_context(viewport=VIEWPORT)
         context.add_init_script(RECORD_VIOLATIONS)
+        with_axe(context)
         page = context.new_page()
         console: list[str] = []
         page.on("console", lambda m, c=console: m.type == "error" and c.append(m.text))

@@ -57,20 +57,29 @@ def _decider(resolution) -> str:
     return str(resolution.method)
 
 
+def label_path(criterion: str) -> str:
+    """Where a criterion's decided label sits in the ground truth: `$.labels['legible']` (a
+    labelled file's ground truth is its labels, signed like any row)."""
+    quoted = criterion.replace("\\", "\\\\").replace("'", "\\'")
+    return f"$.labels['{quoted}']"
+
+
 def approval_diff(item: Item) -> list[DiffRow]:
-    """Path by path: the generated reference beside what the people decided."""
+    """Path by path: the generated reference beside what the people decided, the labels
+    decided on criterion questions included (`label_path`)."""
     generated = latest_reference(item, Authority.GENERATED)
     gen_rows = {r["path"]: r["expected_value"] for r in (generated.rows if generated else [])}
     resolved = dict(gen_rows)
     deciders = dict.fromkeys(gen_rows, MODELS_AGREED)
     resolutions = current_resolutions(item)
-    fields = item.questions.filter(kind=QuestionKind.FIELD).values_list("pk", "key")
-    for question_pk, path in fields:
+    asked = item.questions.filter(kind__in=(QuestionKind.FIELD, QuestionKind.CRITERION))
+    for question_pk, kind, key in asked.values_list("pk", "kind", "key"):
         resolution = resolutions.get(question_pk)
         if resolution is None:
             continue
+        path = key if kind == QuestionKind.FIELD else label_path(key)
         deciders[path] = _decider(resolution)
-        if resolution.decision == Decision.SET:
+        if resolution.decision in (Decision.SET, Decision.LABEL):
             resolved[path] = resolution.value
         else:
             resolved.pop(path, None)
