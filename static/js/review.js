@@ -209,14 +209,19 @@
 
   // Resizable panes: drag the splitter, or focus it and use the arrow keys.
   const splitter = document.getElementById("splitter");
+  // A focusable separator states its position (aria-valuenow), for screen readers.
+  const showSplit = (fraction) => {
+    workspace.style.setProperty("--evidence-width", `${fraction * 100}%`);
+    splitter.setAttribute("aria-valuenow", String(Math.round(fraction * 100)));
+  };
   const setSplit = (fraction) => {
     const clamped = Math.min(0.75, Math.max(0.3, fraction));
-    workspace.style.setProperty("--evidence-width", `${clamped * 100}%`);
+    showSplit(clamped);
     localStorage.setItem("evalsite.split", String(clamped));
     window.dispatchEvent(new Event("resize"));
   };
   const saved = Number(localStorage.getItem("evalsite.split"));
-  if (saved) workspace.style.setProperty("--evidence-width", `${saved * 100}%`);
+  if (saved) showSplit(saved);
   splitter.addEventListener("pointerdown", (e) => {
     splitter.setPointerCapture(e.pointerId);
     const move = (ev) => setSplit((ev.clientX - workspace.getBoundingClientRect().left) / workspace.clientWidth);

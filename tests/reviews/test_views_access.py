@@ -111,7 +111,7 @@ VIEWS = [
     ("member_unlock", "post", Role.ADMIN, 302, Role.APPROVER),
     ("assignments", "get", Role.ADMIN, 200, Role.RATER),
     ("import_upload", "get", Role.ADMIN, 200, Role.APPROVER),
-    ("project_export", "post", Role.APPROVER, 200, Role.RATER),
+    ("project_export", "post", Role.APPROVER, 302, Role.RATER),  # nothing approved: a message
     ("import_job", "get", Role.ADMIN, 200, Role.RATER),
     ("item_list", "get", Role.ADJUDICATOR, 200, Role.RATER),
     ("item_detail", "get", Role.APPROVER, 200, Role.RATER),
