@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from reviews.evidence import DrawText, build_pdf
 from reviews.models import Item, Project, Role
+from tests.browser.page_checks import keyboard_stops
 from tests.factories import PASSWORD, UserFactory, member
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,8 +45,11 @@ def test_files_to_labels_to_a_verified_export(
     page.goto(f"{live_server.url}/projects/new/")
     page.get_by_label("Name", exact=True).fill("Receipts to label")
     page.get_by_label("Overlap").fill("1")
-    builder = page.locator("#question-builder")
-    builder.get_by_role("button", name="Yes / no").click()
+    stops = keyboard_stops(page)
+    assert [s["name"] for s in stops if not s["shown"]] == [], stops  # every focus is drawn
+    assert {"Yes / no", "q-name", "q-labels", "Create project"} <= {s["name"] for s in stops}
+    page.get_by_role("button", name="Yes / no").focus()
+    page.keyboard.press("Enter")  # a template from the keyboard
     expect(page.get_by_label("Labels")).to_have_value("yes\nno")
     page.get_by_label("Question name").fill("legible")
     page.get_by_label("Guidance").fill("Can you read every figure on the page?")
@@ -84,11 +88,16 @@ def test_files_to_labels_to_a_verified_export(
             "Can you read every figure on the page?"
         )
         expect(page.locator(".viewer img, .viewer canvas").first).to_be_visible()
-        question.locator("label.choice", has_text="yes").click()
-        expect(question.locator(".save-state")).to_have_text("Saved")
-        if n == 0:
-            screenshot("files-rater", full_page=False)
-        page.get_by_role("button", name="Submit & next").click()
+        if n % 2:  # by keyboard: 1 is the first label, Enter submits and opens the next
+            page.keyboard.press("1")
+            expect(question.locator(".save-state")).to_have_text("Saved")
+            page.keyboard.press("Enter")
+        else:
+            question.locator("label.choice", has_text="yes").click()
+            expect(question.locator(".save-state")).to_have_text("Saved")
+            if n == 0:
+                screenshot("files-rater", full_page=False)
+            page.get_by_role("button", name="Submit & next").click()
         page.wait_for_load_state()
     page.context.clear_cookies()
 
