@@ -76,6 +76,9 @@ def split_labels(text: str) -> list[str]:
 
 
 class QuestionDefinitionForm(forms.Form):
+    # Optional on the new-project form: no `required` in the page, the server says what is missing.
+    use_required_attribute = False
+
     name = forms.CharField(
         label="Question name",
         max_length=100,

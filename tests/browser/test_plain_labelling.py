@@ -49,7 +49,7 @@ def test_csv_import_to_a_raters_labels_with_no_verdicts(
     page.set_viewport_size({"width": 1280, "height": 800})
     login("stella", PASSWORD)
     page.goto(f"{live_server.url}/projects/new/")
-    page.get_by_label("Name").fill("Support answers")
+    page.get_by_label("Name", exact=True).fill("Support answers")
     page.get_by_role("button", name="Create project").click()
     expect(page.get_by_role("heading", name="Support answers")).to_be_visible()
     home = page.url

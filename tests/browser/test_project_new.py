@@ -14,7 +14,7 @@ def test_slug_is_derived_from_the_name_and_can_be_overridden(page, live_server, 
     page.set_viewport_size({"width": 1280, "height": 800})
     login("stella", PASSWORD)
     page.goto(f"{live_server.url}/projects/new/")
-    name, slug = page.get_by_label("Name"), page.get_by_label("Slug")
+    name, slug = page.get_by_label("Name", exact=True), page.get_by_label("Slug")
     name.fill("Café Receipts: Q3 2026")
     expect(slug).to_have_value("cafe-receipts-q3-2026")
     screenshot("project-new")
