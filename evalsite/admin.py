@@ -1,4 +1,4 @@
-"""The admins of other apps' models, narrowed like ours (reviews/admin_scope.py).
+"""The admins of other apps' models, narrowed like ours (evalsite/admin_scope.py).
 
 Users: a staff user given `auth.change_user` could otherwise set any user's password (an
 approver's included, then sign in as them and approve) or make themselves superuser: nothing
@@ -15,7 +15,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import Group
 from django_tasks_db.models import DBTaskResult
 
-from reviews.admin_scope import Scoped, SuperuserOnly, administered
+from evalsite.admin_scope import Scoped, SuperuserOnly, administered
 from reviews.models import Membership
 
 User = get_user_model()

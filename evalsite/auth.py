@@ -1,5 +1,5 @@
 """Django's ModelBackend, with the signed-in user of every request read by a hand-written
-statement (reviews/raw_rows.py says why: through the ORM that look-up cost more CPU than the
+statement (evalsite/raw_rows.py says why: through the ORM that look-up cost more CPU than the
 database's work on it). Same table, same checks (`user_can_authenticate`: inactive users are
 nobody), same passwords and permissions: everything else is ModelBackend's own."""
 
@@ -8,7 +8,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from reviews import raw_rows
+from evalsite import raw_rows
 
 
 class UserBackend(ModelBackend):

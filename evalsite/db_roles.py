@@ -3,7 +3,7 @@ against the application itself.
 
 A table's owner (or a superuser) can `ALTER TABLE ... DISABLE TRIGGER`, drop or replace the
 history triggers' function, and `TRUNCATE`: one SQL injection or careless raw statement on the
-owner's connection would switch off append-only history (reviews/history_triggers.py). So
+owner's connection would switch off append-only history (evalsite/history_triggers.py). So
 migrations run as the owner (`MIGRATE_DATABASE_URL`; `grant_app_role` reaches it as the `owner`
 database alias) and the site
 as `DATABASE_URL`'s role, granted by `app_role_grant` only what it uses: SELECT, INSERT, UPDATE

@@ -22,13 +22,13 @@ os.makedirs(os.path.join(os.environ["EVALSITE_VAR_DIR"], "static"), exist_ok=Tru
 def pytest_configure(config):
     """Transactional tests end with a flush: `TRUNCATE` on PostgreSQL (no row trigger fires),
     but `DELETE FROM` on SQLite, which the append-only triggers refuse. Unlock history for that
-    wipe only (reviews/history_triggers.py); every other delete in a test is still refused."""
+    wipe only (evalsite/history_triggers.py); every other delete in a test is still refused."""
     from django.db.backends.sqlite3.base import DatabaseOperations  # base first: import cycle
 
     flush = DatabaseOperations.execute_sql_flush
 
     def execute_sql_flush(self, sql_list):
-        from reviews.history_triggers import history_unlocked
+        from evalsite.history_triggers import history_unlocked
 
         with history_unlocked(self.connection):
             flush(self, sql_list)

@@ -1,7 +1,7 @@
 """Django's database sessions, read by a hand-written statement.
 
 Every signed-in request reads its session first; through the ORM that look-up cost more CPU
-than PostgreSQL's own work on it (reviews/raw_rows.py says why and how). Same table, same rows,
+than PostgreSQL's own work on it (evalsite/raw_rows.py says why and how). Same table, same rows,
 same expiry rule as `django.contrib.sessions.backends.db`, which does everything else: the
 setting `SESSION_ENGINE = "evalsite.sessions"` changes nothing for sessions already open.
 """
@@ -10,7 +10,7 @@ from django.contrib.sessions.backends import db
 from django.db import connection
 from django.utils import timezone
 
-from reviews import raw_rows
+from evalsite import raw_rows
 
 
 class SessionStore(db.SessionStore):

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from evalsite import views
-from reviews.admin_scope import view_on_site
+from evalsite.admin_scope import view_on_site
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -1,14 +1,13 @@
 """Django admin for every judging model; history (labels, tags, snapshots, access log) is
-read-only. Staff see and change only their projects' rows (reviews/admin_scope.py); model
+read-only. Staff see and change only their projects' rows (evalsite/admin_scope.py); model
 prices belong to no project: superusers only."""
 
 from django import forms
 from django.contrib import admin
 
+from evalsite.admin_scope import ProjectScoped, ReadOnlyAdmin, SuperuserOnly
 from judging import models as m
 from judging.services.runs.prices import price_add
-from reviews.admin import ReadOnlyAdmin
-from reviews.admin_scope import ProjectScoped, SuperuserOnly
 
 
 @admin.register(m.Criterion)

@@ -15,11 +15,11 @@ from django.urls import reverse
 from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 
+from evalsite.api_errors import ErrorOut
 from judging.models import ScoreRun
 from judging.services.scoring.claim_judge import ClaimJudgeError
 from judging.services.scoring.score import predictions_score
 from reviews.access import project_for_user
-from reviews.api.errors import ErrorOut
 from reviews.models import Role
 
 router = Router(tags=["scores"])

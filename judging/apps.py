@@ -4,6 +4,16 @@ from django.apps import AppConfig
 class JudgingConfig(AppConfig):
     name = "judging"
     verbose_name = "Judging"
+    # Append-only: database triggers refuse UPDATE and DELETE (evalsite/history_triggers.py).
+    history_tables = (
+        "judging_humanlabel",
+        "judging_heldoutaccess",
+        "judging_dashboardsnapshot",
+        "judging_failuretag",
+        "judging_judgeversion",
+        "judging_scorerun",
+        "judging_modelprice",
+    )
 
     def ready(self):
         # TextFlow and the judging record kinds register with reviews' import dispatcher.

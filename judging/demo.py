@@ -18,11 +18,11 @@ from judging.services.calibration.panels import panel_configure
 from judging.services.calibration.send_to_humans import items_send_to_humans
 from judging.services.calibration.splits import current_draw, split_draw
 from judging.services.imports.criteria import latest_criterion
-from reviews.demo.load import demo_project
 from reviews.models import Project, Slice
 from reviews.services.imports.pipeline import file_import
 
 SLUG = "judge-demo"
+NAME = "Product descriptions (judge calibration)"
 ITEMS = 240
 SEED = 20261130
 PROMPT = hashlib.sha256(b"faithful+clarity rubric v2").hexdigest()
@@ -195,9 +195,9 @@ def _pairwise_records(rng: random.Random, judge: dict) -> list[dict]:
     return records
 
 
-def demo_judging_load(*, users: dict) -> Project:
-    """Create (or refresh) the judge-calibration demo project; idempotent."""
-    project = demo_project(users, slug=SLUG, name="Product descriptions (judge calibration)")
+def demo_judging_load(project: Project, *, users: dict) -> Project:
+    """Fill (or refresh) the judge-calibration demo project, made with its members by the
+    caller (`reviews.demo.load.demo_project(users, slug=SLUG, name=NAME)`); idempotent."""
     with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as folder:
         path = Path(folder) / "product-descriptions.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in demo_records()) + "\n")

@@ -1,5 +1,6 @@
 from django.urls import include, path, register_converter
 
+from evalsite import converters
 from judging.views import (
     compare,
     dashboard,
@@ -15,7 +16,6 @@ from judging.views import (
     scores,
     setup,
 )
-from reviews import converters
 
 
 def _choice(*words):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import (
     HOLDING_STATUSES,
     Assignment,

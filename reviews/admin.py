@@ -1,14 +1,14 @@
 """Django admin for every model. History (answers, resolutions, approvals, references, events)
 is read-only here: it changes only through the services, and never in place. Staff see and
-change only the rows of the projects they administer (reviews/admin_scope.py: `project_path`
+change only the rows of the projects they administer (evalsite/admin_scope.py: `project_path`
 is how a row reaches its project); rows of no project are superusers'."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 
+from evalsite.admin_scope import ProjectScoped, ReadOnly, ReadOnlyAdmin, SuperuserOnly
 from reviews import models as m
-from reviews.admin_scope import ProjectScoped, SuperuserOnly
 from reviews.services.projects.members import (
     SETTINGS_FIELDS,
     may_manage_members,
@@ -18,23 +18,6 @@ from reviews.services.projects.members import (
 )
 from reviews.services.projects.tokens import token_revoke
 from reviews.services.rating.quality import GoldError, gold_mark
-
-
-class ReadOnly:
-    """No add, change or delete here (for superusers too); view only."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
-    pass
 
 
 class ActorForm:

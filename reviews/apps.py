@@ -1,30 +1,40 @@
 from django.apps import AppConfig
-from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
-def _ensure_triggers(sender, using, **kwargs):
+def _ensure_link_triggers(sender, using, **kwargs):
     """SQLite drops a table's triggers when a migration rebuilds it: put them back."""
     from django.db import connections
 
-    from reviews import history_triggers, link_triggers
+    from reviews import link_triggers
 
-    history_triggers.ensure_triggers(connections[using])
     link_triggers.ensure_triggers(connections[using])
 
 
 class ReviewsConfig(AppConfig):
     name = "reviews"
     verbose_name = "Reviews"
+    # Append-only: database triggers refuse UPDATE and DELETE (evalsite/history_triggers.py).
+    history_tables = (
+        "reviews_answer",
+        "reviews_resolution",
+        "reviews_resolutionsource",
+        "reviews_approval",
+        "reviews_reference",
+        "reviews_event",
+        "reviews_trustedkey",
+        "reviews_keyrevocation",
+        "reviews_goldmark",
+        "reviews_itemrevision",
+        "reviews_projectevent",
+    )
 
     def ready(self):
         from django.conf import settings
 
         from reviews.formats import limits
-        from reviews.history_triggers import register_sqlite_function
 
-        connection_created.connect(register_sqlite_function, dispatch_uid="evalsite-history")
-        post_migrate.connect(_ensure_triggers, sender=self, dispatch_uid="evalsite-triggers")
+        post_migrate.connect(_ensure_link_triggers, sender=self, dispatch_uid="reviews-links")
         # The readers in reviews.formats know no Django: hand them the configured limits.
         limits.configure(
             limits.Limits(**{f: getattr(settings, name) for f, name in limits.SETTINGS.items()})

@@ -31,15 +31,6 @@ def _instructions_field(rows: int = 6) -> forms.CharField:
     )
 
 
-def errors_text(form: forms.Form) -> str:
-    """Every error of a bound form on one line, each named by its field's label."""
-    parts = []
-    for field, errors in form.errors.items():
-        label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
-        parts += [f"{label}: {error}" if label else str(error) for error in errors]
-    return " ".join(parts)
-
-
 class ProjectCreateForm(forms.Form):
     """Name first; the slug follows the name (static/js/project-new.js) unless edited."""
 

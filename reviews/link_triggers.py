@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from reviews.history_triggers import SQLITE_FUNCTION
+from evalsite.history_triggers import SQLITE_FUNCTION
 
 # The transition tables have no statistics: without these settings the planner hashed the
 # whole item table for every COPY of links. An index look-up per distinct id is the right plan.

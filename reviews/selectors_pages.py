@@ -13,7 +13,7 @@ from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import (
     Assignment,
     AssignmentStatus,
@@ -68,7 +68,7 @@ def items_page(
     page's items with their counts (one row more than a page, to know if there is a next;
     LIMIT on the (project, status, id) index; the counts for those rows only).
 
-    Written by hand (`reviews/raw_rows.py` says why): the list is every overseer's first page.
+    Written by hand (`evalsite/raw_rows.py` says why): the list is every overseer's first page.
     tests/reviews/test_items_page.py holds it to the same filters through the ORM."""
     where, params = _items_where(project, status, query)
     total, more = _bounded_total(where, params)

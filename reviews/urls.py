@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from reviews import converters
+from evalsite import converters
 from reviews.views import (
     assignments,
     audit,

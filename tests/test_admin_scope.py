@@ -1,5 +1,5 @@
 """The site admin shows and changes only rows of the projects the user administers, except for
-superusers (reviews/admin_scope.py). Walked over EVERY registered ModelAdmin, so a new one
+superusers (evalsite/admin_scope.py). Walked over EVERY registered ModelAdmin, so a new one
 cannot slip through unscoped: a staff user in no project, with every permission an operator
 could grant, sees no row in any changelist and opens no row's page; an admin of one demo
 project sees exactly that project's rows; a superuser sees them all."""
@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from evalsite.admin_scope import ProjectScoped, Scoped, SuperuserOnly
 from judging.models import (
     Call,
     Criterion,
@@ -36,7 +37,6 @@ from judging.models import (
     Verdict,
 )
 from judging.services.calibration.splits import held_out_access_log
-from reviews.admin_scope import ProjectScoped, Scoped, SuperuserOnly
 from reviews.models import (
     AssignmentBatch,
     Document,

@@ -196,3 +196,22 @@ def test_services_folders_stay_small():
             if len(modules) > 20:
                 crowded[str(folder.relative_to(ROOT))] = len(modules)
     assert crowded == {}
+
+
+# What judging may use of reviews: its tables, services, reads, access rules and signals, and
+# the public interfaces of its two pure packages (`reviews.evidence` is its `__init__`).
+REVIEWS_FOR_JUDGING = ("models", "services", "selectors", "access", "signals", "formats")
+
+
+def _reviews_internal(module: list[str]) -> bool:
+    if module[0] != "reviews":
+        return False
+    if module == ["reviews", "evidence"]:
+        return False
+    return len(module) < 2 or not module[1].startswith(REVIEWS_FOR_JUDGING)
+
+
+def test_judging_uses_only_what_reviews_offers_it():
+    """Shared infrastructure (admin base, posting helpers, command base, converters, API errors,
+    raw rows, history triggers) lives in evalsite/, not in reviews' internals."""
+    assert _arrows(lambda m: m[0] == "judging", _reviews_internal) == []

@@ -16,7 +16,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from reviews.history_triggers import PG_FUNCTION
+from evalsite.history_triggers import PG_FUNCTION
 from reviews.models import Answer, Approval, Event, Item, Project
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from reviews.history_triggers import migration_operations
+from evalsite.history_triggers import migration_operations
 
 
 class Migration(migrations.Migration):

@@ -7,7 +7,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-from reviews.history_triggers import migration_operations
+from evalsite.history_triggers import migration_operations
 
 MILLION = 1_000_000
 FOREVER = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)

@@ -9,6 +9,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
+from evalsite.posting import refused_input
 from judging.presenters import NoSuchCriterion, criterion_figures, dashboard_charts
 from judging.reports.judge_page import held_out_looks
 from judging.selectors import dashboard_setup
@@ -17,7 +18,6 @@ from judging.tasks import recompute_pending, request_recompute
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.views.posting import refused_input
 
 # What the setup panel's *Items* offers (send_to_humans' selections), in words.
 SEND_SELECTIONS = (

@@ -6,13 +6,13 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
+from evalsite.posting import errors_text
 from judging.forms import DisagreementFilterForm, FailureTagForm
 from judging.presenters import failure_figures
 from judging.selectors import disagreements_page, failure_counts
 from judging.services.calibration.failures import buckets_for, failure_tag
 from judging.views.dashboard import snapshot_context
 from reviews.access import project_for_user
-from reviews.forms import errors_text
 from reviews.models import Item, Role
 
 

@@ -2,12 +2,12 @@
 
 from django.views.decorators.http import require_POST
 
+from evalsite.posting import post_then_redirect
 from judging.forms import SendToHumansForm, SplitDrawForm
 from judging.services.calibration.send_to_humans import SendError, items_send_to_humans
 from judging.services.calibration.splits import SplitError, split_draw
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.views.posting import post_then_redirect
 
 
 @require_POST

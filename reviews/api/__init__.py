@@ -14,9 +14,9 @@ from django.http import HttpRequest
 from ninja import NinjaAPI
 from ninja.parser import Parser
 
+from evalsite.api_errors import install_error_handlers
 from reviews.api import files, items, references
 from reviews.api.auth import SessionAuth, TokenAuth
-from reviews.api.errors import install_error_handlers
 from reviews.formats.errors import loads_json
 
 # Ninja's own views: they stay behind the site's login like any other page.

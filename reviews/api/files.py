@@ -14,8 +14,8 @@ from pathlib import Path, PurePath
 from django.http import HttpRequest
 from ninja import File, Form, Router, Status, UploadedFile
 
+from evalsite.api_errors import ErrorOut
 from reviews.access import project_for_user
-from reviews.api.errors import ErrorOut
 from reviews.api.schemas import ImportReportOut
 from reviews.formats import limits
 from reviews.formats.errors import FormatError

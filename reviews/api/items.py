@@ -14,8 +14,8 @@ from django.http import Http404, HttpRequest
 from ninja import Query, Router, Status
 from ninja.errors import HttpError
 
+from evalsite.api_errors import ErrorOut, RecordError
 from reviews.access import project_for_user
-from reviews.api.errors import ErrorOut, RecordError
 from reviews.api.schemas import ImportReportOut, ItemOut, ItemsBatchIn
 from reviews.formats import limits
 from reviews.formats.canonical import resolve_evidence_path

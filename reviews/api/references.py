@@ -6,8 +6,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response
 from ninja import Query, Router
 
+from evalsite.api_errors import ErrorOut
 from reviews.access import project_for_user
-from reviews.api.errors import ErrorOut
 from reviews.api.schemas import ReferencePage
 from reviews.formats.reference import ApprovedReference
 from reviews.models import Approval, Role

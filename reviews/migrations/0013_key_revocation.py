@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from reviews.history_triggers import migration_operations
+from evalsite.history_triggers import migration_operations
 
 
 class Migration(migrations.Migration):

@@ -3,7 +3,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-from reviews.history_triggers import migration_operations
+from evalsite.history_triggers import migration_operations
 from reviews.link_triggers import around_sqlite_rebuild
 
 LINKS_DROPPED, LINKS_BACK = around_sqlite_rebuild()

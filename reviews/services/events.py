@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import Event, EventKind, Item
 from reviews.services.imports.bulk_insert import insert_rows
 

@@ -5,11 +5,11 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from evalsite.posting import post_then_redirect
 from reviews.access import item_for_user, project_for_user
 from reviews.forms import GoldMarkForm, RaterQualitySettingForm
 from reviews.models import Role
 from reviews.services.rating.quality import GoldError, gold_mark, rater_quality_setting_update
-from reviews.views.posting import post_then_redirect
 
 
 @require_POST

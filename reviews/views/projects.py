@@ -6,6 +6,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from evalsite.posting import refused_input
 from reviews import selectors
 from reviews.access import project_for_user
 from reviews.forms import (
@@ -23,7 +24,6 @@ from reviews.services.rating.quality import (
     rater_quality,
     rater_quality_setting,
 )
-from reviews.views.posting import refused_input
 from reviews.views.questions import builder_context, template_chosen
 
 CHART_W, CHART_H = 240, 60  # the drift sparkline, in pixels

@@ -1,7 +1,7 @@
 """The database itself refuses to change history: raw SQL, `_base_manager`, upserts, `Model.save`.
 
 Runs on SQLite and, in the PostgreSQL run (`DATABASE_URL=postgres://…`), on PostgreSQL: the
-triggers differ per backend (reviews/history_triggers.py), the promise does not.
+triggers differ per backend (evalsite/history_triggers.py), the promise does not.
 """
 
 import sqlite3
@@ -10,6 +10,12 @@ import pytest
 from django.apps import apps
 from django.db import IntegrityError, connection, models, transaction
 
+from evalsite.history_triggers import (
+    create_statements,
+    history_tables,
+    history_unlocked,
+    triggers_after_migrate,
+)
 from judging.models import (
     Criterion,
     DashboardSnapshot,
@@ -20,12 +26,6 @@ from judging.models import (
     JudgeVersion,
     ModelPrice,
     ScoreRun,
-)
-from reviews.history_triggers import (
-    HISTORY_TABLES,
-    create_statements,
-    ensure_triggers,
-    history_unlocked,
 )
 from reviews.models import (
     Answer,
@@ -132,7 +132,15 @@ def test_every_history_model_is_covered():
     """Every append-only model has its triggers and is tested here: none can be missed."""
     assert set(HISTORY) == _append_only_models()
     tables = {m._meta.db_table for m in _append_only_models()}
-    assert tables == {t for ts in HISTORY_TABLES.values() for t in ts}
+    assert tables == {t for ts in history_tables().values() for t in ts}
+
+
+def test_each_app_names_only_its_own_history_tables():
+    """The trigger code knows no app: reviews and judging each list their own tables."""
+    for label, tables in history_tables().items():
+        assert all(t.startswith(f"{label}_") for t in tables), label
+        owned = {m._meta.db_table for m in apps.get_app_config(label).get_models()}
+        assert set(tables) <= owned, label
 
 
 def _columns(model, without_id=False):
@@ -301,7 +309,7 @@ def test_sqlite_table_rebuild_gets_its_triggers_back(history):
         pytest.skip("SQLite rebuilds tables; PostgreSQL keeps triggers through ALTER TABLE")
     with connection.cursor() as cursor:
         cursor.execute("DROP TRIGGER reviews_event_no_delete")
-    ensure_triggers(connection)
+    triggers_after_migrate(sender=apps.get_app_config("reviews"), using=connection.alias)
     _refused("DELETE FROM reviews_event")
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import Assignment, AssignmentStatus, Item, Project
 
 pytestmark = pytest.mark.django_db

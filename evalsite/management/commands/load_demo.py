@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from judging.demo import demo_judging_load
-from reviews.demo.load import DEMO_USERS, demo_load
+from judging import demo as judging_demo
+from reviews.demo.load import DEMO_USERS, demo_load, demo_project
 from reviews.models import Project
 
 
@@ -22,7 +22,10 @@ class Command(BaseCommand):
         else:
             with transaction.atomic():
                 review_demo, users = demo_load()
-                judge_demo = demo_judging_load(users=users)
+                judge_demo = judging_demo.demo_judging_load(
+                    demo_project(users, slug=judging_demo.SLUG, name=judging_demo.NAME),
+                    users=users,
+                )
             for project in (review_demo, judge_demo):
                 self.stdout.write(f"demo project {project.slug!r}: {project.items.count()} items")
         self.stdout.write("demo logins (username / password / roles):")

@@ -1,8 +1,8 @@
+from evalsite.management.lookups import ReportCommand, user_or_error
 from judging.reports.agreement.cuts import CollapseError
 from judging.reports.agreement.markdown import render_markdown
 from judging.reports.agreement.report import AgreementReportError, agreement_report
 from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ReportCommand, user_or_error
 
 
 class Command(ReportCommand):

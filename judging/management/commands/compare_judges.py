@@ -1,7 +1,7 @@
+from evalsite.management.lookups import ReportCommand, user_or_error
 from judging.reports.compare.markdown import render_compare_markdown
 from judging.reports.compare.report import CompareError, judges_compare
 from judging.services.calibration.splits import SPLIT_CHOICES
-from reviews.management.lookups import ReportCommand, user_or_error
 
 
 class Command(ReportCommand):

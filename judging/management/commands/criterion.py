@@ -1,5 +1,5 @@
+from evalsite.management.lookups import ProjectCommand, form_or_error
 from reviews.forms_questions import QuestionDefinitionForm
-from reviews.management.lookups import ProjectCommand, form_or_error
 from reviews.services.projects.questions import QuestionType, question_define
 
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from evalsite.management.lookups import ProjectCommand
 from judging.reports.exports.textflow import NoTextflowItems, textflow_export
-from reviews.management.lookups import ProjectCommand
 
 
 class Command(ProjectCommand):

@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from evalsite.management.lookups import ProjectCommand
 from judging.services.generation.reconcile import GenerationError, ground_truth_generate
 from reviews.evidence import EvidenceError
-from reviews.management.lookups import ProjectCommand
 from reviews.services.imports.pipeline import ImportFailed
 
 

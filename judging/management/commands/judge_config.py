@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from evalsite.management.lookups import ProjectCommand, refusals
 from judging.providers import PROVIDERS
 from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
-from reviews.management.lookups import ProjectCommand, refusals
 
 
 class Command(ProjectCommand):

@@ -1,7 +1,7 @@
 import json
 
+from evalsite.management.lookups import ProjectCommand
 from judging.reports.run_list import runs_report, runs_text
-from reviews.management.lookups import ProjectCommand
 
 
 class Command(ProjectCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from evalsite.management.lookups import refusals
 from judging.services.runs.prices import PriceError, price_add
-from reviews.management.lookups import refusals
 
 
 class Command(BaseCommand):

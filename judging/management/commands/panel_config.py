@@ -1,6 +1,6 @@
+from evalsite.management.lookups import ProjectCommand
 from judging.models import PanelRule
 from judging.services.calibration.panels import PanelError, panel_configure
-from reviews.management.lookups import ProjectCommand
 
 
 class Command(ProjectCommand):

@@ -1,8 +1,8 @@
+from evalsite.management.lookups import ProjectCommand, named_or_error
 from judging.models import Panel
 from judging.services.calibration.panels import PanelError, panel_decide
 from judging.services.calibration.send_to_humans import SendError
 from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ProjectCommand, named_or_error
 from reviews.models import Item
 
 SHOWN = 10  # items named per member that did not judge them

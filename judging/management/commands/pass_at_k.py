@@ -1,6 +1,6 @@
+from evalsite.management.lookups import ReportCommand, user_or_error
 from judging.reports.pass_at_k import PassAtKError, pass_at_k_report, render_markdown
 from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ReportCommand, user_or_error
 
 
 class Command(ReportCommand):

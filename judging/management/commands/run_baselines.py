@@ -1,7 +1,7 @@
+from evalsite.management.lookups import ProjectCommand
 from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
 from judging.services.runs.baseline import baseline_run
 from judging.services.runs.baselines import KINDS, ROUGE_TYPES, Baseline, BaselineError
-from reviews.management.lookups import ProjectCommand
 
 
 class Command(ProjectCommand):

@@ -2,10 +2,10 @@ import sys
 
 from django.core.management.base import CommandError
 
+from evalsite.management.lookups import ProjectCommand, named_or_error, refusals
 from judging.models import JudgeConfig
 from judging.services.runs.control import RunError, run_create, run_progress
 from judging.services.runs.runner import run_execute
-from reviews.management.lookups import ProjectCommand, named_or_error, refusals
 
 
 class Command(ProjectCommand):

@@ -2,12 +2,12 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from evalsite.management.lookups import ReportCommand
 from judging.reports.scoring.claims import COMPARISONS
 from judging.reports.scoring.markdown import render_markdown
 from judging.services.scoring.claim_judge import ClaimJudgeError
 from judging.services.scoring.score import predictions_score
 from reviews.formats.errors import FormatError
-from reviews.management.lookups import ReportCommand
 
 
 class Command(ReportCommand):

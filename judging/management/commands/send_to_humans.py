@@ -1,7 +1,7 @@
+from evalsite.management.lookups import ProjectCommand, form_or_error
 from judging.forms import SendToHumansForm
 from judging.services.calibration.send_to_humans import SendError, items_send_to_humans
 from judging.services.calibration.splits import SplitError
-from reviews.management.lookups import ProjectCommand, form_or_error
 
 
 class Command(ProjectCommand):

@@ -1,5 +1,5 @@
+from evalsite.management.lookups import ProjectCommand
 from judging.services.calibration.splits import SplitError, split_draw
-from reviews.management.lookups import ProjectCommand
 
 
 class Command(ProjectCommand):

@@ -1,7 +1,7 @@
+from evalsite.management.lookups import ReportCommand, user_or_error
 from judging.metrics.text import METRICS
 from judging.reports.text_metrics import TextMetricsError, render_markdown, text_metrics_report
 from judging.services.calibration.splits import SPLIT_CHOICES, SplitError
-from reviews.management.lookups import ReportCommand, user_or_error
 
 
 class Command(ReportCommand):

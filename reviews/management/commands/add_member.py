@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 
-from reviews.management.lookups import ProjectCommand, user_or_error
+from evalsite.management.lookups import ProjectCommand, user_or_error
 from reviews.models import Membership, Role
 from reviews.services.projects.members import membership_add
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from reviews.management.lookups import refusals, user_or_error
+from evalsite.management.lookups import refusals, user_or_error
 from reviews.models import ResolutionRule
 from reviews.services.imports.questions import split_requests
 from reviews.services.projects.members import project_create

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from reviews.management.lookups import ProjectCommand
+from evalsite.management.lookups import ProjectCommand
 from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from reviews.management.lookups import ProjectCommand
+from evalsite.management.lookups import ProjectCommand
 from reviews.services.imports.pipeline import (
     ImportFailed,
     file_import,

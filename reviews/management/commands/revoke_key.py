@@ -1,4 +1,4 @@
-from reviews.management.lookups import ProjectCommand, user_or_error
+from evalsite.management.lookups import ProjectCommand, user_or_error
 from reviews.services.imports.approved import KeyRefused, trusted_key_revoke
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from reviews.management.lookups import ProjectCommand, user_or_error
+from evalsite.management.lookups import ProjectCommand, user_or_error
 from reviews.services.imports.approved import KeyRefused, trusted_key_register
 
 

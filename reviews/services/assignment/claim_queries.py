@@ -1,13 +1,13 @@
 """The two statements of a claim written by hand: the rater's current claim and the next
 candidate. They run on every "next"; built through the ORM they cost more CPU than the rest
-of the claim (`reviews/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
+of the claim (`evalsite/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
 rules; these hold to them (tests/reviews/test_claim_candidates.py)."""
 
 from __future__ import annotations
 
 from django.db import connection
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import Assignment, AssignmentStatus, ItemStatus, Project
 
 

@@ -28,8 +28,8 @@ from typing import TypeVar
 
 from django.db import connection, transaction
 
+from evalsite.history_triggers import history_unlocked
 from reviews.formats.errors import FormatError
-from reviews.history_triggers import history_unlocked
 from reviews.models import Document, Item, Project
 
 logger = logging.getLogger(__name__)

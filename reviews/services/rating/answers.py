@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from reviews import raw_rows
+from evalsite import raw_rows
 from reviews.models import (
     Answer,
     Assignment,

@@ -25,9 +25,10 @@ on the history tables, whoever sends it:
   no REPLACE, and its UPSERT (`ON CONFLICT DO UPDATE`) fires the UPDATE trigger.
 
 SQLite drops a table's triggers when a migration rebuilds the table (`ALTER` by copy), so
-`ensure_triggers` also runs after every `migrate` (reviews.apps) and puts missing ones back; it
-rebuilds every insert guard, so a unique index added later is guarded too, and any table added to
-`HISTORY_TABLES` gets all its triggers at the next `migrate`.
+`ensure_triggers` also runs after every `migrate` (evalsite.apps: `triggers_after_migrate`, for
+each app's own tables) and puts missing ones back; it rebuilds every insert guard, so a unique
+index added later is guarded too, and any table added to an app's `history_tables` gets all its
+triggers at the next `migrate`.
 Deleting a project or item with history is refused as well: history outlives its project.
 """
 
@@ -36,33 +37,21 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
+from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-# app label -> the tables whose rows are history (model names, lower case)
-HISTORY_TABLES = {
-    "reviews": (
-        "reviews_answer",
-        "reviews_resolution",
-        "reviews_resolutionsource",
-        "reviews_approval",
-        "reviews_reference",
-        "reviews_event",
-        "reviews_trustedkey",
-        "reviews_keyrevocation",
-        "reviews_goldmark",
-        "reviews_itemrevision",
-        "reviews_projectevent",
-    ),
-    "judging": (
-        "judging_humanlabel",
-        "judging_heldoutaccess",
-        "judging_dashboardsnapshot",
-        "judging_failuretag",
-        "judging_judgeversion",
-        "judging_scorerun",
-        "judging_modelprice",
-    ),
-}
+
+def history_tables() -> dict[str, tuple[str, ...]]:
+    """app label -> its history tables. Each app names its own on its AppConfig
+    (`history_tables`), so this module knows no app and no app names another's tables."""
+    from django.apps import apps
+
+    return {
+        config.label: tuple(config.history_tables)
+        for config in apps.get_app_configs()
+        if getattr(config, "history_tables", ())
+    }
+
 
 PG_FUNCTION = "evalsite_refuse_history_change"
 SQLITE_FUNCTION = "evalsite_history_unlocked"
@@ -172,7 +161,7 @@ def migration_operations(app_label: str, tables):
     tables = tuple(tables)
 
     def forward(apps, schema_editor):
-        # A table added to HISTORY_TABLES later gets its trigger from its own migration.
+        # A table added to `history_tables` later gets its trigger from its own migration.
         existing = set(schema_editor.connection.introspection.table_names())
         present = [t for t in tables if t in existing]
         for sql in create_statements(schema_editor.connection, present):
@@ -185,20 +174,24 @@ def migration_operations(app_label: str, tables):
     return migrations.RunPython(forward, backward)
 
 
-def ensure_triggers(connection: BaseDatabaseWrapper) -> None:
-    """Re-create missing SQLite triggers (a table rebuild drops them) and every insert guard
-    (a unique index may have been added since); no-op elsewhere."""
+def ensure_triggers(connection: BaseDatabaseWrapper, tables) -> None:
+    """Re-create missing SQLite triggers of `tables` (a table rebuild drops them) and every insert
+    guard (a unique index may have been added since); no-op elsewhere."""
     if connection.vendor != "sqlite":
         return
     existing = set(connection.introspection.table_names())
-    tables = [t for ts in HISTORY_TABLES.values() for t in ts if t in existing]
-    statements = create_statements(connection, tables)
+    statements = create_statements(connection, [t for t in tables if t in existing])
     with connection.cursor() as cursor:
         for sql in statements:
             cursor.execute(sql)
 
 
-def register_sqlite_function(sender, connection: BaseDatabaseWrapper, **kwargs) -> None:
+def triggers_after_migrate(sender, using, **kwargs) -> None:
+    """`post_migrate` receiver (sent once per app): that app's own history tables."""
+    ensure_triggers(connections[using], getattr(sender, "history_tables", ()))
+
+
+def sqlite_flag_install(sender, connection: BaseDatabaseWrapper, **kwargs) -> None:
     """`connection_created` receiver: give SQLite the flag the triggers read."""
     if connection.vendor == "sqlite":
         connection.connection.create_function(

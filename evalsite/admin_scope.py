@@ -12,6 +12,7 @@ so a new one cannot slip through unscoped):
 
 Admin permissions are per model (Django's); this adds the per-project half. The user admin
 (evalsite/admin.py) shows staff the members of their projects, and changes are superusers'.
+History tables' admins are `ReadOnlyAdmin`: view only, for superusers too.
 """
 
 from django.contrib import admin
@@ -123,3 +124,20 @@ def view_on_site(request, content_type_id, object_id):
     except (ValueError, ValidationError):  # not an id of that table
         raise Http404("No such row.") from None
     return shortcut(request, content_type_id, object_id)
+
+
+class ReadOnly:
+    """No add, change or delete here (for superusers too); view only."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass

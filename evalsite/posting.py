@@ -1,4 +1,5 @@
-"""The one shape of a settings post: a form, one service call, a message, a redirect.
+"""The one shape of a settings post: a form, one service call, a message, a redirect; and a
+bound form's errors on one line (`errors_text`: pages, messages and commands say them alike).
 
 A refused post keeps what was typed: the values and each field's reason are kept in the session
 under the form's `keep` name, and the page it redirects to shows the form again from them
@@ -8,11 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
 
-from reviews.forms import errors_text
+
+def errors_text(form: forms.Form) -> str:
+    """Every error of a bound form on one line, each named by its field's label."""
+    parts = []
+    for field, errors in form.errors.items():
+        label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
+        parts += [f"{label}: {error}" if label else str(error) for error in errors]
+    return " ".join(parts)
 
 
 def post_then_redirect(

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from reviews.forms import errors_text
+from evalsite.posting import errors_text
 from reviews.models import Project
 
 
