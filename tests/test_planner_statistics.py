@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from evalsite.planner_statistics import planner_statistics_refresh
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.factories import ProjectFactory
 from tests.helpers import write_item_lines
 
