@@ -42,19 +42,20 @@ def post_then_redirect(
         errors = {
             f.replace("__all__", "form"): [str(e) for e in errs] for f, errs in form.errors.items()
         }
-        _keep(request, keep, errors)
+        keep_refused(request, keep, errors)
     else:
         try:
             done = act(**form.cleaned_data)
         except refusals as error:
             messages.error(request, f"{failed}: {error}.")
-            _keep(request, keep, {"form": [f"{failed}: {error}."]})
+            keep_refused(request, keep, {"form": [f"{failed}: {error}."]})
         else:
             messages.success(request, done)
     return redirect(*to)
 
 
-def _keep(request, keep: str, errors: dict[str, list[str]]) -> None:
+def keep_refused(request, keep: str, errors: dict[str, list[str]]) -> None:
+    """Keep what a refused post sent and why, for the page it redirects to (`refused_input`)."""
     if keep:
         values = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
         request.session[f"refused:{keep}"] = {"values": values, "errors": errors}

@@ -35,6 +35,7 @@ from reviews.services.rating.resolution import (
     adjudication_blocker,
     adjudication_record,
 )
+from reviews.views.posting import keep_refused, refused_input
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
@@ -74,6 +75,7 @@ def item_detail(request, slug, item_pk):
         {
             **page,
             "can_adjudicate": access.is_adjudicator and not blocked,
+            **_refused_decision(request),
             "adjudication_blocked": blocked,
             "can_approve": access.is_approver and not approval_blockers(item, request.user),
             "ground_truth": current_ground_truth(item),
@@ -88,6 +90,21 @@ def item_detail(request, slug, item_pk):
             ),
         },
     )
+
+
+def _refused_decision(request) -> dict:
+    """A refused adjudication, to show again as typed beside its question: which question,
+    the values and the reason it was refused (once)."""
+    refused = refused_input(request, "adjudicate")
+    if refused is None:
+        return {}
+    values = refused["values"]
+    prefix, _, claim = values.get("choice", "").partition(":")
+    return {
+        "refused": refused,
+        "refused_pk": int(values["question"]) if values.get("question", "").isdigit() else None,
+        "refused_claim": int(claim) if prefix == "claim" and claim.isdigit() else None,
+    }
 
 
 def _item_page(access, item) -> dict:
@@ -119,6 +136,7 @@ def question_adjudicate(request, slug, item_pk, question_pk):
         )
     except ResolutionError as error:
         messages.error(request, f"{question.key}: {error}")
+        keep_refused(request, "adjudicate", {"form": [str(error)]})  # shown again as typed
     else:
         messages.success(request, f"Decided {question.key}.")
     return redirect("item_detail", slug, item.pk)

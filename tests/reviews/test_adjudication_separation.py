@@ -79,3 +79,20 @@ def test_the_item_page_says_why_and_next_passes_over_it(client, dispute, review_
     theirs = client.get(reverse("item_detail", args=[project.slug, later.pk])).content.decode()
     assert "data-next-item" not in theirs  # the only other waiting item is one dual rated
     assert "Save decision" in theirs
+
+
+def test_a_refused_decision_is_shown_again_as_typed(client, dispute):
+    project, item, _, ada = dispute
+    client.force_login(ada)
+    question = item.questions.get()
+    url = reverse("question_adjudicate", args=[project.slug, item.pk, question.pk])
+    typed = {"question": question.pk, "choice": "value", "value": "1,200.00 EUR", "reason": " "}
+    page = client.post(url, typed, follow=True).content.decode()
+    assert "Not decided: Give a reason for the decision." in page  # beside the form
+    assert (
+        'value="1,200.00 EUR"' in page
+        and 'value="value" aria-label="Type the value" checked' in page
+    )
+    assert not Resolution.objects.exists()
+    again = client.get(reverse("item_detail", args=[project.slug, item.pk])).content.decode()
+    assert "Not decided" not in again  # once
