@@ -1,4 +1,5 @@
-"""Files: import one file as it is on disk (project admins), the API's twin of the upload form.
+"""Files: import one file as it is on disk, or several images and PDFs (project admins), the
+API's twin of the upload form.
 
 A pipeline that has a `.zip` bundle (review files with their evidence), a JSONL, CSV or review
 JSON file posts it here as multipart form data instead of re-encoding it as JSON. The file goes
@@ -29,35 +30,47 @@ _ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: Erro
 @router.post(
     "/{slug}/imports",
     response={201: ImportReportOut, **_ERRORS},
-    summary="Import a file: a .zip bundle, JSONL, CSV or review JSON (one transaction)",
+    summary="Import a file (a .zip bundle, JSONL, CSV, review JSON, an image or PDF), or "
+    "several images and PDFs (one transaction)",
 )
 def file_upload_import(
     request: HttpRequest,
     slug: str,
-    file: File[UploadedFile],
+    file: File[list[UploadedFile]],
     format: Form[str] = "",
     questions: Form[list[str]] = None,
 ):
     """The file is read like `import_items FILE`: its format detected from its name and content
     unless `format` names one; a bundle's review files cite only evidence inside the bundle.
-    A refused file answers 422 naming the file, record, path and reason; nothing is kept."""
+    Several `file` parts are images and PDFs (or .zips of them), an item each, like
+    `import_items a.jpg b.pdf`. A refused file answers 422 naming the file, record, path and
+    reason; nothing is kept."""
     access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
-    name = PurePath(file.name or "upload").name or "upload"
+    names = [PurePath(one.name or "upload").name or "upload" for one in file]
     if format and format not in import_formats():
         raise FormatError(f"unknown format {format!r} (one of: {', '.join(import_formats())})",
-                          file=name, path="format")  # fmt: skip
-    if file.size > limits.current().file_bytes:
-        raise FormatError(limits.message("file_bytes", "its size", file.size), file=name)
+                          file=names[0], path="format")  # fmt: skip
+    for name, one in zip(names, file, strict=True):
+        if one.size > limits.current().file_bytes:
+            raise FormatError(limits.message("file_bytes", "its size", one.size), file=name)
+    if len(set(names)) < len(names):
+        repeated = next(name for name in names if names.count(name) > 1)
+        raise FormatError(
+            "two files with this name: an item's id is its file's name", file=repeated
+        )
     with tempfile.TemporaryDirectory(prefix="evalsite-api-") as folder:
-        path = Path(folder) / name
-        with path.open("wb") as handle:
-            for chunk in file.chunks():
-                handle.write(chunk)
+        paths = []
+        for name, one in zip(names, file, strict=True):
+            path = Path(folder) / name
+            with path.open("wb") as handle:
+                for chunk in one.chunks():
+                    handle.write(chunk)
+            paths.append(path)
         report = file_import(
             actor=request.auth,
             project=access.project,
-            path=path,
-            name=name,
+            path=paths[0] if len(paths) == 1 else paths,
+            name=names[0] if len(names) == 1 else None,
             format=format or None,
             options=import_options(questions=questions),
         )

@@ -175,3 +175,26 @@ def test_the_formats_doc_is_served_with_its_sections(client, project):
     assert 'id="7-files-images-and-pdfs"' in page
     assert client.get(reverse("docs_page", args=["security"])).status_code == 404
     assert Path("docs/formats.md").exists()
+
+
+def test_the_api_takes_several_files(client, project, legible):
+    _, secret = token_create(actor=member(project, Role.ADMIN), name="pipeline")
+    files = [SimpleUploadedFile("a.jpg", _image()), SimpleUploadedFile("b.pdf", _pdf())]
+    response = client.post(
+        f"/api/projects/{project.slug}/imports",
+        {"file": files, "questions": [legible]},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["format"] == "files" and body["file"] == "2 files"
+    assert sorted(Item.objects.values_list("external_id", flat=True)) == ["a.jpg", "b.pdf"]
+    notes = SimpleUploadedFile("notes.csv", b"a,b\n1,2\n")
+    refused = client.post(
+        f"/api/projects/{project.slug}/imports",
+        {"file": [SimpleUploadedFile("c.jpg", _image()), notes]},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
+    assert refused.status_code == 422
+    assert "not an image or PDF" in refused.json()["error"]["reason"]
+    assert Item.objects.count() == 2
