@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from evalsite.posting import keep_refused, refused_input
 from reviews.access import item_for_overseer, project_for_user
 from reviews.forms import AnswerChoiceForm, ApprovalForm, ItemListForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
@@ -35,7 +36,6 @@ from reviews.services.rating.resolution import (
     adjudication_blocker,
     adjudication_record,
 )
-from reviews.views.posting import keep_refused, refused_input
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
