@@ -78,6 +78,7 @@ score_patterns = [
     path("upload/", scores.score_upload, name="score_upload"),
     path("<id:pk>/", scores.score_run, name="score_run"),
     path("<id:pk>/case/", scores.score_case, name="score_case"),
+    path("<id:pk>/claims/send/", scores.score_claims_send, name="score_claims_send"),
 ]
 
 # Under p/<slug>/: judges and their runs, ground-truth generation, scores, the dashboard.

@@ -49,6 +49,7 @@ NOT_PAGES = {
     "run_stop": "POST: cancels a run",
     "run_continue": "POST: resumes a run",
     "score_upload": "POST: scores an uploaded predictions file",
+    "score_claims_send": "POST: sends a run's claim decisions to people",
     "baseline_start": "POST: runs the baselines",
     "dashboard_recompute": "POST: queues a recompute",
     "held_out_show": "POST: logs a look at held-out figures",

@@ -13,10 +13,12 @@ from judging.reports.scoring.build import NO_CONTEXT
 from judging.services.runs.baseline import baseline_run
 from judging.services.runs.baselines import BaselineError
 from judging.services.scoring.claim_judge import ClaimJudgeError
+from judging.services.scoring.claims_to_people import ClaimsToPeopleError, claims_to_people
 from judging.services.scoring.score import predictions_score
 from reviews.access import project_for_user
 from reviews.formats.errors import FormatError
 from reviews.models import Role
+from reviews.services.imports.pipeline import ImportFailed
 
 READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every record
@@ -134,6 +136,7 @@ def score_run(request, slug, pk):
         "judging/score_run.html",
         {
             "project": access.project,
+            "access": access,
             "run": run,
             "report": run.report,
             "sections": sections,
@@ -158,3 +161,18 @@ def score_case(request, slug, pk):
     ]
     context = {"project": access.project, "run": run, "case_id": case_id, "records": records}
     return render(request, "judging/score_case.html", context)
+
+
+@require_POST
+def score_claims_send(request, slug, pk):
+    """Send the run's claim decisions to people (items, the judge's verdicts, questions)."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
+    try:
+        reports = claims_to_people(actor=request.user, project=access.project, run=run)
+    except (ClaimsToPeopleError, ImportFailed) as error:
+        messages.error(request, str(error))
+    else:
+        summary = "; ".join(report.summary() for report in reports[1:])
+        messages.success(request, f"Claim decisions sent to people: {summary}.")
+    return redirect("score_run", slug=access.project.slug, pk=run.pk)

@@ -282,3 +282,78 @@ def test_evidence_only_without_a_claim_judge_is_unscored_and_says_what_would_sco
                  stdout=out, stderr=StringIO())  # fmt: skip
     (unscored,) = json.loads(out.getvalue())["unscored"]
     assert "its evidence can be checked by a claim judge" in unscored["reason"]
+
+
+def test_claim_decisions_go_to_people_and_their_agreement_is_measured(project, tmp_path):
+    """Each judged claim: an item, the judge's verdict, a question for raters; once people label
+    the claims, the agreement report has the claim judge's row on each claim criterion."""
+    from judging.models import ScoreRun, Verdict
+    from reviews.models import Question
+    from tests.judging.helpers import human_record, import_items, report_json, row_for
+
+    with WireServer("openai-compatible", [Say(json.dumps(DECISIONS))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        score(project, tmp_path, "--claim-judge", "claims")
+    run = ScoreRun.objects.get()
+    out = StringIO()
+    call_command("send_claims_to_people", "--project", project.slug, "--score-run", str(run.pk),
+                 stdout=out)  # fmt: skip
+    items = project.items.filter(external_id__startswith=f"claim-{run.pk}-")
+    assert items.count() == 5  # two predicted claims, three reference claims
+    assert Question.objects.filter(item__in=items, kind="criterion").count() == 5
+    assert set(Verdict.objects.filter(item__in=items).values_list("label", flat=True)) == {
+        "supported", "contradicted", "matched", "missed", "undecidable"
+    }  # fmt: skip
+    first = items.get(external_id=f"claim-{run.pk}-1")
+    assert first.output == "Northwind sent the invoice."
+    assert "supported" not in json.dumps(first.input)  # the raters do not see the decision
+    # sending again changes nothing
+    call_command("send_claims_to_people", "--project", project.slug, "--score-run", str(run.pk),
+                 stdout=StringIO())  # fmt: skip
+    assert Verdict.objects.filter(item__in=items).count() == 5
+    # people label the two predicted claims; one agrees with the judge
+    labels = [
+        human_record(f"claim-{run.pk}-1", "ana", "supported", criterion="claim_supported"),
+        human_record(f"claim-{run.pk}-2", "ana", "supported", criterion="claim_supported"),
+    ]
+    import_items(project, write_jsonl(tmp_path / "people.jsonl", labels))  # fmt: skip
+    report = report_json(project, "--split", "all", "--criterion", "claim_supported")
+    row = row_for(report, "claim_supported", "openai-compatible/m")
+    assert (row["n"], row["observed_agreement"]["value"]) == (2, 0.5)
+
+
+def test_a_run_without_judged_claims_is_refused(project, tmp_path):
+    from judging.models import ScoreRun
+
+    score(project, tmp_path, "--comparison", "exact")
+    run = ScoreRun.objects.get()
+    with pytest.raises(CommandError, match="has no claim a claim judge decided"):
+        call_command("send_claims_to_people", "--project", project.slug, "--score-run",
+                     str(run.pk), stdout=StringIO())  # fmt: skip
+    with pytest.raises(CommandError, match="No score run 999"):
+        call_command("send_claims_to_people", "--project", project.slug, "--score-run", "999",
+                     stdout=StringIO())  # fmt: skip
+
+
+def test_the_run_page_sends_the_claims_for_admins_only(client, project, tmp_path):
+    from django.urls import reverse
+
+    from judging.models import ScoreRun
+    from reviews.models import Role
+    from tests.factories import member
+
+    with WireServer("openai-compatible", [Say(json.dumps(DECISIONS))]) as srv:
+        claim_judge(project, srv, "openai-compatible")
+        score(project, tmp_path, "--claim-judge", "claims")
+    run = ScoreRun.objects.get()
+    url = reverse("score_claims_send", args=[project.slug, run.pk])
+    client.force_login(member(project, Role.ADJUDICATOR))
+    page = client.get(reverse("score_run", args=[project.slug, run.pk])).content.decode()
+    assert "Send claim decisions to people" not in page
+    assert client.post(url).status_code == 403
+    client.force_login(member(project, Role.ADMIN))
+    page = client.get(reverse("score_run", args=[project.slug, run.pk])).content.decode()
+    assert "Send claim decisions to people" in page
+    response = client.post(url, follow=True)
+    assert "Claim decisions sent to people" in response.content.decode()
+    assert project.items.filter(external_id__startswith="claim-").count() == 5
