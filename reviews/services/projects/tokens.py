@@ -26,11 +26,15 @@ DEFAULT_LIFETIME = 90
 
 
 @transaction.atomic
-def token_create(*, actor, name: str, days: int | None = DEFAULT_LIFETIME) -> tuple[ApiToken, str]:
-    """A new token for `actor` that stops working after `days` (None: never)."""
+def token_create(
+    *, actor, name: str, days: int | None = DEFAULT_LIFETIME, user=None
+) -> tuple[ApiToken, str]:
+    """A new token for `user` (default: `actor`, as on the tokens page) that stops working
+    after `days` (None: never). The operator's console (`manage.py api_token`) passes
+    actor=None and the user it names; the audit line then has no actor but names the owner."""
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        user=actor,
+        user=user or actor,
         name=name.strip() or "API token",
         prefix=secret[:10],
         key_sha256=_digest(secret),
