@@ -17,9 +17,12 @@ class JudgingConfig(AppConfig):
 
     def ready(self):
         # TextFlow and the judging record kinds register with reviews' import dispatcher.
+        from judging.reports import rows
         from judging.services.imports import records  # noqa: F401
         from reviews.signals import project_data_changed
 
+        # Calls, verdicts and labels join reviews' row exports.
+        rows.register()
         project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")
 
 

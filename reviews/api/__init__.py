@@ -15,7 +15,7 @@ from ninja import NinjaAPI
 from ninja.parser import Parser
 
 from evalsite.api_errors import install_error_handlers
-from reviews.api import files, items, references
+from reviews.api import files, items, references, rows
 from reviews.api.auth import SessionAuth, TokenAuth
 from reviews.formats.errors import loads_json
 
@@ -58,5 +58,6 @@ install_error_handlers(api)
 api.add_router("/projects", items.router)
 api.add_router("/projects", files.router)
 api.add_router("/projects", references.router)
+api.add_router("/projects", rows.router)
 
 __all__ = ["api"]

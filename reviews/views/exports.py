@@ -1,5 +1,6 @@
 """Export approved ground truth from the browser (admins and approvers): one .zip per format,
-which `manage.py verify_approval` reads as it is downloaded."""
+which `manage.py verify_approval` reads as it is downloaded; and every row of one kind (admins),
+streamed as CSV, JSONL or Parquet."""
 
 import io
 import zipfile
@@ -8,11 +9,13 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
+from reviews.formats.rows import ROW_FORMATS
 from reviews.models import Role
 from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
+from reviews.reports.rows import RowExportError, row_kinds, rows_export
 
 
 class ExportForm(forms.Form):
@@ -40,3 +43,23 @@ def project_export(request, slug):
     name = f"{access.project.slug}-ground-truth-{format}.zip"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+class RowExportForm(forms.Form):
+    kind = forms.ChoiceField(choices=lambda: [(k, k) for k in row_kinds()])
+    format = forms.ChoiceField(choices=[(f, f) for f in ROW_FORMATS])
+
+
+@require_safe
+def row_export(request, slug):
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    form = RowExportForm(request.GET)
+    if not form.is_valid():
+        messages.error(request, "Row export: choose a kind and a format.")
+        return redirect("project_home", slug)
+    try:
+        export = rows_export(actor=request.user, project=access.project, **form.cleaned_data)
+    except RowExportError as error:
+        messages.error(request, f"Row export: {error}.")
+        return redirect("project_home", slug)
+    return export.response(access.project.slug)

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from evalsite.posting import refused_input
 from reviews import selectors
 from reviews.access import project_for_user
+from reviews.formats.rows import ROW_FORMATS
 from reviews.forms import (
     ProjectCreateForm,
     ProjectInstructionsForm,
@@ -16,6 +17,7 @@ from reviews.forms import (
     RaterQualitySettingForm,
 )
 from reviews.models import ItemStatus, Role
+from reviews.reports.rows import row_kinds
 from reviews.services.projects.members import project_create, project_settings_update
 from reviews.services.projects.questions import question_define
 from reviews.services.rating.quality import (
@@ -58,6 +60,8 @@ def project_home(request, slug):
                 rater=request.user, project=access.project
             ),
             "rater_alerts": rater_alerts(access.project) if access.is_admin else [],
+            "row_kinds": row_kinds().values() if access.is_admin else [],
+            "row_formats": ROW_FORMATS,
         },
     )
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from evalsite.management.lookups import form_or_error, user_or_error
 from reviews.forms import TokenForm
-from reviews.management.lookups import form_or_error, user_or_error
 from reviews.services.tokens import DEFAULT_LIFETIME, LIFETIMES, token_create
 
 
@@ -28,7 +28,9 @@ class Command(BaseCommand):
             raise CommandError(f"User {user!r} is inactive: a token of theirs would not work.")
         # The page's own form: the same names and lifetimes, no looser.
         data = form_or_error(TokenForm({"name": name, "lifetime": "" if days == "never" else days}))
-        token, secret = token_create(actor=None, user=owner, name=data["name"], days=data["lifetime"])
+        token, secret = token_create(
+            actor=None, user=owner, name=data["name"], days=data["lifetime"]
+        )
         expires = token.expires_at.date().isoformat() if token.expires_at else "never"
         self.stdout.write(f"Token {token.name!r} for {owner.get_username()} (expires: {expires}).")
         self.stdout.write(secret)

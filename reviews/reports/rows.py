@@ -1,0 +1,197 @@
+"""Row-level exports: every row of one kind in a project, for a team's own analysis.
+
+Each kind is a `RowKind`: typed columns and a query that yields one tuple per row, read with a
+database cursor in chunks (`iterator`) so that memory stays flat however many rows there are.
+Reviews registers its own kinds below (items, answers, resolutions, approvals, the audit log);
+judging registers calls, verdicts and labels from `judging/apps.py` (reviews knows nothing of
+judging). The writers are `reviews/formats/rows.py`; docs/formats.md lists every column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from django.http import StreamingHttpResponse
+
+from reviews.formats.rows import CONTENT_TYPES, ROW_FORMATS, Column, RowFormatError, row_chunks
+from reviews.models import Answer, Approval, Item, Project, ProjectEvent, Resolution
+
+CHUNK = 2000  # rows fetched per round trip
+
+
+class RowExportError(ValueError):
+    """An unknown kind or format, or Parquet without pyarrow; the message says which."""
+
+
+@dataclass(frozen=True)
+class RowKind:
+    name: str
+    description: str
+    columns: list[Column]
+    # The project's rows as tuples in column order (a values_list, read with iterator()).
+    rows: Callable[[Project], Iterator[tuple]]
+    # Called once before the rows are read: e.g. judging records a look at held-out items.
+    on_export: Callable[..., None] | None = field(default=None, compare=False)
+
+
+_KINDS: dict[str, RowKind] = {}
+
+
+def register_row_kind(kind: RowKind) -> RowKind:
+    if kind.name in _KINDS:
+        raise ValueError(f"row kind {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def row_kinds() -> dict[str, RowKind]:
+    return dict(_KINDS)
+
+
+@dataclass(frozen=True)
+class RowExport:
+    kind: RowKind
+    format: str
+    chunks: Iterator[bytes]
+
+    def response(self, slug: str) -> StreamingHttpResponse:
+        """Streamed as it is read (the page and the API answer with it)."""
+        response = StreamingHttpResponse(self.chunks, content_type=CONTENT_TYPES[self.format])
+        name = f"{slug}-{self.kind.name}.{self.format}"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+
+def rows_export(*, actor, project: Project, kind: str, format: str) -> RowExport:
+    """Every `kind` row of `project` as `format` bytes, streamed. Access is the caller's
+    (project admins: the pages that show these rows are theirs)."""
+    found = _KINDS.get(kind)
+    if found is None:
+        raise RowExportError(f"kind: {kind!r} is not one of {', '.join(_KINDS)}")
+    if format not in ROW_FORMATS:
+        raise RowExportError(f"format: {format!r} is not one of {', '.join(ROW_FORMATS)}")
+    try:
+        chunks = row_chunks(format, found.columns, found.rows(project))
+    except RowFormatError as error:
+        raise RowExportError(str(error)) from None
+    if found.on_export is not None:
+        found.on_export(actor=actor, project=project, kind=kind)
+    return RowExport(found, format, chunks)
+
+
+def values(queryset, fields: list[str]) -> Iterator[tuple]:
+    """`fields` (ORM paths, one per column) of `queryset` in id order, a chunk at a time."""
+    return queryset.order_by("pk").values_list(*fields).iterator(chunk_size=CHUNK)
+
+
+_C = Column
+
+ITEMS = [
+    _C("item_id", "text", "the item's external id"),
+    _C("revision", "int", "its content revision (1, then +1 each time an import changed it)"),
+    _C("title", "text"),
+    _C("status", "text", "open, in_review, resolved, approved"),
+    _C("input", "json"),
+    _C("output", "json"),
+    _C("expected", "json", "the reference answer the import gave, if any"),
+    _C("metadata", "json"),
+    _C("created_at", "time"),
+    _C("updated_at", "time"),
+]
+ANSWERS = [
+    _C("answer_id", "int"),
+    _C("item_id", "text"),
+    _C("item_revision", "int", "the item's revision the rater saw"),
+    _C("question_kind", "text", "field, criterion or pairwise"),
+    _C("question_key", "text", "the field's path or the criterion's name"),
+    _C("rater", "text", "username"),
+    _C("seq", "int", "1 for the rater's first answer to the question, +1 per change"),
+    _C("decision", "text"),
+    _C("value", "json"),
+    _C("flagged", "bool"),
+    _C("note", "text"),
+    _C("gold", "bool", "answered as a gold check"),
+    _C("created_at", "time"),
+]
+RESOLUTIONS = [
+    _C("resolution_id", "int"),
+    _C("item_id", "text"),
+    _C("item_revision", "int"),
+    _C("question_kind", "text"),
+    _C("question_key", "text"),
+    _C("decision", "text"),
+    _C("value", "json"),
+    _C("method", "text", "unanimous, majority, adjudicated, imported, superseded"),
+    _C("decided_by", "text", "the adjudicator's username (adjudicated only)"),
+    _C("reason", "text"),
+    _C("supersedes", "int", "the resolution_id this one replaced"),
+    _C("created_at", "time"),
+]
+APPROVALS = [
+    _C("approval_id", "int"),
+    _C("item_id", "text"),
+    _C("sequence", "int", "1, then 2 for the first correction, ..."),
+    _C("reference_version", "int", "the ground-truth version it signed"),
+    _C("sha256", "text", "SHA-256 of the signed rows"),
+    _C("approver", "text", "e-mail or username, as exported"),
+    _C("approved_at", "time"),
+    _C("key_id", "text", "the signing key"),
+    _C("algorithm", "text"),
+    _C("signature", "text"),
+    _C("imported_from", "text", "the signed file it came from, if imported"),
+    _C("correction_reason", "text"),
+]
+AUDIT = [
+    _C("event_id", "int"),
+    _C("created_at", "time"),
+    _C("actor", "text", "username; empty for the operator's console"),
+    _C("action", "text"),
+    _C("target", "text"),
+    _C("before", "json", "the changed values before (never a secret)"),
+    _C("after", "json"),
+]
+
+
+def _items(project):
+    fields = ["external_id", "revision", "title", "status", "input", "output", "expected",
+              "metadata", "created_at", "updated_at"]  # fmt: skip
+    return values(Item.objects.filter(project=project), fields)
+
+
+def _answers(project):
+    fields = ["pk", "question__item__external_id", "revision", "question__kind", "question__key",
+              "rater__username", "seq", "decision", "value", "flagged", "note",
+              "assignment__gold", "created_at"]  # fmt: skip
+    return values(Answer.objects.filter(question__item__project=project), fields)
+
+
+def _resolutions(project):
+    fields = ["pk", "question__item__external_id", "revision", "question__kind",
+              "question__key", "decision", "value", "method", "decided_by__username", "reason",
+              "supersedes_id", "created_at"]  # fmt: skip
+    queryset = Resolution.objects.filter(question__item__project=project)
+    return values(queryset, fields)
+
+
+def _approvals(project):
+    fields = ["pk", "item__external_id", "sequence", "reference__version", "sha256",
+              "approver_name", "approved_at", "key_id", "algorithm", "signature",
+              "imported_from", "correction_reason"]  # fmt: skip
+    return values(Approval.objects.filter(item__project=project), fields)
+
+
+def _audit(project):
+    fields = ["pk", "created_at", "actor_name", "action", "target", "before", "after"]
+    return values(ProjectEvent.objects.filter(project=project), fields)
+
+
+register_row_kind(RowKind("items", "each item with its content revision", ITEMS, _items))
+register_row_kind(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers))
+register_row_kind(
+    RowKind(
+        "resolutions", "each question's settled answer, history kept", RESOLUTIONS, _resolutions
+    )  # fmt: skip
+)
+register_row_kind(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals))
+register_row_kind(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit))
