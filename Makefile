@@ -18,8 +18,11 @@ install-dev: $(DEV_STAMP)
 $(PY):
 	python3 -m venv $(VENV)
 
-$(STAMP): requirements.lock | $(PY)
+# Then the client package from this checkout (its dependencies, httpx and pydantic, are locked
+# above): the server's API schemas are its models (clients/python/README.md).
+$(STAMP): requirements.lock clients/python/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --require-hashes -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e clients/python
 	touch $(STAMP)
 
 $(DEV_STAMP): requirements-dev.lock | $(PY)

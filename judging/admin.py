@@ -55,6 +55,7 @@ class ItemSplitAdmin(ProjectScoped, ReadOnlyAdmin):
 @admin.register(m.HeldOutAccess)
 class HeldOutAccessAdmin(ProjectScoped, ReadOnlyAdmin):
     list_display = ["project", "user", "what", "created_at"]
+    list_select_related = ["project", "user"]  # one query a page, however many users looked
 
 
 @admin.register(m.GateSetting)

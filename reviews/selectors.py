@@ -57,6 +57,19 @@ def has_queue_role(user) -> bool:
     return Membership.objects.filter(user_id=user.pk, role__in=roles).exists()
 
 
+def memberships_of(user) -> list[dict]:
+    """[{slug, name, roles}] of every project `user` belongs to, by name (the API's list)."""
+    rows = (
+        Membership.objects.filter(user_id=user.pk)
+        .order_by("project__name", "project_id", "role")
+        .values_list("project__slug", "project__name", "role")
+    )
+    by_slug: dict[str, dict] = {}
+    for slug, name, role in rows:
+        by_slug.setdefault(slug, {"slug": slug, "name": name, "roles": []})["roles"].append(role)
+    return list(by_slug.values())
+
+
 def projects_with_roles(user) -> list[tuple]:
     """[(project, sorted role labels, item count)] for every project `user` belongs to."""
     memberships = (

@@ -60,6 +60,9 @@ NOT_PAGES = {
     "api:items_import_jsonl": "POST: a streamed import",
     "api:file_upload_import": "POST: imports an uploaded file",
     "api:score_run_create": "POST: scores predictions",
+    "api:run_start": "POST: queues a judge run",
+    "api:run_stop": "POST: cancels a run",
+    "api:run_continue": "POST: resumes a run",
 }
 # GET pages that no role gets a 200 from, and why (they are still counted).
 NO_PAGE = {
@@ -94,6 +97,9 @@ QUERY = {
     "text_metrics": "?metrics=token_f1&metrics=bleu&split=calibration",
     "pass_at_k": "?criterion=faithful&ks=1,2&group_by=case_id&judge=openai/gpt-4o"
     "&split=calibration",
+    "api:compare": f"?criterion=faithful&a={JUDGE}@1&b=openai/gpt-4o&split=calibration",
+    "row_export": "?kind=verdicts&format=csv",
+    "api:rows_download": "?kind=verdicts",
 }
 HEADERS = {"run_status": {"HX-Request": "true"}}  # as a page it redirects to its judge's page
 
@@ -115,6 +121,17 @@ PINNED = {
     "api:reference_list": 4,
     "api:reference_detail": 4,
     "api:score_run_detail": 5,
+    "api:project_list": 3,
+    # A row export: its access, the split (a held-out look is recorded) and one chunked query.
+    "api:rows_download": 6,
+    "row_export": 5,
+    "api:judge_list": 5,  # the judges, then all their versions in one query
+    "api:judge_save": 5,  # GET: the same path as the list
+    "api:judge_detail": 5,
+    "api:run_list": 5,  # the runs, then their costs in one query
+    "api:run_status": 5,
+    "api:agreement": 43,  # the agreement report, as the command reads it
+    "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
     "project_list": 4,
     "project_new": 2,
     "my_queue": 4,
@@ -246,6 +263,8 @@ def _measure(clients: dict[str, Client], paths: dict[str, str]) -> dict:
         for role, client in visitors.items():
             with CaptureQueriesContext(connection) as queries:
                 response = client.get(path, headers=headers)
+                if response.streaming:  # a row export reads its rows as it is sent
+                    b"".join(response.streaming_content)
             statements = [q["sql"] for q in queries.captured_queries]
             counts[name, role] = (response.status_code, len(statements), statements)
     return counts

@@ -15,7 +15,7 @@ from ninja import NinjaAPI
 from ninja.parser import Parser
 
 from evalsite.api_errors import install_error_handlers
-from reviews.api import files, items, references, rows
+from reviews.api import files, items, projects, references, rows
 from reviews.api.auth import SessionAuth, TokenAuth
 from reviews.formats.errors import loads_json
 
@@ -55,6 +55,7 @@ api = EvalsiteAPI(
     urls_namespace="api",
 )
 install_error_handlers(api)
+api.add_router("/projects", projects.router)
 api.add_router("/projects", items.router)
 api.add_router("/projects", files.router)
 api.add_router("/projects", references.router)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from evalsite_client.models import ImportReport
 from ninja import Field, Schema
 from pydantic import WithJsonSchema, model_validator
 
@@ -103,12 +104,8 @@ class ItemsBatchIn(Schema):
         return self.records if self.format == "jsonl" else self.reviews
 
 
-class ImportReportOut(Schema):
-    file: str
-    format: str
-    counts: dict[str, int]
-    notes: list[str]
-    summary: str
+# The import report is the client package's model: one definition for server and client.
+ImportReportOut = ImportReport
 
 
 class QuestionOut(Schema):

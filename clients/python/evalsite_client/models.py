@@ -1,0 +1,141 @@
+"""The API's typed documents, shared with the server: Evalsite's ninja endpoints declare these
+same classes as their request and response schemas, so the client and the server cannot drift
+(one definition, in this package, which the server installs as a dependency).
+
+Report documents (the agreement report, a comparison, an estimate) are large and grow new keys;
+their models type the keys a notebook reaches for and keep every other key (`extra="allow"`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Split = Literal["calibration", "held_out", "all"]
+
+
+class _Open(BaseModel):
+    """A document that may carry more keys than typed here: they are kept, not dropped."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorDetail(BaseModel):
+    reason: str
+    file: str | None = None
+    record: str | None = None
+    path: str | None = None
+    index: int | None = None  # batch imports: the position of the bad record in the list
+
+
+class Project(BaseModel):
+    slug: str
+    name: str
+    roles: list[str] = Field(description="Your roles in the project.")
+
+
+class ImportReport(BaseModel):
+    file: str
+    format: str
+    counts: dict[str, int]
+    notes: list[str]
+    summary: str
+
+
+class JudgeVersion(BaseModel):
+    ref: str = Field(description="NAME@VERSION, as commands and reports name it.")
+    number: int
+    provider: str
+    model: str
+    temperature: float | None
+    samples: int
+    criterion: str | None = Field(description="Empty: a ground-truth reader.")
+    prompt: str
+    prompt_sha256: str
+    created_at: datetime
+
+
+class Judge(BaseModel):
+    name: str
+    base_url: str = Field(description="Empty: the provider API's default.")
+    api_key_env: str = Field(
+        description="The environment variable holding the key (never the key)."
+    )
+    versions: list[JudgeVersion]
+
+
+class JudgeIn(BaseModel):
+    """A judge's settings: saved as a new version when anything changed (as on its page)."""
+
+    name: str
+    provider: str
+    model: str
+    prompt: str
+    temperature: float = 0.0
+    samples: int = 1
+    criterion: str | None = None
+    base_url: str = ""
+    api_key_env: str = ""
+
+
+class RunIn(BaseModel):
+    split: Split = "calibration"
+    version: int | None = Field(None, description="Default: the judge's latest version.")
+    limit: int | None = None
+    concurrency: int = 4
+    confirm_held_out: bool = Field(
+        False, description="Held-out and all splits are a recorded look: confirm it."
+    )
+
+
+class Run(BaseModel):
+    id: int
+    judge: str = Field(description="provider/model")
+    judge_name: str
+    judge_version: int
+    split: str
+    status: str = Field(
+        description="queued, running, cancelling, done, cancelled, failed, interrupted"
+    )
+    planned: int
+    finished: int
+    percent: int
+    done: int
+    unparsed: int
+    failed: int
+    reused: int
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    usage_missing: int
+    cost_usd: float | None = Field(description="At the prices in force; null: no price was.")
+    error: str
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class AgreementReport(_Open):
+    """`manage.py agreement_report --format json`'s document (docs/agreement-report.md)."""
+
+    project: str
+    split: str
+    computed_at: str
+    notes: list[str]
+    results: list[dict[str, Any]] = Field(description="One row per criterion and judge.")
+    human_human: list[dict[str, Any]]
+
+
+class Comparison(_Open):
+    """`manage.py compare_judges --format json`'s document (docs/agreement-report.md)."""
+
+    project: str
+    split: str
+    computed_at: str
+
+
+class ScoreRun(BaseModel):
+    id: int
+    url: str
+    report: dict[str, Any]

@@ -1,0 +1,101 @@
+"""The Python client (clients/python) against a live server: every method as a notebook calls
+it, the typed models the server declares, errors naming the record, rows streamed back."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from evalsite_client import AgreementReport, Client, EvalsiteError, ImportReport
+from sklearn.metrics import cohen_kappa_score
+
+from reviews.models import Role
+from reviews.services.tokens import token_create
+from tests.factories import member
+from tests.judging.helpers import criterion_record, human_record, item_record, verdict_record
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LABELS = ["pass", "fail", "pass", "pass", "fail", "fail", "pass", "fail", "pass", "pass"]
+JUDGED = ["pass", "fail", "fail", "pass", "fail", "pass", "pass", "fail", "pass", "pass"]
+JUDGE = {"provider": "openai", "model": "gpt-4o"}
+
+
+def _records():
+    yield criterion_record()
+    for n, (human, judged) in enumerate(zip(LABELS, JUDGED, strict=True)):
+        yield item_record(f"c{n}")
+        yield human_record(f"c{n}", "ana", human)
+        yield verdict_record(f"c{n}", judged, judge=JUDGE, confidence=0.8)
+
+
+@pytest.fixture
+def evalsite(live_server, project):
+    admin = member(project, Role.ADMIN, username="nina")
+    _, secret = token_create(actor=admin, name="notebook")
+    with Client(live_server.url, token=secret) as client:
+        yield client
+
+
+def test_import_then_read_the_report_and_the_rows_back(evalsite, project):
+    assert [(p.slug, p.roles) for p in evalsite.projects()] == [(project.slug, ["admin"])]
+    report = evalsite.import_records(project.slug, _records())  # a generator, streamed
+    assert isinstance(report, ImportReport) and report.counts["items_created"] == 10
+
+    agreement = evalsite.agreement_report(project.slug, criterion="faithful")
+    assert isinstance(agreement, AgreementReport)
+    out = StringIO()
+    call_command("agreement_report", "--project", project.slug, "--criterion", "faithful",
+                 "--format", "json", stdout=out)  # fmt: skip
+    assert agreement.model_dump() | {"computed_at": ""} == json.loads(out.getvalue()) | {
+        "computed_at": ""
+    }
+    (row,) = agreement.results
+    assert row["cohen_kappa"]["value"] == pytest.approx(cohen_kappa_score(LABELS, JUDGED))
+
+    verdicts = list(evalsite.export_rows(project.slug, kind="verdicts"))
+    assert [v["label"] for v in verdicts] == JUDGED
+    assert {v["judge"] for v in verdicts} == {"openai/gpt-4o"}
+    frame = evalsite.export_dataframe(project.slug, kind="labels")
+    assert list(frame["label"]) == LABELS
+
+
+def test_import_file_and_a_refused_record_names_it(evalsite, project, tmp_path):
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _records()))
+    assert evalsite.import_records(project.slug, path).counts["items_created"] == 10
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(item_record("x", slices="math")) + "\n")
+    with pytest.raises(EvalsiteError) as refused:
+        evalsite.import_file(project.slug, bad)
+    assert refused.value.status == 422
+    assert (refused.value.error.file, refused.value.error.record) == ("bad.jsonl", "line 1")
+    assert refused.value.error.path == "$.slices"
+
+
+def test_judge_runs_from_the_client(evalsite, project, tmp_path, settings):
+    from judging.stub_model import answer
+    from tests.judging.run_helpers import labelled_project
+    from tests.judging.wire_server import Say, WireServer
+
+    labelled_project(project, tmp_path, n=6)
+    with WireServer("openai-compatible", answer=lambda r: Say(answer(r["json"]))) as server:
+        from tests.judging.run_helpers import judge
+
+        judge(project, server.url)
+        assert [j.name for j in evalsite.judges(project.slug)] == ["j"]
+        run = evalsite.run_judge(project.slug, "j", split="calibration")
+    assert run.status == "done" and run.judge_version == 1  # the test site runs tasks inline
+    assert [r.id for r in evalsite.judge_runs(project.slug)] == [run.id]
+    assert evalsite.run(project.slug, run.id).finished == run.planned
+    with pytest.raises(EvalsiteError, match="none of its calls failed"):
+        evalsite.resume_run(project.slug, run.id)
+
+
+def test_a_bad_token_is_refused(live_server, project):
+    with (
+        Client(live_server.url, token="evs_nope") as client,
+        pytest.raises(EvalsiteError) as refused,
+    ):
+        client.projects()
+    assert refused.value.status == 401
