@@ -113,7 +113,7 @@ def test_calls_name_the_judge_version_and_the_price_in_force(world, tmp_path):
     from judging.models import Call, Run
     from tests.judging.run_helpers import judge
 
-    version = judge(world.project, "https://judge.example.com/v1", criterion="faithful").version
+    version = judge(world.project, "http://127.0.0.1:9/v1", criterion="faithful").version
     run = Run.objects.create(project=world.project, version=version, split="calibration")
     item = world.item
     Call.objects.create(run=run, item=item, fingerprint="f" * 64, status="done",
