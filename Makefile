@@ -25,8 +25,9 @@ $(STAMP): requirements.lock clients/python/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --no-deps -e clients/python
 	touch $(STAMP)
 
-$(DEV_STAMP): requirements-dev.lock | $(PY)
+$(DEV_STAMP): requirements-dev.lock clients/python/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps -e clients/python
 	touch $(DEV_STAMP)
 
 # After changing pyproject.toml's dependencies: `make lock`, then commit both lock files. The
