@@ -21,8 +21,8 @@ from judging.reports.api_rows import (
     run_document,
     runs_documents,
 )
-from judging.services.judge_configs import JudgeConfigError, JudgeSettings, judge_config_save
-from judging.services.runs import RunError, run_cancel, run_create, run_resume
+from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
+from judging.services.runs.control import RunError, run_cancel, run_create, run_resume
 from judging.tasks import run_judge_task
 from reviews.access import project_for_user
 from reviews.models import Role

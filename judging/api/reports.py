@@ -15,11 +15,11 @@ from ninja.errors import HttpError
 from evalsite.api_errors import ErrorOut
 from judging.forms import CompareForm
 from judging.models import Criterion
-from judging.services.agreement import AgreementReportError, agreement_report
-from judging.services.agreement_cuts import CollapseError
-from judging.services.compare import CompareError, judges_compare
-from judging.services.judge_refs import judge_ref_choices
-from judging.services.splits import SplitError
+from judging.reports.agreement.cuts import CollapseError
+from judging.reports.agreement.report import AgreementReportError, agreement_report
+from judging.reports.compare.report import CompareError, judges_compare
+from judging.services.calibration.splits import SplitError
+from judging.services.judges.refs import judge_ref_choices
 from reviews.access import project_for_user
 from reviews.models import Role
 

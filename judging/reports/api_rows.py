@@ -4,8 +4,8 @@ number of queries whatever the number of judges, versions or runs."""
 from __future__ import annotations
 
 from judging.models import JudgeConfig, JudgeVersion, Run
-from judging.services.run_list import run_row
-from judging.services.runs import runs_progress
+from judging.reports.run_list import run_row
+from judging.services.runs.control import runs_progress
 
 
 def judge_versions(project, **filters) -> list[JudgeVersion]:

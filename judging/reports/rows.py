@@ -9,7 +9,7 @@ records a look at them (`HeldOutAccess`) once a split is drawn, as the agreement
 from __future__ import annotations
 
 from judging.models import Call, HumanLabel, Verdict
-from judging.services.splits import current_draw, held_out_access_log
+from judging.services.calibration.splits import current_draw, held_out_access_log
 from reviews.formats.rows import Column as _C
 from reviews.reports.rows import RowKind, register_row_kind, values
 

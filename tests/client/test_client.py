@@ -10,7 +10,7 @@ from evalsite_client import AgreementReport, Client, EvalsiteError, ImportReport
 from sklearn.metrics import cohen_kappa_score
 
 from reviews.models import Role
-from reviews.services.tokens import token_create
+from reviews.services.projects.tokens import token_create
 from tests.factories import member
 from tests.judging.helpers import criterion_record, human_record, item_record, verdict_record
 

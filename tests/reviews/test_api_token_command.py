@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from reviews.models import ApiToken, ProjectAction, ProjectEvent
-from reviews.services.tokens import token_user
+from reviews.services.projects.tokens import token_user
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evalsite.management.lookups import form_or_error, user_or_error
 from reviews.forms import TokenForm
-from reviews.services.tokens import DEFAULT_LIFETIME, LIFETIMES, token_create
+from reviews.services.projects.tokens import DEFAULT_LIFETIME, LIFETIMES, token_create
 
 
 class Command(BaseCommand):
