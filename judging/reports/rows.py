@@ -11,7 +11,7 @@ from __future__ import annotations
 from judging.models import Call, HumanLabel, Verdict
 from judging.services.calibration.splits import current_draw, held_out_access_log
 from reviews.formats.rows import Column as _C
-from reviews.reports.rows import RowKind, register_row_kind, values
+from reviews.selectors_rows import RowKind, register_row_kind, values
 
 CALLS = [
     _C("call_id", "int"),

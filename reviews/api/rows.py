@@ -12,7 +12,7 @@ from evalsite.api_errors import ErrorOut
 from reviews.access import project_for_user
 from reviews.formats.rows import CONTENT_TYPES
 from reviews.models import Role
-from reviews.reports.rows import RowExportError, row_kinds, rows_export
+from reviews.selectors_rows import RowExportError, row_kinds, rows_export
 
 router = Router(tags=["exports"])
 

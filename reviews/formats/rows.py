@@ -1,6 +1,6 @@
 """Row-level exports written as CSV, JSONL or Parquet, a chunk of bytes at a time.
 
-A row kind (`reviews/reports/rows.py`) declares its columns with a type; the writers here turn
+A row kind (`reviews/selectors_rows.py`) declares its columns with a type; the writers here turn
 an iterator of tuples into an iterator of bytes without ever holding more than one batch, so a
 100k-row export streams in constant memory (docs/formats.md, "Row exports").
 

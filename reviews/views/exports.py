@@ -15,7 +15,7 @@ from reviews.access import project_for_user
 from reviews.formats.rows import ROW_FORMATS
 from reviews.models import Role
 from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
-from reviews.reports.rows import RowExportError, row_kinds, rows_export
+from reviews.selectors_rows import RowExportError, row_kinds, rows_export
 
 
 class ExportForm(forms.Form):

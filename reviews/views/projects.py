@@ -17,7 +17,7 @@ from reviews.forms import (
     RaterQualitySettingForm,
 )
 from reviews.models import ItemStatus, Role
-from reviews.reports.rows import row_kinds
+from reviews.selectors_rows import row_kinds
 from reviews.services.projects.members import project_create, project_settings_update
 from reviews.services.projects.questions import question_define
 from reviews.services.rating.quality import (

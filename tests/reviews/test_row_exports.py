@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from reviews.formats.rows import Column, csv_chunks, row_chunks
 from reviews.models import Answer, Approval, Item, ProjectEvent, Resolution
-from reviews.reports.rows import rows_export
+from reviews.selectors_rows import rows_export
 from tests.builders import approved_item
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 
 from evalsite.management.lookups import ProjectCommand, user_or_error
 from reviews.formats.rows import ROW_FORMATS
-from reviews.reports.rows import RowExportError, row_kinds, rows_export
+from reviews.selectors_rows import RowExportError, row_kinds, rows_export
 
 
 class Command(ProjectCommand):
