@@ -22,7 +22,7 @@ class Limits:
     json_bytes: int = 50 * MB  # one JSON document: a review .json file or zip member
     file_bytes: int = 2048 * MB  # one import file or upload
     depth: int = 64  # nesting of JSON arrays and objects
-    records: int = 1_000_000  # records (lines, rows, cases) in one import
+    records: int = 10_000_000  # records in one import: 2M verdicts of a 1M-item project fit
     string_chars: int = 1_000_000  # one JSON string or CSV cell
     line_bytes: int = 16 * MB  # one JSONL line or CSV row
     zip_bytes: int = 500 * MB  # a bundle, uncompressed

@@ -6,7 +6,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from judging.models import Criterion, HumanLabel, Judge, Verdict
+from judging.services.imports.batches import ItemLookup
+from reviews.formats.errors import FormatError
 from reviews.models import Item
+from reviews.services.imports.pipeline import ImportContext
 from tests.helpers import row_counts
 from tests.judging.helpers import (
     EXAMPLES,
@@ -282,3 +285,28 @@ def test_large_verdict_files_are_written_in_batches(
     with django_assert_max_num_queries(40):
         import_items(project, path)
     assert Verdict.objects.count() == 600 and Item.objects.count() == 200
+
+
+def test_the_item_lookup_keeps_only_the_last_batch(project):
+    """2M verdicts on 1M items import with memory flat: the external id -> pk lookup keeps the
+    batch in hand (and the ids given up front), not every item the file named so far."""
+    items = {
+        f"i{n}": Item.objects.create(project=project, external_id=f"i{n}").pk for n in range(5)
+    }
+    lookup = ItemLookup(ImportContext(actor=None, project=project, file="f", base_dir=None))
+    assert lookup.resolve([("i0", "line 1"), ("i1", "line 2")]) == {
+        "i0": items["i0"],
+        "i1": items["i1"],
+    }
+    assert lookup.resolve([("i1", "line 3"), ("i2", "line 4")]) == {
+        "i1": items["i1"],
+        "i2": items["i2"],
+    }
+    assert lookup.pks.keys() == {"i1", "i2"}
+    with pytest.raises(FormatError, match="unknown item 'i9'"):
+        lookup.resolve([("i9", "line 5")])
+    given = ItemLookup(
+        ImportContext(actor=None, project=project, file="f", base_dir=None),
+        known={"i4": items["i4"]},
+    )
+    assert given.resolve([("i3", "line 1")]) == {"i3": items["i3"], "i4": items["i4"]}
