@@ -1,8 +1,8 @@
 from django.core.management.base import CommandError
 
+from evalsite.management.lookups import ProjectCommand
 from judging.models import ScoreRun
 from judging.services.scoring.claims_to_people import ClaimsToPeopleError, claims_to_people
-from reviews.management.lookups import ProjectCommand
 from reviews.services.imports.pipeline import ImportFailed
 
 
