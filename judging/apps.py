@@ -13,6 +13,7 @@ class JudgingConfig(AppConfig):
         "judging_judgeversion",
         "judging_scorerun",
         "judging_modelprice",
+        "judging_labelrequest",
     )
 
     def ready(self):

@@ -171,6 +171,53 @@ class HumanLabel(AppendOnlyModel):
         return f"{self.rater} on {self.item}: {self.label}"
 
 
+class LabelSelection(models.TextChoices):
+    """How items came to be put before people for a criterion (send_to_humans)."""
+
+    HELD_OUT = "held_out", "the held-out draw, sent in full"
+    CALIBRATION_SAMPLE = "calibration_sample", "a seeded random sample of the calibration split"
+    SPLIT_VOTES = "split_votes", "selected: a judge's samples disagree"
+    INCONSISTENT_PAIRS = "inconsistent_pairs", "selected: a pairwise verdict changed with order"
+    CHOSEN = "chosen", "selected: chosen by hand or by a panel's ties and dissent"
+
+
+RANDOM_SELECTIONS = (LabelSelection.HELD_OUT, LabelSelection.CALIBRATION_SAMPLE)
+
+
+class LabelRequest(AppendOnlyModel):
+    """One item put before people for one criterion, and why: the record an estimate reads to
+    know whether a label came from a random draw (prediction-powered inference is valid only on
+    those, docs/estimates.md). One row per item and selection (a second send of the same
+    selection adds nothing); an item sent by a selection and later drawn at random has both.
+    Imported human labels have none: their selection is unknown."""
+
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.CASCADE, related_name="label_requests"
+    )
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    selection = models.CharField(max_length=32, choices=LabelSelection.choices)
+    seed = models.BigIntegerField(null=True, blank=True, help_text="A random sample's seed.")
+    sample_size = models.PositiveIntegerField(
+        null=True, blank=True, help_text="A random sample's n."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["criterion", "item", "created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["criterion", "item", "selection"], name="labelrequest_unique_selection"
+            ),
+            models.CheckConstraint(
+                condition=Q(selection__in=LabelSelection.values),
+                name="labelrequest_selection_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.item} for {self.criterion}: {self.selection}"
+
+
 class Split(models.TextChoices):
     CALIBRATION = "calibration", "Calibration"
     HELD_OUT = "held_out", "Held-out"

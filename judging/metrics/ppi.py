@@ -99,7 +99,9 @@ def power_tuned_lambda(y, yhat, yhat_unlabeled) -> float:
     return float(np.clip(cov / (2 * (1 + n / big_n) * var), 0, 1))
 
 
-def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, lam: float | None = None) -> PPIResult:
+def ppi_mean(
+    y, yhat, yhat_unlabeled, *, alpha: float = 0.05, lam: float | None = None
+) -> PPIResult:
     """PPI++ estimate of the mean of Y and its CLT interval.
 
     `y`, `yhat`: the people's and the judge's labels on the n labelled items (same order);

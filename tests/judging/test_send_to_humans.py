@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.models import Criterion, ItemSplit, Split
+from judging.models import Criterion, ItemSplit, LabelRequest, Split
 from judging.services.calibration.send_to_humans import allocate, items_send_to_humans
 from judging.services.calibration.splits import SplitError, split_draw
 from reviews.models import Event, Item, ItemStatus, Question, QuestionKind
@@ -40,6 +40,10 @@ def test_sending_twice_creates_nothing_new(project, correctness):
     )
     assert (again.questions_created, again.questions_existing, again.items_reopened) == (0, 5, 0)
     assert Question.objects.filter(item__project=project).count() == 5
+    requests = LabelRequest.objects.filter(criterion=correctness)
+    assert {(r.item.external_id, r.selection) for r in requests} == {
+        (key, "split_votes") for key in SPLIT_VOTE_KEYS
+    }  # the selection is recorded once, for the estimates (random draws only count)
 
 
 def test_questions_snapshot_the_criterion_and_carry_no_verdict(project, correctness):

@@ -9,6 +9,10 @@ Selections:
 - `inconsistent_pairs`: pairwise items where some judge's verdict changed with the display order;
 - `chosen`: the items a caller names (a panel's ties and dissent).
 
+Every selected item is recorded with its selection (`LabelRequest`, once per item and selection,
+whether or not it already had the question): the estimates (docs/estimates.md) use only the
+labels of items drawn at random (`held_out`, `calibration_sample`).
+
 Idempotent: an item that already has the question is left as it is. Items that get a new question
 are re-opened (status `open`) so raters are offered them. Raters stay blind: the question is a
 snapshot of the criterion (labels, text, version) and nothing of the judges' verdicts; even the
@@ -25,7 +29,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from judging.formats.replies import UNPARSED
-from judging.models import Criterion, Split, Verdict
+from judging.models import Criterion, LabelRequest, Split, Verdict
 from judging.services.calibration.splits import (
     SplitError,
     current_draw,
@@ -162,6 +166,25 @@ def _questions(item_ids: list[int], criterion: Criterion, kind: str) -> list[Que
     ]
 
 
+def _record_selection(criterion, item_ids, selection, n, seed) -> None:
+    """How these items came before people (kept once per item and selection)."""
+    sample = {"seed": seed, "sample_size": n} if selection == "calibration_sample" else {}
+    # No ignore_conflicts: the history table's guard refuses any INSERT over an existing row.
+    known = set(
+        LabelRequest.objects.filter(criterion=criterion, selection=selection).values_list(
+            "item_id", flat=True
+        )
+    )
+    LabelRequest.objects.bulk_create(
+        [
+            LabelRequest(criterion=criterion, item_id=item_id, selection=selection, **sample)
+            for item_id in item_ids
+            if item_id not in known
+        ],
+        batch_size=CHUNK,
+    )
+
+
 @transaction.atomic
 def items_send_to_humans(
     *,
@@ -185,6 +208,7 @@ def items_send_to_humans(
         specs = _questions(chosen[start : start + CHUNK], criterion, kind)
         added = questions_add(actor=actor, specs=specs, source={"selection": selection})
         created, reopened = created + len(added.created), reopened + added.reopened
+    _record_selection(criterion, chosen, selection, n, seed)
     return SendResult(
         criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
     )

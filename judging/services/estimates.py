@@ -1,0 +1,156 @@
+"""A criterion's true score (docs/estimates.md): gathers one judge's labels, the final human
+labels and how each item came before people, then `estimate_build` computes the figures.
+
+Items: the project's (or one split's, or one slice's) items the judge decided on the criterion,
+on their current revision. The judge's label on an item is its samples' vote (the agreement
+report's rule: a tie or no parsed sample gives none, counted in `judge_undecided`); a judge run
+from Evalsite counts the samples its version asks for. The human label is the final one
+(`labels.final_labels`). Reading the held-out split, or all items, is a recorded look at
+held-out figures, as for the agreement report.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import QuerySet
+
+from judging.models import Criterion, LabelRequest, Verdict
+from judging.services.agreement_build import judge_votes
+from judging.services.agreement_inputs import JudgeSamples
+from judging.services.estimate_build import (
+    EstimateData,
+    EstimateRefused,
+    estimate_entry,
+    measure_of,
+)
+from judging.services.judge_refs import JudgeRef, JudgeRefError, judge_ref_resolve
+from judging.services.labels import final_labels
+from judging.services.splits import (
+    SplitError,
+    current_draw,
+    held_out_access_log,
+    items_in_split,
+    split_extend,
+)
+from reviews.models import ItemSlice, Project, Slice
+
+DEFAULT_ALPHA = 0.05
+
+
+def _criterion(project: Project, name: str) -> Criterion:
+    """The newest version of the criterion called `name`."""
+    found = Criterion.objects.filter(project=project, name=name).order_by("-created_at", "-pk")
+    criterion = found.first()
+    if criterion is None:
+        names = ", ".join(sorted(set(project.criteria.values_list("name", flat=True))))
+        raise EstimateRefused(
+            f"no criterion {name!r} in project {project.slug!r} (criteria: {names or 'none'})"
+        )
+    return criterion
+
+
+def estimate_items(*, project: Project, split: str, slice_name: str | None) -> QuerySet:
+    """The items an estimate covers: one split (late items drawn in first) and one slice."""
+    if split != "all" and current_draw(project) is None:
+        raise SplitError(
+            f"no split has been drawn for project {project.slug!r}: draw it first "
+            "(manage.py split_draw) or ask for --split all"
+        )
+    split_extend(project=project)
+    items = items_in_split(project=project, split=split)
+    if slice_name:
+        chosen = Slice.objects.filter(project=project, name=slice_name).first()
+        if chosen is None:
+            raise EstimateRefused(f"no slice {slice_name!r} in project {project.slug!r}")
+        items = items.filter(pk__in=ItemSlice.objects.filter(slice=chosen).values("item_id"))
+    return items
+
+
+def _judge_labels(criterion: Criterion, ref: JudgeRef, items: QuerySet):
+    """item pk -> the judge's label (its samples' vote), and how many items it left undecided."""
+    verdicts = Verdict.objects.current().filter(
+        criterion=criterion, judge=ref.judge, item__in=items
+    )
+    if ref.version is not None:  # a version counts the samples it asks for
+        verdicts = verdicts.filter(sample__lt=ref.version.samples)
+    samples: dict[int, list[str]] = defaultdict(list)
+    for item_id, label in verdicts.order_by("item_id", "sample").values_list("item_id", "label"):
+        samples[item_id].append(label)
+    entry = JudgeSamples(
+        name=ref.ref, model_group="", configuration=ref.judge.configuration, samples=samples
+    )
+    votes = judge_votes(entry, criterion.labels)
+    return votes.labels, len(votes.ties) + len(votes.unparsed_only)
+
+
+def _selections(criterion: Criterion, items: QuerySet) -> dict[int, set[str]]:
+    found: dict[int, set[str]] = defaultdict(set)
+    rows = LabelRequest.objects.filter(criterion=criterion, item__in=items)
+    for item_id, selection in rows.values_list("item_id", "selection"):
+        found[item_id].add(selection)
+    return found
+
+
+def estimate_data(
+    *, project: Project, criterion: str, judge: str, split: str, slice_name: str | None
+) -> EstimateData:
+    """Plain labels for `estimate_build` (raises EstimateRefused, JudgeRefError, SplitError)."""
+    row = _criterion(project, criterion)
+    ref = judge_ref_resolve(project=project, ref=judge, criterion=row)
+    if ref.version is not None and ref.version.criterion_id != row.pk:
+        row = ref.version.criterion  # a version judges one version of the criterion
+    measure = measure_of(
+        name=row.name,
+        labels=row.labels,
+        positive_label=row.positive_label,
+        ordinal=row.ordinal,
+        pairwise=row.pairwise,
+    )
+    items = estimate_items(project=project, split=split, slice_name=slice_name)
+    judged, undecided = _judge_labels(row, ref, items)
+    if not judged:
+        raise EstimateRefused(f"{ref.ref} gave no label on {row.name!r} to any item in {split}")
+    humans = final_labels(criterion=row, items=items).labels
+    return EstimateData(
+        criterion=row.name,
+        criterion_version=row.version,
+        judge=ref.ref,
+        split=split,
+        slice=slice_name or None,
+        measure=measure,
+        judge_labels=judged,
+        human_labels={item: label for item, label in humans.items() if item in judged},
+        selections=_selections(row, items),
+        judge_undecided=undecided,
+        humans_without_judge=sum(1 for item in humans if item not in judged),
+    )
+
+
+def estimate_report(
+    *,
+    actor,
+    project: Project,
+    criterion: str,
+    judge: str,
+    split: str = "all",
+    slice_name: str | None = None,
+    assume_random: bool = False,
+    alpha: float = DEFAULT_ALPHA,
+) -> dict:
+    """`{"estimates": [entry]}` (docs/estimates.md); refuses with EstimateRefused,
+    JudgeRefError or SplitError and a reason."""
+    if not 0 < alpha < 0.5:
+        raise EstimateRefused(f"alpha must be between 0 and 0.5, got {alpha}")
+    data = estimate_data(
+        project=project, criterion=criterion, judge=judge, split=split, slice_name=slice_name
+    )
+    entry = estimate_entry(data, alpha=alpha, assume_random=assume_random)
+    if split in ("held_out", "all"):
+        held_out_access_log(
+            actor=actor, project=project, what=f"estimate, split {split}, criterion {criterion}"
+        )
+    return {"project": project.slug, "estimates": [entry]}
+
+
+ESTIMATE_ERRORS = (EstimateRefused, JudgeRefError, SplitError)
