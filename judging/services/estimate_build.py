@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judging.metrics.planning import classical_labels_needed, ppi_labels_needed
 from judging.metrics.ppi import classical_mean, ppi_mean
 
 RANDOM = ("held_out", "calibration_sample")
@@ -133,8 +134,21 @@ def _selection_report(use: LabelUse, *, assume_random: bool) -> dict:
     }
 
 
-def estimate_entry(data: EstimateData, *, alpha: float, assume_random: bool) -> dict:
-    """The report's entry for one criterion × judge (keys in docs/estimates.md)."""
+def _labels_needed(y, yhat, unlabelled, *, half_width: float, alpha: float) -> dict:
+    total = y.size + unlabelled.size
+    if unlabelled.size:
+        ppi = ppi_labels_needed(y, yhat, unlabelled, half_width=half_width, alpha=alpha)
+    else:
+        ppi = classical_labels_needed(y, total=total, half_width=half_width, alpha=alpha)
+    human = classical_labels_needed(y, total=total, half_width=half_width, alpha=alpha)
+    return {"half_width": half_width, "ppi": ppi.as_dict(), "human_only": human.as_dict()}
+
+
+def estimate_entry(
+    data: EstimateData, *, alpha: float, assume_random: bool, half_width: float | None = None
+) -> dict:
+    """The report's entry for one criterion × judge (keys in docs/estimates.md); with
+    `half_width`, how many random labels each interval needs to reach it."""
     use = label_use(data, assume_random=assume_random)
     if len(use.used) < MIN_LABELLED:
         raise EstimateRefused(
@@ -156,7 +170,7 @@ def estimate_entry(data: EstimateData, *, alpha: float, assume_random: bool) -> 
         ppi, lam = result.ppi, result.lam
     else:  # every item is labelled: nothing for the judge to add
         ppi, lam = human, 0.0
-    return {
+    entry = {
         "criterion": data.criterion,
         "criterion_version": data.criterion_version,
         "judge": data.judge,
@@ -174,6 +188,11 @@ def estimate_entry(data: EstimateData, *, alpha: float, assume_random: bool) -> 
         "judge_undecided": data.judge_undecided,
         "humans_without_judge_label": data.humans_without_judge,
     }
+    if half_width is not None:
+        entry["labels_needed"] = _labels_needed(
+            y, yhat, unlabelled, half_width=half_width, alpha=alpha
+        )
+    return entry
 
 
 def measure_of(*, name: str, labels, positive_label: str, ordinal: bool, pairwise: bool):

@@ -33,6 +33,21 @@ def _entry(entry: dict[str, Any]) -> list[str]:
         "",
         f"Labels: {selection['rule']}. {escape_cell(selection['note'])}.",
         "",
+        *_needed(entry.get("labels_needed")),
+    ]
+
+
+def _count(needed: dict) -> str:
+    return "more than there are items" if needed["total"] is None else f"{needed['more']} more"
+
+
+def _needed(needed: dict | None) -> list[str]:
+    if needed is None:
+        return []
+    return [
+        f"To reach ±{needed['half_width']:g}: label {_count(needed['ppi'])} at random for "
+        f"PPI++ ({needed['ppi']['method']}), {_count(needed['human_only'])} for human only.",
+        "",
     ]
 
 

@@ -137,16 +137,21 @@ def estimate_report(
     slice_name: str | None = None,
     assume_random: bool = False,
     alpha: float = DEFAULT_ALPHA,
+    half_width: float | None = None,
+    record_look: bool = True,
 ) -> dict:
     """`{"estimates": [entry]}` (docs/estimates.md); refuses with EstimateRefused,
-    JudgeRefError or SplitError and a reason."""
+    JudgeRefError or SplitError and a reason. `record_look` False: the caller has already
+    logged the look at held-out figures (a page, after *Show held-out figures*)."""
     if not 0 < alpha < 0.5:
         raise EstimateRefused(f"alpha must be between 0 and 0.5, got {alpha}")
+    if half_width is not None and not 0 < half_width < 1:
+        raise EstimateRefused(f"the half-width must be between 0 and 1, got {half_width}")
     data = estimate_data(
         project=project, criterion=criterion, judge=judge, split=split, slice_name=slice_name
     )
-    entry = estimate_entry(data, alpha=alpha, assume_random=assume_random)
-    if split in ("held_out", "all"):
+    entry = estimate_entry(data, alpha=alpha, assume_random=assume_random, half_width=half_width)
+    if record_look and split in ("held_out", "all"):
         held_out_access_log(
             actor=actor, project=project, what=f"estimate, split {split}, criterion {criterion}"
         )

@@ -208,3 +208,13 @@ def test_markdown_names_the_three_figures_and_the_assumption(project, tmp_path):
     text = out.getvalue()
     for words in ("| PPI++ |", "| human only |", "| judge only |", "ASSUMED", "40 items labelled"):
         assert words in text
+
+
+def test_half_width_says_how_many_more_random_labels(project, tmp_path):
+    biased_project(project, tmp_path)
+    entry = estimate(project, "--assume-random-labels", "--half-width", "0.08")["estimates"][0]
+    needed = entry["labels_needed"]
+    assert needed["half_width"] == 0.08
+    assert 0 < needed["ppi"]["more"] < needed["human_only"]["more"]
+    assert needed["ppi"]["total"] == N_LABELLED + needed["ppi"]["more"]
+    assert "λ re-tuned" in needed["ppi"]["method"]

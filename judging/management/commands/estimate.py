@@ -37,6 +37,12 @@ class Command(ProjectCommand):  # no bootstrap, so no --seed: not a ReportComman
         parser.add_argument(
             "--alpha", type=float, default=DEFAULT_ALPHA, help="1 - confidence (default 0.05)"
         )
+        parser.add_argument(
+            "--half-width",
+            type=float,
+            metavar="H",
+            help="also say how many random labels each interval needs to reach ±H",
+        )
         parser.add_argument("--format", choices=("json", "markdown"), default="markdown")
         parser.add_argument("--user", metavar="USERNAME", help="who reads the figures (logged)")
 
@@ -50,6 +56,7 @@ class Command(ProjectCommand):  # no bootstrap, so no --seed: not a ReportComman
             slice_name=options["slice"],
             assume_random=assume_random_labels,
             alpha=options["alpha"],
+            half_width=options["half_width"],
         )
         if format == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
