@@ -213,3 +213,25 @@ class CompareForm(forms.Form):
         if data.get("a") and data.get("a") == data.get("b"):
             raise forms.ValidationError("Choose two different judges or versions.")
         return data
+
+
+class EstimateForm(forms.Form):
+    """The estimate page's choices (`manage.py estimate`'s options): a judge of the criterion,
+    the split and slice, the assumption about labels of unknown selection, the level, and the
+    half-width the "label N more" plan aims at."""
+
+    judge = forms.ChoiceField()
+    split = forms.ChoiceField(choices=[(s, s) for s in SPLIT_CHOICES], initial="all")
+    slice = forms.ChoiceField(required=False)
+    assume_random_labels = forms.BooleanField(
+        required=False, label="Treat imported labels as a random sample"
+    )
+    alpha = forms.FloatField(min_value=0.001, max_value=0.2, initial=0.05, label="α (1 − level)")
+    half_width = forms.FloatField(
+        min_value=0.005, max_value=0.5, initial=0.05, label="Aim for ± (half-width)"
+    )
+
+    def __init__(self, *args, refs, slices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].choices = [(r, r) for r in refs]
+        self.fields["slice"].choices = [("", "every item")] + [(s, s) for s in slices]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from judging import charts
 from judging.charts import trusted_svg
+from judging.metrics.planning import kappa_labels_needed
 
 KAPPA_FLOOR = -0.2  # the kappa axis starts here: values below mean worse than chance anyway
 
@@ -35,12 +36,32 @@ def _kappa_svg(row: dict, threshold, title: str):
     )
 
 
+def labels_to_decide(row: dict, gate: dict) -> dict | None:
+    """A held row's "label N more to decide": the labelled items kappa's lower bound needs to
+    reach the gate if agreement stays as measured (`kappa_labels_needed`, method named); None
+    when the row is not held, or its gate is not on Cohen's kappa."""
+    kappa = row.get("cohen_kappa") or {}
+    held = (row.get("gate") or {}).get("decision") == "HOLD"
+    if not held or gate.get("statistic") != "cohen_kappa" or not kappa.get("ci"):
+        return None
+    needed = kappa_labels_needed(
+        kappa=kappa["value"],
+        ci_low=kappa["ci"][0],
+        n=row.get("n") or 0,
+        gate=gate["min_lower"],
+        min_n=gate.get("min_n", 0),
+    )
+    return needed.as_dict()
+
+
 def with_kappa_charts(criterion: dict) -> dict:
-    """Each judge's row of `criterion` gets its Cohen's kappa interval chart (`kappa_svg`)."""
-    threshold = criterion.get("gate", {}).get("min_lower")
+    """Each judge's row of `criterion` gets its Cohen's kappa interval chart (`kappa_svg`) and,
+    when held, how many labels would decide it (`labels_to_decide`)."""
+    gate = criterion.get("gate") or {}
     for row in criterion["rows"]:
         title = f"{criterion['name']}, {row.get('label', row['judge'])}: Cohen's kappa"
-        row["kappa_svg"] = _kappa_svg(row, threshold, title)
+        row["kappa_svg"] = _kappa_svg(row, gate.get("min_lower"), title)
+        row["labels_to_decide"] = labels_to_decide(row, gate)
     return criterion
 
 
@@ -114,3 +135,39 @@ def failure_figures(summary: dict) -> dict:
         ),
         "slice_names": sorted({s for counts in summary["per_slice"].values() for s in counts}),
     }
+
+
+ESTIMATE_FIGURES = (
+    ("ppi", "PPI++", "the judge on every item, corrected by its errors on the labelled ones"),
+    ("human_only", "Human only", "the labelled items alone: unbiased, wide"),
+    ("judge_only", "Judge only", "the judge's own rate: narrow, biased by its errors"),
+)
+
+
+def estimate_figures(entry: dict) -> dict:
+    """The estimate page's three figures (`rows`), each with its interval drawn on one 0–1
+    axis (wider for an ordinal criterion's mean), and the intervals' `level`."""
+    bounds = [b for key, _, _ in ESTIMATE_FIGURES for b in entry[key]["ci"]]
+    lo, hi = (0.0, 1.0) if min(bounds) >= 0 and max(bounds) <= 1 else (min(bounds), max(bounds))
+    level = f"{100 * (1 - entry['alpha']):g}%"
+    rows = [
+        {
+            "key": key,
+            "name": name,
+            "what": what,
+            "figure": entry[key],
+            "svg": trusted_svg(
+                charts.interval_svg(
+                    entry[key]["value"],
+                    entry[key]["ci"],
+                    lo=lo,
+                    hi=hi,
+                    width=260,
+                    title=f"{entry['criterion']}, {name}: estimate with {level} CI",
+                    axis="",
+                )
+            ),
+        }
+        for key, name, what in ESTIMATE_FIGURES
+    ]
+    return {"rows": rows, "level": level}

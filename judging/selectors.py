@@ -11,13 +11,22 @@ from datetime import datetime
 
 from django.db.models import OuterRef, Subquery
 
-from judging.models import Criterion, DashboardSnapshot, JudgeConfig, JudgeVersion, Run
+from judging.models import (
+    Criterion,
+    DashboardSnapshot,
+    Judge,
+    JudgeConfig,
+    JudgeVersion,
+    Run,
+    Verdict,
+)
 from judging.services.calibration.failures import buckets_for, current_tags, failure_summary
 from judging.services.calibration.send_to_humans import SELECTIONS
 from judging.services.calibration.splits import current_draw
 from judging.services.imports.criteria import criterion_kind
+from judging.services.judges.refs import judge_ref_choices
 from judging.services.runs.control import Progress, runs_progress
-from reviews.models import Event, EventKind, Item, Membership, Project, Role
+from reviews.models import Event, EventKind, Item, Membership, Project, Role, Slice
 from reviews.services.projects.questions import QuestionType
 
 
@@ -212,3 +221,23 @@ def criterion_rows(project: Project) -> list[CriterionRow]:
         CriterionRow(latest=versions[0], kind=criterion_kind(versions[0]), versions=versions)
         for versions in by_name.values()
     ]
+
+
+def estimate_choices(project, criterion_name: str) -> tuple[list[str], list[str]] | None:
+    """The estimate page's choices: the judges that labelled the criterion (as `--judge` names
+    them) and the project's slices; None when the project has no such criterion."""
+    if not Criterion.objects.filter(project=project, name=criterion_name).exists():
+        return None
+    versions = JudgeVersion.objects.filter(
+        config__project=project, criterion__name=criterion_name
+    ).values_list("config__name", "number")
+    judged = Verdict.objects.filter(
+        criterion__project=project, criterion__name=criterion_name
+    ).values("judge_id")
+    imported = Judge.objects.filter(pk__in=judged).values_list("provider", "model")
+    allowed = {f"{name}@{number}" for name, number in versions} | {
+        f"{provider}/{model}" for provider, model in imported
+    }
+    refs = [ref for ref in judge_ref_choices(project) if ref in allowed]
+    slices = list(Slice.objects.filter(project=project).values_list("name", flat=True))
+    return refs, slices

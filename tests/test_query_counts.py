@@ -91,6 +91,9 @@ QUERY = {
     "evidence_locate": "?q=Total",
     "admin:autocomplete": "?app_label=reviews&model_name=membership&field_name=user&term=r",
     "dashboard_chart": "?judge=openai/gpt-4o",
+    "dashboard_estimate": "?judge=openai/gpt-4o&split=all&assume_random_labels=on&alpha=0.05"
+    "&half_width=0.1",
+    "api:estimate_read": "?criterion=faithful&judge=openai/gpt-4o&assume_random_labels=true",
     # The visited judge's first version against the demo's imported judge, on calibration.
     "judge_compare": f"?criterion=faithful&a={JUDGE}@1&b=openai/gpt-4o&split=calibration",
     "score_case": "?case=inv-1",
@@ -132,6 +135,7 @@ PINNED = {
     "api:run_status": 5,
     "api:agreement": 43,  # the agreement report, as the command reads it
     "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
+    "api:estimate_read": 12,  # the estimate page's reads, and its recorded look
     "project_list": 4,
     "project_new": 2,
     "my_queue": 4,
@@ -176,6 +180,8 @@ PINNED = {
     "dashboard_failures": 17,
     "dashboard_report": 17,
     "dashboard_chart": 14,
+    # One judge's labels, the final human labels and how each item came before people.
+    "dashboard_estimate": 18,
 }
 
 

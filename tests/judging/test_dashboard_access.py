@@ -35,6 +35,10 @@ def _get_urls(world) -> dict[str, str]:
         "report.md": reverse("dashboard_report", args=[slug, "md"]),
         "report.json": reverse("dashboard_report", args=[slug, "json"]),
         "item": reverse("dashboard_item", args=[slug, world.item.pk]),
+        "estimate": reverse("dashboard_estimate", args=[slug, "faithful"])
+        + "?judge=openai/gpt-4o&split=all&assume_random_labels=on&alpha=0.05&half_width=0.1",
+        "estimate API": f"/api/projects/{slug}/estimates?criterion=faithful&judge=openai/gpt-4o"
+        "&assume_random_labels=true",
         **{
             f"{kind}.{fmt}": reverse("dashboard_chart", kwargs={**chart, "kind": kind, "fmt": fmt})
             + judge
@@ -72,6 +76,8 @@ ALL = [
     "report.md",
     "report.json",
     "item",
+    "estimate",
+    "estimate API",
     *(f"{k}.{f}" for k in ("confusion", "reliability") for f in ("svg", "png", "csv")),
     "tag POST",
     *ADMIN_POSTS,
