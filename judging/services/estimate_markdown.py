@@ -7,6 +7,10 @@ from typing import Any
 from judging.services.agreement_markdown import escape_cell
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _figure(figure: dict[str, Any]) -> str:
     low, high = figure["ci"]
     return f"{figure['value']:.4f} [{low:.4f}, {high:.4f}]"
@@ -31,7 +35,7 @@ def _entry(entry: dict[str, Any]) -> list[str]:
         f"| judge only | {_figure(entry['judge_only'])} | the judge's own rate: biased by its "
         "errors |",
         "",
-        f"Labels: {selection['rule']}. {escape_cell(selection['note'])}.",
+        f"Labels: {selection['rule']}. {_sentence(escape_cell(selection['note']))}.",
         "",
         *_needed(entry.get("labels_needed")),
     ]

@@ -3,6 +3,7 @@ may be used (random draws only; imported ones only when assumed random)."""
 
 import json
 from io import StringIO
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -218,3 +219,19 @@ def test_half_width_says_how_many_more_random_labels(project, tmp_path):
     assert 0 < needed["ppi"]["more"] < needed["human_only"]["more"]
     assert needed["ppi"]["total"] == N_LABELLED + needed["ppi"]["more"]
     assert "λ re-tuned" in needed["ppi"]["method"]
+
+
+def test_the_worked_example_of_docs_estimates_md(project):
+    """docs/estimates.md's figures are what the command prints for its example file."""
+    from tests.judging.helpers import EXAMPLES
+
+    file_import(actor=None, project=project, path=EXAMPLES / "true-score.jsonl")
+    entry = estimate(project, "--assume-random-labels", "--half-width", "0.05")["estimates"][0]
+    shown = lambda f: f"{f['value']:.4f} [{f['ci'][0]:.4f}, {f['ci'][1]:.4f}]"  # noqa: E731
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "estimates.md").read_text()
+    for key in ("ppi", "human_only", "judge_only"):
+        assert shown(entry[key]) in doc
+    assert f"λ {entry['lambda']:.4f}" in doc
+    needed = entry["labels_needed"]
+    assert f"label {needed['ppi']['more']} more at random (PPI++), against " in doc
+    assert f"{needed['human_only']['more']} more for human only" in doc
