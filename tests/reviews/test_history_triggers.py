@@ -24,6 +24,7 @@ from judging.models import (
     HumanLabel,
     JudgeConfig,
     JudgeVersion,
+    LabelRequest,
     ModelPrice,
     ScoreRun,
 )
@@ -57,6 +58,7 @@ HISTORY = [
     Reference,
     Event,
     HumanLabel,
+    LabelRequest,
     HeldOutAccess,
     DashboardSnapshot,
     FailureTag,
@@ -82,6 +84,7 @@ def _history():
     )
     criterion = Criterion.objects.create(project=project, name="faithful", labels=["yes", "no"])
     HumanLabel.objects.create(item=item, criterion=criterion, rater="ann", label="yes")
+    LabelRequest.objects.create(item=item, criterion=criterion, selection="held_out")
     HeldOutAccess.objects.create(project=project, what="dashboard")
     DashboardSnapshot.objects.create(project=project, fingerprint="f", payload={})
     FailureTag.objects.create(item=item, criterion="faithful", judge="j")
