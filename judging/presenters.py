@@ -36,22 +36,47 @@ def _kappa_svg(row: dict, threshold, title: str):
     )
 
 
-def labels_to_decide(row: dict, gate: dict) -> dict | None:
-    """A held row's "label N more to decide": the labelled items kappa's lower bound needs to
-    reach the gate if agreement stays as measured (`kappa_labels_needed`, method named); None
-    when the row is not held, or its gate is not on Cohen's kappa."""
+def _labels_needed(row: dict, gate: dict) -> dict | None:
     kappa = row.get("cohen_kappa") or {}
-    held = (row.get("gate") or {}).get("decision") == "HOLD"
-    if not held or gate.get("statistic") != "cohen_kappa" or not kappa.get("ci"):
+    if kappa.get("value") is None:
         return None
-    needed = kappa_labels_needed(
+    low = kappa["ci"][0] if kappa.get("ci") else float("-inf")
+    return kappa_labels_needed(
         kappa=kappa["value"],
-        ci_low=kappa["ci"][0],
+        ci_low=low,
         n=row.get("n") or 0,
         gate=gate["min_lower"],
         min_n=gate.get("min_n", 0),
-    )
-    return needed.as_dict()
+    ).as_dict()
+
+
+def _same_judge(row: dict) -> tuple:
+    return (row.get("judge_ref"), tuple(row.get("judge_configurations") or ()))
+
+
+def labels_to_decide(row: dict, criterion: dict) -> list[dict]:
+    """A held row's "label N more to decide", for the whole held-out set and for each critical
+    slice that fails: the labelled items kappa's lower bound needs to reach the gate if
+    agreement stays as measured (`kappa_labels_needed`, its method named), or `total` None when
+    kappa itself is under the gate; `judged` is how many items the judge labelled there (a plan
+    can need more than there are). Empty when the row is not held, or its gate is not on
+    Cohen's kappa."""
+    gate = criterion.get("gate") or {}
+    decision = row.get("gate") or {}
+    if decision.get("decision") != "HOLD" or gate.get("statistic") != "cohen_kappa":
+        return []
+    parts = [("", row)] + [
+        (f"slice {name}", slice_row)
+        for name in decision.get("failing_slices", [])
+        for slice_row in criterion.get("slices", {}).get(name, [])
+        if _same_judge(slice_row) == _same_judge(row)
+    ]
+    needed = [(where, part, _labels_needed(part, gate)) for where, part in parts]
+    return [
+        {"where": where, "judged": part.get("n_judged"), **plan}
+        for where, part, plan in needed
+        if plan is not None and (plan["more"] != 0 or where)
+    ]
 
 
 def with_kappa_charts(criterion: dict) -> dict:
@@ -61,7 +86,7 @@ def with_kappa_charts(criterion: dict) -> dict:
     for row in criterion["rows"]:
         title = f"{criterion['name']}, {row.get('label', row['judge'])}: Cohen's kappa"
         row["kappa_svg"] = _kappa_svg(row, gate.get("min_lower"), title)
-        row["labels_to_decide"] = labels_to_decide(row, gate)
+        row["labels_to_decide"] = labels_to_decide(row, criterion)
     return criterion
 
 
