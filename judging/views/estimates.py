@@ -8,9 +8,9 @@ from django.views.decorators.http import require_safe
 
 from judging.forms import EstimateForm
 from judging.presenters import estimate_figures
+from judging.reports.estimates.report import ESTIMATE_ERRORS, estimate_report
 from judging.selectors import estimate_choices
-from judging.services.estimates import ESTIMATE_ERRORS, estimate_report
-from judging.services.splits import current_draw
+from judging.services.calibration.splits import current_draw
 from judging.views.held_out import READERS, held_out_shown
 from reviews.access import project_for_user
 

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from judging.models import HeldOutAccess
-from judging.services.splits import split_draw
+from judging.services.calibration.splits import split_draw
 from reviews.models import Role
 from tests.factories import member
 from tests.judging.helpers import see_held_out

@@ -12,8 +12,8 @@ from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from ppi_py.ppi import _calc_lam_glm
 
 from judging.models import Criterion, HeldOutAccess, LabelRequest
-from judging.services.send_to_humans import items_send_to_humans
-from judging.services.splits import split_draw
+from judging.services.calibration.send_to_humans import items_send_to_humans
+from judging.services.calibration.splits import split_draw
 from reviews.models import Decision, Item, Question, QuestionKind, Resolution
 from reviews.services.imports import file_import
 from tests.judging.helpers import (

@@ -1,8 +1,8 @@
 import json
 
-from judging.services.estimate_markdown import render_estimate_markdown
-from judging.services.estimates import DEFAULT_ALPHA, ESTIMATE_ERRORS, estimate_report
-from judging.services.splits import SPLIT_CHOICES
+from judging.reports.estimates.markdown import render_estimate_markdown
+from judging.reports.estimates.report import DEFAULT_ALPHA, ESTIMATE_ERRORS, estimate_report
+from judging.services.calibration.splits import SPLIT_CHOICES
 from reviews.management.lookups import ProjectCommand, user_or_error
 
 

@@ -1,6 +1,6 @@
 """A criterion's true score from one judge's labels on every item and people's on a random few.
 
-Pure: `estimates.py` gathers the labels and how each labelled item came to be labelled; this
+Pure: `report.py` gathers the labels and how each labelled item came to be labelled; this
 module decides which labels may be used and computes the three figures (docs/estimates.md):
 
 - `ppi`: PPI++ (judging/metrics/ppi.py) over the labelled items (the judge's and the people's

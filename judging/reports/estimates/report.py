@@ -1,11 +1,11 @@
 """A criterion's true score (docs/estimates.md): gathers one judge's labels, the final human
-labels and how each item came before people, then `estimate_build` computes the figures.
+labels and how each item came before people, then `build.py` computes the figures.
 
 Items: the project's (or one split's, or one slice's) items the judge decided on the criterion,
 on their current revision. The judge's label on an item is its samples' vote (the agreement
 report's rule: a tie or no parsed sample gives none, counted in `judge_undecided`); a judge run
 from Evalsite counts the samples its version asks for. The human label is the final one
-(`labels.final_labels`). Reading the held-out split, or all items, is a recorded look at
+(`selectors_labels.final_labels`). The items are `item_scope.scoped_items`'. Reading the held-out split, or all items, is a recorded look at
 held-out figures, as for the agreement report.
 """
 
@@ -16,24 +16,19 @@ from collections import defaultdict
 from django.db.models import QuerySet
 
 from judging.models import Criterion, LabelRequest, Verdict
-from judging.services.agreement_build import judge_votes
-from judging.services.agreement_inputs import JudgeSamples
-from judging.services.estimate_build import (
+from judging.reports.agreement.build import judge_votes
+from judging.reports.agreement.inputs import JudgeSamples
+from judging.reports.estimates.build import (
     EstimateData,
     EstimateRefused,
     estimate_entry,
     measure_of,
 )
-from judging.services.judge_refs import JudgeRef, JudgeRefError, judge_ref_resolve
-from judging.services.labels import final_labels
-from judging.services.splits import (
-    SplitError,
-    current_draw,
-    held_out_access_log,
-    items_in_split,
-    split_extend,
-)
-from reviews.models import ItemSlice, Project, Slice
+from judging.reports.item_scope import scoped_items
+from judging.selectors_labels import final_labels
+from judging.services.calibration.splits import SplitError, held_out_access_log
+from judging.services.judges.refs import JudgeRef, JudgeRefError, judge_ref_resolve
+from reviews.models import Project
 
 DEFAULT_ALPHA = 0.05
 
@@ -48,23 +43,6 @@ def _criterion(project: Project, name: str) -> Criterion:
             f"no criterion {name!r} in project {project.slug!r} (criteria: {names or 'none'})"
         )
     return criterion
-
-
-def estimate_items(*, project: Project, split: str, slice_name: str | None) -> QuerySet:
-    """The items an estimate covers: one split (late items drawn in first) and one slice."""
-    if split != "all" and current_draw(project) is None:
-        raise SplitError(
-            f"no split has been drawn for project {project.slug!r}: draw it first "
-            "(manage.py split_draw) or ask for --split all"
-        )
-    split_extend(project=project)
-    items = items_in_split(project=project, split=split)
-    if slice_name:
-        chosen = Slice.objects.filter(project=project, name=slice_name).first()
-        if chosen is None:
-            raise EstimateRefused(f"no slice {slice_name!r} in project {project.slug!r}")
-        items = items.filter(pk__in=ItemSlice.objects.filter(slice=chosen).values("item_id"))
-    return items
 
 
 def _judge_labels(criterion: Criterion, ref: JudgeRef, items: QuerySet):
@@ -95,7 +73,7 @@ def _selections(criterion: Criterion, items: QuerySet) -> dict[int, set[str]]:
 def estimate_data(
     *, project: Project, criterion: str, judge: str, split: str, slice_name: str | None
 ) -> EstimateData:
-    """Plain labels for `estimate_build` (raises EstimateRefused, JudgeRefError, SplitError)."""
+    """Plain labels for `build.py` (raises EstimateRefused, JudgeRefError, SplitError)."""
     row = _criterion(project, criterion)
     ref = judge_ref_resolve(project=project, ref=judge, criterion=row)
     if ref.version is not None and ref.version.criterion_id != row.pk:
@@ -107,7 +85,14 @@ def estimate_data(
         ordinal=row.ordinal,
         pairwise=row.pairwise,
     )
-    items = estimate_items(project=project, split=split, slice_name=slice_name)
+    items = scoped_items(
+        actor=None,
+        project=project,
+        split=split,
+        slice_name=slice_name,
+        what="estimate",
+        record_look=False,
+    )  # the look is recorded once the estimate is made: a refusal shows nothing
     judged, undecided = _judge_labels(row, ref, items)
     if not judged:
         raise EstimateRefused(f"{ref.ref} gave no label on {row.name!r} to any item in {split}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judging.services.agreement_markdown import escape_cell
+from judging.reports.agreement.markdown import escape_cell
 
 
 def _sentence(text: str) -> str:
