@@ -15,7 +15,7 @@ from judging.models import Criterion, HeldOutAccess, LabelRequest
 from judging.services.calibration.send_to_humans import items_send_to_humans
 from judging.services.calibration.splits import split_draw
 from reviews.models import Decision, Item, Question, QuestionKind, Resolution
-from reviews.services.imports import file_import
+from reviews.services.imports.pipeline import file_import
 from tests.judging.helpers import (
     criterion_record,
     human_record,
