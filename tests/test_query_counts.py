@@ -135,7 +135,7 @@ PINNED = {
     "api:run_status": 5,
     "api:agreement": 43,  # the agreement report, as the command reads it
     "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
-    "api:estimate_read": 12,  # the estimate page's reads, and its recorded look
+    "api:estimate_read": 10,  # the estimate page's reads, and its recorded look
     "project_list": 4,
     "project_new": 2,
     "my_queue": 4,
@@ -181,7 +181,7 @@ PINNED = {
     "dashboard_report": 17,
     "dashboard_chart": 14,
     # One judge's labels, the final human labels and how each item came before people.
-    "dashboard_estimate": 18,
+    "dashboard_estimate": 16,
 }
 
 
