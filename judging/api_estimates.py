@@ -14,9 +14,9 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
+from evalsite.api_errors import ErrorOut
 from judging.reports.estimates.report import DEFAULT_ALPHA, ESTIMATE_ERRORS, estimate_report
 from reviews.access import project_for_user
-from reviews.api.errors import ErrorOut
 from reviews.models import Role
 
 router = Router(tags=["estimates"])

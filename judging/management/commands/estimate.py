@@ -1,9 +1,9 @@
 import json
 
+from evalsite.management.lookups import ProjectCommand, user_or_error
 from judging.reports.estimates.markdown import render_estimate_markdown
 from judging.reports.estimates.report import DEFAULT_ALPHA, ESTIMATE_ERRORS, estimate_report
 from judging.services.calibration.splits import SPLIT_CHOICES
-from reviews.management.lookups import ProjectCommand, user_or_error
 
 
 class Command(ProjectCommand):  # no bootstrap, so no --seed: not a ReportCommand
