@@ -2,10 +2,8 @@
 routers added here, above both apps (reviews never imports judging)."""
 
 from judging.api import router as scores_router
-from judging.api_estimates import router as estimates_router
 from reviews.api import api
 
 api.add_router("/projects", scores_router)
-api.add_router("/projects", estimates_router)
 
 urlpatterns, _, app_name = api.urls  # app_name doubles as the namespace ninja reverses in
