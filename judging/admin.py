@@ -7,6 +7,7 @@ from django.contrib import admin
 
 from evalsite.admin_scope import ProjectScoped, ReadOnlyAdmin, SuperuserOnly
 from judging import models as m
+from judging.services.runs.budgets import budget_set
 from judging.services.runs.prices import price_add
 
 
@@ -117,13 +118,29 @@ class ModelPriceAdmin(SuperuserOnly, admin.ModelAdmin):
 class JudgeConfigAdmin(ProjectScoped, ReadOnlyAdmin):
     """Judges change through their page or `judge_config` (a new version), never here."""
 
-    list_display = ["name", "project", "base_url", "api_key_env"]
+    list_display = ["name", "project", "created_at"]
 
 
 @admin.register(m.JudgeVersion)
 class JudgeVersionAdmin(ProjectScoped, ReadOnlyAdmin):
     project_path = "config__project"
-    list_display = ["config", "number", "provider", "model", "prompt_sha256", "created_at"]
+    list_display = [
+        "config", "number", "provider", "model", "base_url", "evidence", "prompt_sha256",
+        "created_at",
+    ]  # fmt: skip
+
+
+@admin.register(m.ProjectBudget)
+class ProjectBudgetAdmin(ProjectScoped, admin.ModelAdmin):
+    """A project's monthly cap on what its judge and generation runs spend (UTC calendar
+    month, at each call's stored cost); written through `budget_set`, which audits it."""
+
+    list_display = ["project", "monthly_usd", "updated_by", "updated_at"]
+    fields = ["project", "monthly_usd"]
+
+    def save_model(self, request, obj, form, change):
+        saved = budget_set(project=obj.project, monthly_usd=obj.monthly_usd, actor=request.user)
+        obj.pk, obj._state.adding = saved.pk, False
 
 
 @admin.register(m.Run)

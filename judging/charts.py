@@ -203,17 +203,22 @@ def reliability_svg(bins: list[dict], *, title="Reliability diagram", heading=""
 
 def bars_svg(rows: list[tuple[str, int]], *, title="Counts") -> str:
     """Horizontal bars, one per (label, count)."""
-    left, bar, gap, span = 170, 18, 6, 260
+    return value_bars_svg([(label, n, str(n)) for label, n in rows], title=title)
+
+
+def value_bars_svg(rows: list[tuple[str, float, str]], *, title: str, left: int = 170) -> str:
+    """Horizontal bars, one per (label, value, the value as printed beside its bar)."""
+    bar, gap, span = 18, 6, 260
     height = max(1, len(rows)) * (bar + gap) + 8
-    top = max((n for _, n in rows), default=0) or 1
+    top = max((v for _, v, _ in rows), default=0) or 1
     body = []
-    for i, (label, n) in enumerate(rows):
+    for i, (label, value, shown) in enumerate(rows):
         y = 4 + i * (bar + gap)
         body.append(_text(left - 8, y + 13, label, anchor="end"))
         body.append(
-            f'<rect x="{left}" y="{y}" width="{span * n / top:.1f}" height="{bar}" rx="3" '
+            f'<rect x="{left}" y="{y}" width="{span * value / top:.1f}" height="{bar}" rx="3" '
             f'fill="{ACCENT}" fill-opacity=".7"/>'
         )
-        body.append(_text(left + span * n / top + 6, y + 13, n, fill=SOFT))
-    desc = "; ".join(f"{label}: {n}" for label, n in rows) or "no data"
-    return _svg(left + span + 50, height, title, desc, "".join(body))
+        body.append(_text(left + span * value / top + 6, y + 13, shown, fill=SOFT))
+    desc = "; ".join(f"{label}: {shown}" for label, _, shown in rows) or "no data"
+    return _svg(left + span + 90, height, title, desc, "".join(body))

@@ -1,12 +1,15 @@
 """Forms of the judge and run pages (views parse with these, then call one service)."""
 
 from django import forms
+from django.conf import settings
+from django.utils.html import format_html
 
-from judging.models import Criterion, Split
+from judging.models import Criterion, EvidenceMode, Split
 from judging.providers import PROVIDERS
 from judging.services.calibration.send_to_humans import SELECTIONS as SEND_SELECTIONS
 from judging.services.calibration.splits import SPLIT_CHOICES
 from judging.services.imports.criteria import latest_criterion
+from judging.services.judges.endpoints import allowed_endpoints
 
 
 class JudgeForm(forms.Form):
@@ -31,6 +34,44 @@ class JudgeForm(forms.Form):
     criterion = forms.ChoiceField(
         required=False, help_text="Empty: a ground-truth reader (reads evidence, returns claims)."
     )
+    evidence = forms.ChoiceField(
+        required=False,
+        choices=EvidenceMode.choices,
+        initial=EvidenceMode.NONE,
+        label="The model sees",
+        help_text="Besides the text: each evidence page as an image (PDF pages rendered), or "
+        "only the pages the item's claims cite.",
+    )
+    max_pages = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100,
+        initial=8,
+        label="Pages per call, at most",
+        help_text="Pages past the cap are named to the model, not shown.",
+    )
+    timeout_seconds = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=600,
+        initial=120,
+        label="Timeout (seconds per attempt)",
+    )
+    max_retries = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=10,
+        initial=4,
+        label="Retries",
+        help_text="After a timeout, a refused connection, HTTP 429 or 5xx; with backoff.",
+    )
+    concurrency = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=64,
+        initial=4,
+        label="Calls in flight at once, at most",
+    )
     prompt = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text="Instructions only. The item's input, output and reference are always sent "
@@ -45,6 +86,28 @@ class JudgeForm(forms.Form):
         self.fields["criterion"].choices = [("", "— none (ground-truth reader) —")] + [
             (n, n) for n in names
         ]
+        self.fields["base_url"].help_text = format_html(
+            "Empty: the API's default. This server allows {}. An operator adds a local model "
+            "server (vLLM, Ollama, llama.cpp) with a line like "
+            "<code>JUDGE_ALLOWED_HOSTS=127.0.0.1:11434</code> in <code>.env</code>, then "
+            "restarts the site and its worker.",
+            ", ".join(allowed_endpoints()),
+        )
+        self.fields["api_key_env"].help_text = format_html(
+            "The NAME of the environment variable holding the key; the key is never stored. "
+            "Allowed here: {} (an operator adds one to <code>JUDGE_API_KEY_ENVS</code>).",
+            ", ".join(settings.JUDGE_API_KEY_ENVS) or "none",
+        )
+
+    # Left empty (or not posted by an older page), a setting takes its default.
+    DEFAULTED = ("evidence", "max_pages", "timeout_seconds", "max_retries", "concurrency")
+
+    def clean(self):
+        data = super().clean()
+        for name in self.DEFAULTED:
+            if data.get(name) in (None, ""):
+                data[name] = self.fields[name].initial
+        return data
 
 
 class RunForm(forms.Form):
@@ -53,10 +116,31 @@ class RunForm(forms.Form):
     )
     version = forms.IntegerField(required=False, min_value=1)
     limit = forms.IntegerField(required=False, min_value=1)
-    concurrency = forms.IntegerField(min_value=1, max_value=64, initial=4)
+    concurrency = forms.IntegerField(
+        required=False, min_value=1, max_value=64, help_text="Empty: the version's setting."
+    )
+    budget_usd = forms.DecimalField(
+        required=False,
+        min_value=0,
+        max_digits=12,
+        decimal_places=4,
+        label="Budget (USD)",
+        help_text="Stops before the call that would pass it; empty: no budget of its own.",
+    )
     confirm_held_out = forms.BooleanField(
         required=False,
         label="I understand: this is a look at the held-out items, and it is recorded",
+    )
+
+
+class ResumeForm(forms.Form):
+    budget_usd = forms.DecimalField(
+        required=False,
+        min_value=0,
+        max_digits=12,
+        decimal_places=4,
+        label="New budget (USD)",
+        help_text="Empty: keep the run's budget.",
     )
 
 

@@ -350,12 +350,14 @@ class FailureTag(AppendOnlyModel):
 from judging.models_runs import (  # noqa: E402, F401
     Call,
     CallStatus,
+    EvidenceMode,
     JudgeConfig,
     JudgeVersion,
     ModelPrice,
     Panel,
     PanelMember,
     PanelRule,
+    ProjectBudget,
     Run,
     RunStatus,
 )

@@ -31,17 +31,19 @@ class NamedInProject(models.Model):
 
 
 class JudgeConfig(NamedInProject):
-    """A named judge of a project, and where to reach its model. What it judges with (provider,
-    model, temperature, samples, criterion, prompt) lives in its versions."""
+    """A named judge of a project. Everything it judges with and where it reaches its model
+    (provider, model, endpoint, evidence, prompt, limits) lives in its versions."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_configs")
-    base_url = models.URLField(max_length=500, blank=True, help_text="Empty: the API's default.")
-    api_key_env = models.CharField(
-        max_length=100,
-        blank=True,
-        help_text="The environment variable holding the API key (the key itself is never stored).",
-    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+class EvidenceMode(models.TextChoices):
+    """What a judge sees of an item's evidence besides its text."""
+
+    NONE = "none", "Text only"
+    PAGES = "pages", "Every evidence page, as images"
+    CITED = "cited", "Only the pages the item's claims cite"
 
 
 class JudgeVersion(AppendOnlyModel):
@@ -64,6 +66,23 @@ class JudgeVersion(AppendOnlyModel):
     )
     prompt = models.TextField()
     prompt_sha256 = models.CharField(max_length=64)
+    base_url = models.URLField(max_length=500, blank=True, help_text="Empty: the API's default.")
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The environment variable holding the key (the key itself is never stored).",
+    )
+    evidence = models.CharField(
+        max_length=8, choices=EvidenceMode.choices, default=EvidenceMode.NONE
+    )
+    max_pages = models.PositiveSmallIntegerField(
+        default=8, help_text="Evidence pages sent per call at most; the others are named."
+    )
+    timeout_seconds = models.PositiveSmallIntegerField(default=120)
+    max_retries = models.PositiveSmallIntegerField(default=4)
+    concurrency = models.PositiveSmallIntegerField(
+        default=4, help_text="Calls in flight at once, at most."
+    )
     judge = models.ForeignKey(
         "judging.Judge", null=True, on_delete=models.PROTECT, related_name="versions"
     )
@@ -75,6 +94,10 @@ class JudgeVersion(AppendOnlyModel):
         constraints = [
             models.UniqueConstraint(fields=["config", "number"], name="judgeversion_unique"),
             models.CheckConstraint(condition=Q(samples__gte=1), name="judgeversion_samples"),
+            models.CheckConstraint(
+                condition=Q(max_pages__gte=1) & Q(concurrency__gte=1) & Q(timeout_seconds__gte=1),
+                name="judgeversion_limits",
+            ),
         ]
 
     def __str__(self):
@@ -119,6 +142,7 @@ class RunStatus(models.TextChoices):
     DONE = "done"
     FAILED = "failed"
     INTERRUPTED = "interrupted"  # its worker died (no heartbeat): resumable
+    BUDGET_REACHED = "budget_reached"  # the next call would pass a budget: resumable
 
 
 class Run(models.Model):
@@ -135,6 +159,16 @@ class Run(models.Model):
     done = models.PositiveIntegerField(default=0)
     unparsed = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(
+        default=0, help_text="Items the judge cannot judge (a pair without answers A and B)."
+    )
+    budget_usd = models.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text="The most this run may cost, at its calls' stored costs (empty: no limit).",
+    )
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     error = models.TextField(blank=True)
@@ -219,6 +253,24 @@ class Call(models.Model):
 
     def __str__(self):
         return f"call {self.fingerprint[:12]} ({self.status})"
+
+
+class ProjectBudget(models.Model):
+    """A project's monthly spending cap on model calls, set by an admin: a judge or generation
+    run stops before the call that would pass it (calls of the calendar month, UTC)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="budget")
+    monthly_usd = models.DecimalField(max_digits=12, decimal_places=4)
+    updated_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(monthly_usd__gte=0), name="projectbudget_gte_0"),
+        ]
+
+    def __str__(self):
+        return f"{self.project} ${self.monthly_usd}/month"
 
 
 class PanelRule(models.TextChoices):

@@ -196,3 +196,32 @@ def estimate_figures(entry: dict) -> dict:
         for key, name, what in ESTIMATE_FIGURES
     ]
     return {"rows": rows, "level": level}
+
+
+def run_charts(progress: list) -> dict:
+    """The judge page's two charts over its latest runs, oldest at the top: the median call
+    latency (with the 95th percentile printed) and the cost. Runs without a figure are left
+    out of that chart; empty charts are None."""
+    runs = list(reversed(progress))
+    latency = [
+        (f"run {p.run.pk} v{p.run.version.number}", p.cost.latency_p50,
+         f"p50 {p.cost.latency_p50} ms · p95 {p.cost.latency_p95} ms")
+        for p in runs
+        if p.cost.latency_p50 is not None
+    ]  # fmt: skip
+    cost = [
+        (f"run {p.run.pk} v{p.run.version.number}", float(p.cost.usd),
+         f"{'≥ ' * p.cost.at_least}${p.cost.usd:.4f}")
+        for p in runs
+        if p.cost.usd is not None and p.cost.calls
+    ]  # fmt: skip
+    return {
+        "latency": trusted_svg(
+            charts.value_bars_svg(latency, title="Median call latency per run (ms)")
+        )
+        if latency
+        else None,
+        "cost": trusted_svg(charts.value_bars_svg(cost, title="Cost per run (USD)"))
+        if cost
+        else None,
+    }

@@ -27,6 +27,7 @@ from judging.services.calibration.failures import buckets_for, failure_tag
 from judging.services.calibration.panels import panel_configure
 from judging.services.dashboard import dashboard_refresh
 from judging.services.judges.configs import JudgeSettings, judge_config_save
+from judging.services.runs.budgets import budget_set
 from judging.services.runs.control import run_create
 from judging.services.runs.runner import run_execute
 from judging.services.scoring.score import predictions_score
@@ -141,6 +142,7 @@ def _admin_rows(site: Site, users) -> None:
     )
     GateSetting.objects.create(project=judged, criterion="faithful")
     ModelPrice.objects.create(provider="openai-compatible", model="stub")
+    budget_set(project=judged, monthly_usd="100", actor=alex)
     panel_configure(project=judged, name="panel", rule="majority", members=[f"{JUDGE}@1"])
     batch_create(
         actor=alex, project=demo, name="first", raters=[users["raj"]], selection="count", count=1

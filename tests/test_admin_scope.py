@@ -32,6 +32,7 @@ from judging.models import (
     ModelPrice,
     Panel,
     PanelMember,
+    ProjectBudget,
     Run,
     SplitDraw,
     Verdict,
@@ -116,6 +117,7 @@ def _project_rows(slug: str) -> Project:
     ItemSplit.objects.create(item=item, draw=draw, split="calibration")
     held_out_access_log(actor=admin_user, project=project, what="figures")
     GateSetting.objects.create(project=project, criterion="faithful")
+    ProjectBudget.objects.create(project=project, monthly_usd=10)
     DashboardSnapshot.objects.create(project=project, fingerprint="f", payload={})
     bucket = FailureBucket.objects.create(project=project, name="bucket")
     FailureTag.objects.create(item=item, criterion="faithful", judge="p/m", bucket=bucket)

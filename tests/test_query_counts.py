@@ -163,9 +163,11 @@ PINNED = {
     "evidence_locate": 4,
     "dashboards": 4,
     "judge_list": 6,
-    "judge_page": 16,  # ten run cards, their costs summed in one query; Compare's versions, split
+    # ten run cards, their costs summed in one query and latencies in one; Compare's versions,
+    # the other judges of its criterion, the split
+    "judge_page": 18,
     "judge_compare": 25,  # two judges' labels on one criterion, as the agreement report reads
-    "run_status": 6,
+    "run_status": 7,  # the run, its cost and its calls' latencies
     "generate": 6,  # the latest generations' items
     "score_list": 6,  # the upload form offers the claim judges
     "score_run": 5,

@@ -6,6 +6,7 @@ the tool call's input is the reply. A text block is accepted too (then parsed as
 import json
 
 from judging.providers.base import Provider
+from judging.providers.images import ImageLimits
 from judging.providers.types import ModelRequest
 
 API_VERSION = "2023-06-01"
@@ -14,6 +15,9 @@ API_VERSION = "2023-06-01"
 class AnthropicProvider(Provider):
     name = "anthropic"
     default_base_url = "https://api.anthropic.com"
+    # 5 MB per image once base64-encoded (3.75 MB of bytes); sides past 1568 px are scaled
+    # down by the API anyway, costing tokens for nothing.
+    image_limits = ImageLimits(max_side=1568, max_bytes=3_750_000)
 
     def build(self, request: ModelRequest, api_key: str):
         content = [

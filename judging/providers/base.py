@@ -17,6 +17,7 @@ from collections.abc import Callable
 import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
+from judging.providers.images import ImageLimits
 from judging.providers.retry import RETRY_STATUSES, retry_after_seconds, wait_backoff
 from judging.providers.types import ModelReply, ModelRequest, ProviderError
 
@@ -37,6 +38,8 @@ class Provider:
 
     name = ""
     default_base_url = ""
+    # What one image may be: the API's documented limits, with room to spare.
+    image_limits = ImageLimits(max_side=2048, max_bytes=10 * 1024 * 1024)
 
     def __init__(
         self,

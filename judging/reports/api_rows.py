@@ -7,6 +7,12 @@ from judging.models import JudgeConfig, JudgeVersion, Run
 from judging.reports.run_list import run_row
 from judging.services.runs.control import runs_progress
 
+# Where a version calls and what it sees: part of the version (editing them makes a new one).
+ENDPOINT_AND_EVIDENCE = (
+    "base_url", "api_key_env", "evidence", "max_pages", "timeout_seconds", "max_retries",
+    "concurrency",
+)  # fmt: skip
+
 
 def judge_versions(project, **filters) -> list[JudgeVersion]:
     """The project's judge versions (one query), for `judge_document`."""
@@ -16,11 +22,12 @@ def judge_versions(project, **filters) -> list[JudgeVersion]:
 
 def judge_document(config: JudgeConfig, versions: list[JudgeVersion]) -> dict:
     """The judge with its versions among `versions` (judge_versions: one query for a list)."""
-    mine = [v for v in versions if v.config_id == config.pk]
+    mine = sorted((v for v in versions if v.config_id == config.pk), key=lambda v: v.number)
+    latest = mine[-1] if mine else None
     return {
         "name": config.name,
-        "base_url": config.base_url,
-        "api_key_env": config.api_key_env,
+        "base_url": latest.base_url if latest else "",
+        "api_key_env": latest.api_key_env if latest else "",
         "versions": [
             {
                 "ref": f"{config.name}@{v.number}",
@@ -32,9 +39,10 @@ def judge_document(config: JudgeConfig, versions: list[JudgeVersion]) -> dict:
                 "criterion": v.criterion.name if v.criterion else None,
                 "prompt": v.prompt,
                 "prompt_sha256": v.prompt_sha256,
+                **{name: getattr(v, name) for name in ENDPOINT_AND_EVIDENCE},
                 "created_at": v.created_at,
             }
-            for v in sorted(mine, key=lambda v: v.number)
+            for v in mine
         ],
     }
 

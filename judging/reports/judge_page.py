@@ -108,19 +108,37 @@ def held_out_looks(project) -> list[HeldOutLooks]:
 
 def compare_defaults(config: JudgeConfig) -> dict | None:
     """What the judge page's *Compare* offers first: its two latest versions on the latest
-    one's criterion, on calibration items once a split is drawn (None: fewer than two)."""
+    one's criterion, or with one version, the latest version of another judge of the same
+    criterion (a text-only judge beside a visual one); on calibration items once a split is
+    drawn (None: nothing to compare with)."""
     versions = list(
         config.versions.filter(criterion__isnull=False)
         .select_related("criterion")
         .order_by("-number")
     )
     drawn = SplitDraw.objects.filter(project_id=config.project_id).exists()
-    if len(versions) < 2:
+    if not versions:
+        return None
+    latest = versions[0]
+    refs = [f"{config.name}@{v.number}" for v in versions]
+    others = (
+        JudgeVersion.objects.filter(
+            config__project_id=config.project_id, criterion__name=latest.criterion.name
+        )
+        .exclude(config=config)
+        .order_by("config__name", "-number")
+        .values_list("config__name", "number")
+    )
+    latest_of = {}
+    for name, number in others:
+        latest_of.setdefault(name, number)
+    refs += [f"{name}@{number}" for name, number in latest_of.items()]
+    if len(refs) < 2:
         return None
     return {
-        "criterion": versions[0].criterion.name,
-        "a": f"{config.name}@{versions[1].number}",
-        "b": f"{config.name}@{versions[0].number}",
+        "criterion": latest.criterion.name,
+        "a": refs[1],
+        "b": refs[0],
         "split": "calibration" if drawn else "all",
-        "refs": [f"{config.name}@{v.number}" for v in versions],
+        "refs": refs,
     }

@@ -19,11 +19,16 @@ def run_row(p: Progress) -> dict:
         "judge_version": version.number,
         "split": run.split,
         "status": str(p.status),
+        "error": run.error,
         "calls": p.cost.calls,
+        "skipped": run.skipped,
         "tokens_in": run.input_tokens,
         "tokens_out": run.output_tokens,
         "usage_missing": p.cost.usage_missing,
         "cost_usd": None if p.cost.usd is None else float(p.cost.usd),
+        "budget_usd": None if run.budget_usd is None else float(run.budget_usd),
+        "latency_ms": {"p50": p.cost.latency_p50, "p95": p.cost.latency_p95},
+        "evidence": version.evidence,
         "started_at": _when(run.started_at),
         "finished_at": _when(run.finished_at),
     }
@@ -44,9 +49,17 @@ def runs_text(report: dict) -> str:
         else:
             cost = f"{'at least ' * bool(row['usage_missing'])}${row['cost_usd']:.4f}"
         missing = f" ({row['usage_missing']} without usage)" if row["usage_missing"] else ""
+        budget = "" if row["budget_usd"] is None else f" of a ${row['budget_usd']:.4f} budget"
+        skipped = f", {row['skipped']} items skipped" if row["skipped"] else ""
+        latency = row["latency_ms"]
+        took = (
+            f", latency p50 {latency['p50']} ms, p95 {latency['p95']} ms"
+            if latency["p50"] is not None
+            else ""
+        )
         lines.append(
             f"run {row['id']} {row['judge_name']} v{row['judge_version']} ({row['judge']}) on "
-            f"{row['split']}: {row['status']}, {row['calls']} calls, tokens "
-            f"{row['tokens_in']}+{row['tokens_out']}{missing}, cost {cost}"
+            f"{row['split']}: {row['status']}, {row['calls']} calls{skipped}, tokens "
+            f"{row['tokens_in']}+{row['tokens_out']}{missing}, cost {cost}{budget}{took}"
         )
     return "\n".join(lines) or "no runs"

@@ -4,7 +4,15 @@ table (judging never writes reviews' rows itself); each judging service makes on
 
 from __future__ import annotations
 
-from judging.models import Criterion, JudgeConfig, JudgeVersion, ModelPrice, Run, SplitDraw
+from judging.models import (
+    Criterion,
+    JudgeConfig,
+    JudgeVersion,
+    ModelPrice,
+    ProjectBudget,
+    Run,
+    SplitDraw,
+)
 from reviews.models import ProjectAction
 from reviews.services.projects.audit import project_event_record
 
@@ -19,42 +27,37 @@ def split_drawn(draw: SplitDraw, actor) -> None:
     )
 
 
-def _endpoint(base_url: str, api_key_env: str) -> dict:
-    # The variable's name only: the key itself never reaches the database.
-    return {"base_url": base_url, "api_key_env": api_key_env}
+def version_settings(version: JudgeVersion) -> dict:
+    """What a version judges with and where it calls: the key variable's name only (the key
+    itself never reaches the database)."""
+    return {
+        "provider": version.provider,
+        "model": version.model,
+        "temperature": version.temperature,
+        "samples": version.samples,
+        "criterion": version.criterion.name if version.criterion else None,
+        "prompt_sha256": version.prompt_sha256,
+        "base_url": version.base_url,
+        "api_key_env": version.api_key_env,
+        "evidence": version.evidence,
+        "max_pages": version.max_pages,
+        "timeout_seconds": version.timeout_seconds,
+        "max_retries": version.max_retries,
+        "concurrency": version.concurrency,
+    }
 
 
-def judge_saved(
-    config: JudgeConfig, actor, *, created: bool, endpoint_was: tuple, version: JudgeVersion | None
-) -> None:
-    """A judge created, its endpoint changed, and/or a new version of it."""
-    now = _endpoint(config.base_url, config.api_key_env)
+def judge_saved(config: JudgeConfig, actor, *, created: bool, version: JudgeVersion | None) -> None:
+    """A judge created and/or a new version of it (endpoint changes are new versions too)."""
     if created:
-        project_event_record(
-            config.project, actor, ProjectAction.JUDGE_CREATED, target=config.name, after=now
-        )
-    elif _endpoint(*endpoint_was) != now:
-        project_event_record(
-            config.project,
-            actor,
-            ProjectAction.JUDGE_EDITED,
-            target=config.name,
-            before=_endpoint(*endpoint_was),
-            after=now,
-        )
+        project_event_record(config.project, actor, ProjectAction.JUDGE_CREATED, target=config.name)
     if version is not None:
         project_event_record(
             config.project,
             actor,
             ProjectAction.JUDGE_VERSION_ADDED,
             target=f"{config.name} v{version.number}",
-            after={
-                "provider": version.provider,
-                "model": version.model,
-                "temperature": version.temperature,
-                "criterion": version.criterion.name if version.criterion else None,
-                "prompt_sha256": version.prompt_sha256,
-            },
+            after=version_settings(version),
         )
 
 
@@ -66,7 +69,12 @@ def run_event(run: Run, actor, action: ProjectAction) -> None:
         actor,
         action,
         target=f"run {run.pk} · {version.config.name} v{version.number}",
-        after={"split": run.split, "limit": run.limit, "status": run.status},
+        after={
+            "split": run.split,
+            "limit": run.limit,
+            "status": run.status,
+            **({"budget_usd": run.budget_usd} if run.budget_usd is not None else {}),
+        },
     )
 
 
@@ -107,4 +115,16 @@ def criterion_defined(criterion: Criterion, actor, *, previous: Criterion | None
         target=f"{criterion.name} v{criterion.version}",
         before={k: v for k, v in before.items() if after.get(k) != v},
         after={k: v for k, v in after.items() if before.get(k) != v},
+    )
+
+
+def budget_changed(budget: ProjectBudget, actor, before) -> None:
+    """A project's monthly cap on model spending set or changed (a project setting)."""
+    project_event_record(
+        budget.project,
+        actor,
+        ProjectAction.SETTINGS_CHANGED,
+        target="monthly model budget",
+        before=None if before is None else {"monthly_budget_usd": before},
+        after={"monthly_budget_usd": budget.monthly_usd},
     )

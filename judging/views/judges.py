@@ -6,12 +6,24 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from judging.forms import JudgeForm, RunForm
+from judging.forms import JudgeForm, ResumeForm, RunForm
 from judging.models import JudgeConfig, Run
+from judging.presenters import run_charts
 from judging.reports.judge_page import compare_defaults, version_rows
 from judging.selectors import judge_rows, judge_runs
-from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
-from judging.services.runs.control import RunError, run_cancel, run_create, run_progress, run_resume
+from judging.services.judges.configs import (
+    JUDGED_SETTINGS,
+    JudgeConfigError,
+    JudgeSettings,
+    judge_config_save,
+)
+from judging.services.runs.control import (
+    RunError,
+    run_cancel,
+    run_create,
+    run_progress,
+    run_resume,
+)
 from judging.tasks import run_judge_task
 from reviews.access import project_for_user
 from reviews.models import Role
@@ -27,50 +39,53 @@ def _config(request, slug, name):
 
 def _initial(config: JudgeConfig) -> dict:
     latest = config.versions.order_by("-number").first()
-    initial = {"name": config.name, "base_url": config.base_url, "api_key_env": config.api_key_env}
+    initial = {"name": config.name}
     if latest:
-        initial |= {
-            "provider": latest.provider,
-            "model": latest.model,
-            "temperature": latest.temperature,
-            "samples": latest.samples,
+        initial |= {name: getattr(latest, name) for name in JUDGED_SETTINGS} | {
             "criterion": latest.criterion.name if latest.criterion else "",
             "prompt": latest.prompt,
         }
     return initial
 
 
+def _list(request, project, form, status=200):
+    context = {"project": project, "judges": judge_rows(project), "form": form}
+    return render(request, "judging/judges.html", context, status=status)
+
+
+def _page(request, project, config, form, status=200):
+    runs = judge_runs(config)
+    context = {
+        "project": project,
+        "config": config,
+        "rows": version_rows(config),
+        "compare": compare_defaults(config),
+        "form": form,
+        "run_form": RunForm(),
+        "resume_form": ResumeForm(),
+        "runs": runs,
+        "charts": run_charts(runs),
+    }
+    return render(request, "judging/judge.html", context, status=status)
+
+
 @require_safe
 def judge_list(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    form = JudgeForm(project=access.project)
-    return render(
-        request,
-        "judging/judges.html",
-        {"project": access.project, "judges": judge_rows(access.project), "form": form},
-    )
+    return _list(request, access.project, JudgeForm(project=access.project))
 
 
 @require_safe
 def judge_page(request, slug, name):
     access, config = _config(request, slug, name)
-    return render(
-        request,
-        "judging/judge.html",
-        {
-            "project": access.project,
-            "config": config,
-            "rows": version_rows(config),
-            "compare": compare_defaults(config),
-            "form": JudgeForm(initial=_initial(config), project=access.project),
-            "run_form": RunForm(),
-            "runs": judge_runs(config),
-        },
-    )
+    form = JudgeForm(initial=_initial(config), project=access.project)
+    return _page(request, access.project, config, form)
 
 
 @require_POST
 def judge_save(request, slug):
+    """Save a judge (a new version when anything changed). A refused save shows the same
+    page again with everything typed still in the form and the reason beside it."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     form = JudgeForm(request.POST, project=access.project)
     if form.is_valid():
@@ -97,9 +112,10 @@ def judge_save(request, slug):
             return redirect("judge_page", slug, result.config.name)
     messages.error(request, "Not saved: " + "; ".join(_errors(form)))
     name = request.POST.get("name", "")
-    if JudgeConfig.objects.filter(project=access.project, name=name).exists():
-        return redirect("judge_page", slug, name)
-    return redirect("judge_list", slug)
+    config = JudgeConfig.objects.filter(project=access.project, name=name).first()
+    if config is not None:
+        return _page(request, access.project, config, form, status=400)
+    return _list(request, access.project, form, status=400)
 
 
 def _errors(form) -> list[str]:
@@ -158,8 +174,12 @@ def run_stop(request, slug, pk):
 @require_POST
 def run_continue(request, slug, pk):
     run = _run(request, slug, pk)
+    form = ResumeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not resumed: " + "; ".join(_errors(form)))
+        return redirect("judge_page", slug, run.version.config.name)
     try:
-        run = run_resume(run, actor=request.user)
+        run = run_resume(run, actor=request.user, budget_usd=form.cleaned_data["budget_usd"])
     except RunError as exc:
         messages.error(request, f"Not resumed: {exc}.")
     else:

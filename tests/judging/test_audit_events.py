@@ -47,7 +47,7 @@ def _settings(url: str, prompt: str = PROMPT) -> JudgeSettings:
 A, B = "http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"
 
 
-def test_a_judge_created_edited_and_versioned(labelled, settings):
+def test_a_judge_created_and_versioned_an_endpoint_change_is_a_new_version(labelled, settings):
     settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1:9", "127.0.0.1:10"]
     alex = member(labelled, Role.ADMIN, username="alex")
     actions = (
@@ -63,12 +63,12 @@ def test_a_judge_created_edited_and_versioned(labelled, settings):
     assert [(x.action, x.actor_name, x.target) for x in lines] == [
         (ProjectAction.JUDGE_CREATED, "alex", "j"),
         (ProjectAction.JUDGE_VERSION_ADDED, "alex", "j v1"),
-        (ProjectAction.JUDGE_EDITED, "alex", "j"),
-        (ProjectAction.JUDGE_VERSION_ADDED, "", "j v2"),
+        (ProjectAction.JUDGE_VERSION_ADDED, "alex", "j v2"),
+        (ProjectAction.JUDGE_VERSION_ADDED, "", "j v3"),
     ]
-    created, v1, edited, _ = lines
-    assert created.after == {"base_url": A, "api_key_env": "STUB_KEY"}
-    assert (edited.before["base_url"], edited.after["base_url"]) == (A, B)
+    _created, v1, v2, _ = lines
+    assert (v1.after["base_url"], v2.after["base_url"]) == (A, B)
+    assert v1.after["api_key_env"] == "STUB_KEY" and v1.after["evidence"] == "none"
     assert v1.after["model"] == "stub" and v1.after["criterion"] == "faithful"
 
 

@@ -67,6 +67,6 @@ def test_judge_config_command_as_the_issue_spells_it(labelled, tmp_path):
     call_command("judge_config", *args, stdout=out)
     assert "unchanged, still v1" in out.getvalue()
     version = JudgeVersion.objects.get()
-    assert (version.samples, version.config.api_key_env) == (3, "STUB_KEY")
+    assert (version.samples, version.api_key_env) == (3, "STUB_KEY")
     with pytest.raises(CommandError, match="prompt"):
         call_command("judge_config", *args[:-4], "--prompt-file", str(tmp_path / "missing"))

@@ -84,3 +84,55 @@ def test_run_progress_partial_and_cancel(client, project, admin, server):
 def test_raters_and_outsiders_cannot_reach_judges(client, project, tmp_path):
     client.force_login(member(project, Role.RATER))
     assert client.get(reverse("judge_list", args=[project.slug])).status_code == 403
+
+
+def test_a_refused_save_keeps_everything_typed_and_says_which_hosts_are_allowed(
+    client, project, admin, server, settings
+):
+    typed = {
+        "name": "local-vision",
+        "model": "qwen2-vl",
+        "base_url": "http://127.0.0.1:11434/v1",  # Ollama's port: not allowed here
+        "api_key_env": "OPENAI_API_KEY",
+        "temperature": "0.3",
+        "samples": "3",
+        "evidence": "pages",
+        "max_pages": "5",
+        "timeout_seconds": "45",
+        "max_retries": "2",
+        "concurrency": "3",
+        "prompt": "A long prompt the user wrote with care. {{ labels }}",
+    }
+    page = save(client, project, server, **typed)
+    assert page.status_code == 400 and not JudgeVersion.objects.exists()
+    form = page.context["form"]
+    assert all(str(form[name].value()) == value for name, value in typed.items())
+    html = page.content.decode()
+    assert "port 11434 is not allowed on this server" in html
+    allowed = ", ".join(
+        ["127.0.0.1:8001", "api.anthropic.com:443", "api.openai.com:443"]
+        + settings.JUDGE_ALLOWED_HOSTS
+    )
+    assert f"This server allows {allowed}." in html
+    assert "JUDGE_ALLOWED_HOSTS=127.0.0.1:11434</code> in <code>.env</code>" in html
+
+    settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1:11434"]
+    page = save(client, project, server, **typed)
+    version = JudgeVersion.objects.get()
+    assert (version.evidence, version.max_pages, version.timeout_seconds) == ("pages", 5, 45)
+    again = save(client, project, server, **typed | {"model": "", "prompt": "changed"})
+    assert again.status_code == 400 and again.context["form"]["prompt"].value() == "changed"
+    assert b"Edit (saves a new version)" in again.content  # the judge's own page, not the list
+
+
+def test_a_panel_with_a_typod_member_keeps_what_was_typed(client, project, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("root", "r@example.org", "pw"))
+    data = {
+        "project": project.pk, "name": "my-panel", "rule": "unanimous", "send_dissent": "on",
+        "members-TOTAL_FORMS": 1, "members-INITIAL_FORMS": 0, "members-0-version": "98765",
+    }  # fmt: skip
+    response = client.post(reverse("admin:judging_panel_add"), data)
+    html = response.content.decode()
+    assert response.status_code == 200 and "Select a valid choice" in html
+    assert 'value="98765"' in html and 'value="my-panel"' in html
+    assert '<option value="unanimous" selected>' in html

@@ -22,7 +22,8 @@ from tests.judging.wire_server import Raw, Say, WireServer
 pytestmark = pytest.mark.django_db
 KEYS = {
     "id", "judge", "judge_name", "judge_version", "split", "status", "calls", "tokens_in",
-    "tokens_out", "usage_missing", "cost_usd", "started_at", "finished_at",
+    "tokens_out", "usage_missing", "cost_usd", "started_at", "finished_at", "error", "skipped",
+    "budget_usd", "latency_ms", "evidence",
 }  # fmt: skip
 
 
@@ -64,6 +65,8 @@ def test_a_past_runs_cost_stays_when_the_price_changes(project, tmp_path):
     [row] = runs_json(project)
     assert set(row) == KEYS
     assert row["cost_usd"] == pytest.approx(18 * 0.14)
+    latencies = sorted(c.latency_ms for c in calls)
+    assert latencies[0] <= row["latency_ms"]["p50"] <= row["latency_ms"]["p95"] <= latencies[-1]
     assert (row["judge"], row["judge_name"], row["judge_version"]) == (
         "openai-compatible/stub",
         "j",

@@ -1,5 +1,6 @@
 """Judge runs against a local Chat Completions server (the stub's answers, counted here)."""
 
+import json
 from collections import Counter
 from decimal import Decimal
 from io import StringIO
@@ -7,11 +8,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.models import Call, Run, RunStatus, Verdict
+from judging.models import Call, Criterion, Run, RunStatus, Verdict
 from judging.services.runs.control import RunError, run_cancel, run_create, run_progress, run_resume
 from judging.services.runs.prices import price_add
 from judging.services.runs.runner import run_execute
 from judging.stub_model import answer
+from reviews.models import Item
 from tests.judging.run_helpers import PROMPT, judge, labelled_project, sent_data
 from tests.judging.wire_server import Say, Status, WireServer
 
@@ -85,15 +87,13 @@ def test_unparsed_and_failed_calls(labelled):
 
 
 def test_resume_retries_failed_calls_only(labelled):
-    with WireServer("openai-compatible", [Status(400)]) as srv:
+    script = [Status(400)] * 3 + [Say('{"label": "pass"}')]
+    with WireServer("openai-compatible", script) as srv:
         config = judge(labelled, srv.url).config
         run = run_execute(run_create(config=config, split="all", confirm_held_out=True, limit=3))
-    assert run.failed == 3
-    with WireServer("openai-compatible", [Say('{"label": "pass"}')]) as srv:
-        config.base_url = srv.url
-        config.save()
+        assert run.failed == 3
         run = run_execute(run_resume(run))
-        assert len(srv.requests) == 3
+        assert len(srv.requests) == 6
     assert (run.done, run.failed, Verdict.objects.count()) == (3, 0, 3)
 
 
@@ -191,3 +191,25 @@ def test_a_run_without_heartbeat_shows_interrupted_and_recovery_requeues_only_si
     assert runs_recover() == []  # nothing twice
     done = run_execute(Run.objects.get(pk=site.pk))
     assert done.status == RunStatus.DONE and done.done == done.planned
+
+
+def test_a_pairwise_run_skips_and_counts_items_without_answers_a_and_b(project, tmp_path):
+    """Items a pairwise judge cannot judge (no pair, or half of one) are skipped and counted,
+    on the run, in `judge_runs` and on the page; never a traceback."""
+    labelled_project(project, tmp_path, n=4)
+    Criterion.objects.create(
+        project=project, name="preference", labels=["A", "B", "tie"], pairwise=True, sha256="p"
+    )
+    pairs = [{"preference": {"A": "short", "B": "long"}}, {"preference": {"A": "only A"}}, {}]
+    for item, pair in zip(Item.objects.order_by("pk"), pairs + [pairs[0]], strict=True):
+        item.metadata = {"pairwise": pair} if pair else {}
+        item.save()
+    with WireServer("openai-compatible", [Say('{"winner": "first"}')]) as srv:
+        config = judge(project, srv.url, criterion="preference").config
+        run = run_execute(run_create(config=config, split="all", confirm_held_out=True))
+        assert len(srv.requests) == 4  # two items, both display orders
+    assert (run.status, run.done, run.skipped, run.planned, run.error) == ("done", 4, 2, 4, "")
+    out = StringIO()
+    call_command("judge_runs", "--project", project.slug, "--format", "json", stdout=out)
+    [row] = json.loads(out.getvalue())["runs"]
+    assert (row["status"], row["calls"], row["skipped"]) == ("done", 4, 2)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Split = Literal["calibration", "held_out", "all"]
+Evidence = Literal["none", "pages", "cited"]
 
 
 class _Open(BaseModel):
@@ -54,14 +55,21 @@ class JudgeVersion(BaseModel):
     criterion: str | None = Field(description="Empty: a ground-truth reader.")
     prompt: str
     prompt_sha256: str
+    base_url: str = Field("", description="Empty: the provider API's default.")
+    api_key_env: str = Field("", description="The variable holding the key (never the key).")
+    evidence: Evidence = Field("none", description="What the model sees besides the text.")
+    max_pages: int = Field(8, description="Evidence pages sent per call at most.")
+    timeout_seconds: int = 120
+    max_retries: int = 4
+    concurrency: int = 4
     created_at: datetime
 
 
 class Judge(BaseModel):
     name: str
-    base_url: str = Field(description="Empty: the provider API's default.")
+    base_url: str = Field(description="The latest version's; empty: the provider's default.")
     api_key_env: str = Field(
-        description="The environment variable holding the key (never the key)."
+        description="The latest version's variable holding the key (never the key)."
     )
     versions: list[JudgeVersion]
 
@@ -78,13 +86,23 @@ class JudgeIn(BaseModel):
     criterion: str | None = None
     base_url: str = ""
     api_key_env: str = ""
+    evidence: Evidence = Field(
+        "none", description="none, pages (every evidence page as an image) or cited."
+    )
+    max_pages: int = Field(8, description="Evidence pages sent per call at most.")
+    timeout_seconds: int = 120
+    max_retries: int = 4
+    concurrency: int = 4
 
 
 class RunIn(BaseModel):
     split: Split = "calibration"
     version: int | None = Field(None, description="Default: the judge's latest version.")
     limit: int | None = None
-    concurrency: int = 4
+    concurrency: int | None = Field(None, description="Default: the version's setting.")
+    budget_usd: float | None = Field(
+        None, description="Stop before the call that would make the run cost more."
+    )
     confirm_held_out: bool = Field(
         False, description="Held-out and all splits are a recorded look: confirm it."
     )
@@ -97,7 +115,8 @@ class Run(BaseModel):
     judge_version: int
     split: str
     status: str = Field(
-        description="queued, running, cancelling, done, cancelled, failed, interrupted"
+        description="queued, running, cancelling, done, cancelled, failed, interrupted, "
+        "budget_reached"
     )
     planned: int
     finished: int
@@ -111,6 +130,12 @@ class Run(BaseModel):
     tokens_out: int
     usage_missing: int
     cost_usd: float | None = Field(description="At the prices in force; null: no price was.")
+    budget_usd: float | None = None
+    skipped: int = Field(0, description="Pairwise items without answers A and B.")
+    latency_ms: dict[str, int | None] = Field(
+        default_factory=dict, description='{"p50", "p95"} of the answered calls, in ms.'
+    )
+    evidence: str = "none"
     error: str
     started_at: datetime | None
     finished_at: datetime | None

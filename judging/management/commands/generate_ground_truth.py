@@ -26,6 +26,11 @@ class Command(ProjectCommand):
         parser.add_argument("--min-agreement", type=float, default=1.0)
         parser.add_argument("--second-read", action="store_true")
         parser.add_argument(
+            "--budget-usd",
+            metavar="X",
+            help="the most each reader's run may cost; a read that would pass it is not made",
+        )
+        parser.add_argument(
             "--producer",
             default="",
             metavar="PROVIDER/MODEL",
@@ -49,6 +54,7 @@ class Command(ProjectCommand):
                 min_agreement=o["min_agreement"],
                 second_read=o["second_read"],
                 producer=o["producer"],
+                budget_usd=o["budget_usd"],
             )
         except ImportFailed as exc:
             raise CommandError(f"the generated review file did not import: {exc}") from None
@@ -63,6 +69,10 @@ class Command(ProjectCommand):
             self.stdout.write(f"{case.case}: generated {agreed}; questions {disputed}")
         if result.report is not None:
             self.stdout.write(result.report.summary())
+        stopped = [run for run in result.runs if run.status == "budget_reached"]
+        for run in stopped:
+            run.refresh_from_db()
+            self.stdout.write(f"run {run.pk} ({run.version}): {run.error}")
         if held:
             raise CommandError(
                 f"{len(held)} case(s) not imported because a read failed (the runs' calls say "

@@ -3,8 +3,8 @@ import sys
 from django.core.management.base import CommandError
 
 from evalsite.management.lookups import ProjectCommand, named_or_error, refusals
-from judging.models import JudgeConfig
-from judging.services.runs.control import RunError, run_create, run_progress
+from judging.models import JudgeConfig, Run, RunStatus
+from judging.services.runs.control import RunError, run_create, run_progress, run_resume
 from judging.services.runs.runner import run_execute
 
 
@@ -26,22 +26,45 @@ class Command(ProjectCommand):
             "--split", choices=["calibration", "held_out", "all"], default="calibration"
         )
         parser.add_argument("--limit", type=int, metavar="N")
-        parser.add_argument("--concurrency", type=int, default=4, metavar="K")
+        parser.add_argument(
+            "--concurrency", type=int, metavar="K", help="default: the version's setting"
+        )
+        parser.add_argument(
+            "--budget-usd",
+            metavar="X",
+            help="stop before the call that would make the run cost more than X dollars "
+            "(each call at its stored cost); the run ends budget_reached",
+        )
+        parser.add_argument(
+            "--resume",
+            type=int,
+            metavar="RUN",
+            help="go on with this stopped run (with --budget-usd: its new budget)",
+        )
 
-    def handle_project(self, project, *, judge, version, split, limit, concurrency, **_):
+    def handle_project(self, project, *, judge, resume, budget_usd, **options):
         config = named_or_error(JudgeConfig, project, judge, "judge")
         with refusals(RunError):
-            run = run_create(
-                config=config,
-                version=version,
-                split=split,
-                limit=limit,
-                concurrency=concurrency,
-                confirm_held_out=True,  # asking for it on the command line is the confirmation
-            )
+            if resume is not None:
+                run = run_resume(_run_of(config, resume), budget_usd=budget_usd)
+            else:
+                run = run_create(
+                    config=config,
+                    version=options["version"],
+                    split=options["split"],
+                    limit=options["limit"],
+                    concurrency=options["concurrency"],
+                    budget_usd=budget_usd,
+                    confirm_held_out=True,  # asking for it on the command line is the confirmation
+                )
         run = run_execute(run, on_progress=self._line)
         self._line(run, end="\n")
-        if run.error:
+        if run.status == RunStatus.BUDGET_REACHED:
+            self.stdout.write(
+                f"run {run.pk}: {run.error} (manage.py run_judge --project {config.project.slug} "
+                f"--judge {config.name} --resume {run.pk} --budget-usd X)"
+            )
+        elif run.error:
             raise CommandError(f"run {run.pk}: {run.error}")
 
     def _line(self, run, end="\r"):
@@ -51,8 +74,15 @@ class Command(ProjectCommand):
         self.stdout.write(
             f"run {run.pk} {run.version} on {run.split}: {p.finished}/{run.planned} "
             f"({run.done} done, {run.unparsed} unparsed, {run.failed} failed, "
-            f"{run.reused} reused), tokens {run.input_tokens}+{run.output_tokens}{cost} "
+            f"{run.reused} reused{f', {run.skipped} skipped' if run.skipped else ''}), tokens {run.input_tokens}+{run.output_tokens}{cost} "
             f"[{p.status}]",
             ending=end,
         )
         sys.stdout.flush()
+
+
+def _run_of(config, pk: int) -> Run:
+    run = Run.objects.filter(pk=pk, version__config=config).select_related("version").first()
+    if run is None:
+        raise RunError(f"--resume: judge {config.name!r} has no run {pk}")
+    return run

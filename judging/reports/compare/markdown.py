@@ -9,7 +9,8 @@ from judging.reports.agreement.markdown import escape_cell, stat_text
 
 def _side_line(side: dict[str, Any]) -> str:
     return (
-        f"| {escape_cell(side['ref'])} | {escape_cell(side['model'])} | {side['n_judged']} | "
+        f"| {escape_cell(side['ref'])} | {escape_cell(side['model'])} | "
+        f"{escape_cell(side.get('evidence') or '—')} | {side['n_judged']} | "
         f"{stat_text(side['cohen_kappa'])} | {stat_text(side['observed_agreement'])} | "
         + ", ".join(f"{escape_cell(k)} {v}" for k, v in side["label_counts"].items())
         + " |"
@@ -28,8 +29,8 @@ def render_compare_markdown(report: dict[str, Any]) -> str:
         f"{report['n_paired']} paired items (both judged, with a final human label); "
         f"{report['flipped']} flipped.",
         "",
-        "| side | model | judged | kappa [95% CI] | observed [95% CI] | labels (paired items) |",
-        "|---|---|---|---|---|---|",
+        "| side | model | sees | judged | kappa [95% CI] | observed [95% CI] | labels (paired items) |",
+        "|---|---|---|---|---|---|---|",
         _side_line(a),
         _side_line(b),
         "",

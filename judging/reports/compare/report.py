@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from judging.models import Criterion
+from judging.models import Criterion, EvidenceMode
 from judging.reports.agreement.build import N_RESAMPLES, SPLIT_LABELS
 from judging.reports.agreement.inputs import CriterionInput, JudgeSamples
 from judging.reports.agreement.report import criterion_input
@@ -97,8 +97,21 @@ def _settings(ref: JudgeRef, criterion: Criterion) -> dict[str, Any]:
         "samples": ref.version.samples if ref.version else None,
         "criterion": f"{criterion.name} v{criterion.version}",
         "prompt_sha256": source.prompt_sha256 or None,
+        "evidence": sees(ref),
+        "base_url": (ref.version.base_url or "default") if ref.version else None,
     }
     return values
+
+
+def sees(ref: JudgeRef) -> str | None:
+    """What the judge looked at: `text only`, `pages (at most N a call)`, `cited (...)`;
+    None for imported verdicts (their files do not say)."""
+    if ref.version is None:
+        return None
+    version = ref.version
+    if version.evidence == EvidenceMode.NONE:
+        return "text only"
+    return f"{version.evidence} (at most {version.max_pages} a call)"
 
 
 def configuration_diff(a: JudgeRef, b: JudgeRef, criterion: Criterion) -> dict[str, Any]:
@@ -168,6 +181,7 @@ def judges_compare(
     result = judges_compare_build(
         data, _side(data, ref_a), _side(data, ref_b), seed=seed, n_resamples=n_resamples
     )
+    result["a"]["evidence"], result["b"]["evidence"] = sees(ref_a), sees(ref_b)
     return {
         "project": project.slug,
         "split": split,

@@ -3,7 +3,10 @@
 A reader sees only the page images, the page text (as data), the instruction and the expected
 fields, each path written out; never a prediction, never another reader's answer. The evidence's
 text goes inside the <data> block: a page that says "ignore the instruction" stays data.
-Every read is a fingerprinted call: a finished read is reused, never paid twice.
+Every read is a fingerprinted call: a finished read is reused, never paid twice. Budgets (the
+reader run's own, the project's monthly cap: budgets.py) hold as for judge runs: a reader with
+a limit reads one document at a time, and a read that would pass it is not made (the run ends
+`budget_reached`, the case waits for the next generation, which makes only the missing reads).
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -14,8 +17,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from judging.formats.replies import Claim, claims_schema, parse_claims
-from judging.models import Call, CallStatus, JudgeVersion, Run
+from judging.models import Call, CallStatus, JudgeVersion, Run, RunStatus
 from judging.providers import ModelRequest, Part, Provider, ProviderError
+from judging.services.runs.budgets import budget_for
 from judging.services.runs.plan import fingerprint, request_record
 from judging.services.runs.prices import price_in_force, usage_fields
 from judging.services.runs.prompts import data_block, render_instructions
@@ -165,18 +169,40 @@ def read_all(runs: dict[str, tuple[Run, Provider]], jobs: list[tuple], paths_of)
     }
     missing = [p for p in planned if p.fingerprint not in finished]
     _count_planned(planned, finished)
+    budgets = {p.run.pk: budget_for(p.run) for p in missing}
+    free = [p for p in missing if not budgets[p.run.pk].limited]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        for p, outcome in zip(missing, pool.map(_call, missing), strict=True):
+        for p, outcome in zip(free, pool.map(_call, free), strict=True):
             p.outcome = outcome
             finished[p.fingerprint] = _store(p)
+    refused = _read_within_budgets([p for p in missing if p not in free], finished)
     results = {}
     for p in planned:
+        if p.fingerprint in refused:
+            results[p.key] = Reading(p.key[1], {}, p.record, refused[p.fingerprint], True)
+            continue
         call = finished[p.fingerprint]
         parsed = parse_claims(call.reply, p.paths) if call.status != CallStatus.FAILED else None
         claims = {c.path: c for c in parsed.reply.claims} if parsed and parsed.reply else {}
         failed = call.status == CallStatus.FAILED
         results[p.key] = Reading(p.key[1], claims, p.record, call.error, failed)
     return results
+
+
+def _read_within_budgets(limited: list[_Planned], finished: dict) -> dict:
+    """Reads of runs with a budget, one at a time; {fingerprint: why} of those not made."""
+    refused = {}
+    for p in limited:
+        budget = budget_for(p.run)  # read now: a project's cap counts every reader's spending
+        if not budget.allows(0):
+            refused[p.fingerprint] = budget.reason()
+            Run.objects.filter(pk=p.run.pk).update(
+                status=RunStatus.BUDGET_REACHED, error=budget.reason()
+            )
+            continue
+        p.outcome = _call(p)
+        finished[p.fingerprint] = _store(p)
+    return refused
 
 
 def case_id(evidence: Evidence) -> str:

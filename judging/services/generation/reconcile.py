@@ -33,6 +33,7 @@ from judging.services.generation.record import (
     known_case,
 )
 from judging.services.judges.configs import version_get
+from judging.services.runs.budgets import BudgetError, budget_amount, budget_needs_price
 from judging.services.runs.runner import provider_for
 from reviews.services.imports.pipeline import ImportReport, file_import
 from reviews.services.rating.normalise import comparable
@@ -111,9 +112,12 @@ def reconcile(
     return outcome
 
 
-def reader_runs_create(*, project, readers: list[str], actor=None) -> dict[str, Run]:
+def reader_runs_create(
+    *, project, readers: list[str], actor=None, budget_usd=None
+) -> dict[str, Run]:
     """One queued run per reader (a judge configuration without a criterion), by name. The
-    upload page makes them before it queues the work, so their progress shows at once."""
+    upload page makes them before it queues the work, so their progress shows at once.
+    `budget_usd`: the most each reader's run may cost."""
     runs = {}
     for name in readers:
         config = JudgeConfig.objects.filter(project=project, name=name).first()
@@ -126,9 +130,20 @@ def reader_runs_create(*, project, readers: list[str], actor=None) -> dict[str, 
             )
         runs[name] = Run.objects.create(
             project=project, version=version, split="all", confirmed_held_out=False,
+            budget_usd=_budget(name, version, budget_usd),
             created_by=actor if getattr(actor, "pk", None) else None,
         )  # fmt: skip
     return runs
+
+
+def _budget(name: str, version, budget_usd):
+    try:
+        budget = budget_amount("--budget-usd", budget_usd)
+        if budget is not None:
+            budget_needs_price("--budget-usd", version.provider, version.model)
+    except BudgetError as exc:
+        raise GenerationError(f"--provider {name!r}: {exc}") from None
+    return budget
 
 
 def _start(runs: dict[str, Run]) -> dict[str, tuple[Run, object]]:
@@ -212,6 +227,7 @@ def ground_truth_generate(
     producer: str = "",
     actor=None,
     run_ids: dict[str, int] | None = None,
+    budget_usd=None,
 ) -> GenerationResult:
     """Union is the project's choice (`generation_union`); `producer` overrides the producer
     known from an item that already holds the evidence; `run_ids` (reader -> queued run) are
@@ -226,7 +242,9 @@ def ground_truth_generate(
         queued = {name: Run.objects.select_related("version__config").get(pk=pk)
                   for name, pk in run_ids.items()}  # fmt: skip
     else:
-        queued = reader_runs_create(project=project, readers=readers, actor=actor)
+        queued = reader_runs_create(
+            project=project, readers=readers, actor=actor, budget_usd=budget_usd
+        )
     cases, started, status, error = {}, {}, RunStatus.FAILED, ""  # unless all below goes well
     try:
         cases = _cases(project, paths, producer)
@@ -242,7 +260,9 @@ def ground_truth_generate(
     finally:
         for _, provider in started.values():
             provider.close()
-        Run.objects.filter(pk__in=[run.pk for run in queued.values()]).update(
+        ended = Run.objects.filter(pk__in=[run.pk for run in queued.values()])
+        ended.filter(status=RunStatus.BUDGET_REACHED).update(finished_at=timezone.now())
+        ended.exclude(status=RunStatus.BUDGET_REACHED).update(
             status=status, error=error, finished_at=timezone.now()
         )
     return GenerationResult(

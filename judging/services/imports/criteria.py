@@ -204,9 +204,13 @@ def judge_ensure(
     model: str,
     temperature: float | None = None,
     prompt_sha256: str | None = None,
+    sees: str = "",
 ) -> tuple[Judge, bool]:
-    """The judge of this exact configuration (created if new): `(judge, created)`."""
+    """The judge of this exact configuration (created if new): `(judge, created)`. `sees`: the
+    evidence a visual judge is shown (judge_configs.sees_key), part of its configuration."""
     key = Judge.configuration_key(provider, model, temperature, prompt_sha256)
+    if sees:
+        key += f"|e={sees}"
     return Judge.objects.get_or_create(
         project=project,
         configuration=key,

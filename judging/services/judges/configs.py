@@ -1,9 +1,10 @@
 """Judge configurations and their versions: the one writer (CLI, form and admin use it).
 
-A version is never edited: saving a judge whose provider, model, temperature, samples, criterion
-or prompt differ from its latest version writes a new version (its prompt SHA-256 shown);
-saving the same settings again writes nothing. Where the model is reached (base URL, key
-variable) is not part of what is judged, so it is kept on the configuration itself.
+A version is never edited: saving a judge whose settings (provider, model, temperature,
+samples, criterion, prompt, base URL, key variable, evidence mode and page cap, timeout,
+retries, concurrency) differ from its latest version writes a new version (its prompt SHA-256
+shown); saving the same settings again writes nothing. Where the model is reached is part of
+the version: a run names exactly what it called.
 """
 
 import re
@@ -12,7 +13,7 @@ from dataclasses import dataclass, fields
 
 from django.db import transaction
 
-from judging.models import Criterion, JudgeConfig, JudgeVersion
+from judging.models import Criterion, EvidenceMode, JudgeConfig, JudgeVersion
 from judging.providers import PROVIDERS
 from judging.services.audit import judge_saved
 from judging.services.imports.criteria import judge_ensure
@@ -37,6 +38,11 @@ class JudgeSettings:
     criterion: str | None = None
     base_url: str = ""
     api_key_env: str = ""
+    evidence: str = EvidenceMode.NONE
+    max_pages: int = 8
+    timeout_seconds: int = 120
+    max_retries: int = 4
+    concurrency: int = 4
 
     @classmethod
     def of(cls, values: Mapping, **overrides) -> "JudgeSettings":
@@ -53,6 +59,26 @@ class SaveResult:
     created: bool
 
 
+# (setting, lowest, highest): bounds that keep a version's calls sane.
+LIMITS = (
+    ("max_pages", 1, 100),
+    ("timeout_seconds", 1, 600),
+    ("max_retries", 0, 10),
+    ("concurrency", 1, 64),
+)
+
+
+def _check_limits(settings: JudgeSettings) -> None:
+    if settings.evidence not in EvidenceMode.values:
+        raise JudgeConfigError(
+            f"evidence: {settings.evidence!r} is not one of {', '.join(EvidenceMode.values)}"
+        )
+    for name, low, high in LIMITS:
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise JudgeConfigError(f"{name}: a whole number from {low} to {high}")
+
+
 def _check(project: Project, settings: JudgeSettings) -> Criterion | None:
     if settings.provider not in PROVIDERS:
         raise JudgeConfigError(
@@ -64,6 +90,7 @@ def _check(project: Project, settings: JudgeSettings) -> Criterion | None:
         raise JudgeConfigError("temperature: must be between 0 and 2")
     if not 1 <= settings.samples <= 20:
         raise JudgeConfigError("samples: must be between 1 and 20")
+    _check_limits(settings)
     if settings.api_key_env and not ENV_NAME.match(settings.api_key_env):
         raise JudgeConfigError(
             "api_key_env: the NAME of an environment variable (like OPENAI_API_KEY), not a key"
@@ -90,8 +117,11 @@ def _check(project: Project, settings: JudgeSettings) -> Criterion | None:
     return criterion
 
 
-# What a version judges with, besides its criterion and prompt: a change to any is a new version.
-JUDGED_SETTINGS = ("provider", "model", "temperature", "samples")
+# What a version is, besides its criterion and prompt: a change to any is a new version.
+JUDGED_SETTINGS = (
+    "provider", "model", "temperature", "samples", "base_url", "api_key_env", "evidence",
+    "max_pages", "timeout_seconds", "max_retries", "concurrency",
+)  # fmt: skip
 
 
 def _judged(source: JudgeVersion | JudgeSettings) -> dict:
@@ -117,14 +147,10 @@ def judge_config_save(
     config, created = JudgeConfig.objects.select_for_update().get_or_create(
         project=project, name=name
     )
-    endpoint_was = (config.base_url, config.api_key_env)
-    if endpoint_was != (settings.base_url, settings.api_key_env):
-        config.base_url, config.api_key_env = settings.base_url, settings.api_key_env
-        config.save(update_fields=["base_url", "api_key_env"])
     latest = config.versions.order_by("-number").first()
     sha = prompt_sha256(settings.prompt)
     if _same(latest, settings, criterion, sha):
-        judge_saved(config, actor, created=created, endpoint_was=endpoint_was, version=None)
+        judge_saved(config, actor, created=created, version=None)
         return SaveResult(config, latest, False)
     judge, _ = judge_ensure(
         project=project,
@@ -132,6 +158,7 @@ def judge_config_save(
         model=settings.model,
         temperature=settings.temperature,
         prompt_sha256=sha,
+        sees=sees_key(settings.evidence, settings.max_pages),
     )
     version = JudgeVersion.objects.create(
         config=config,
@@ -143,8 +170,14 @@ def judge_config_save(
         created_by=actor if getattr(actor, "pk", None) else None,
         **_judged(settings),
     )
-    judge_saved(config, actor, created=created, endpoint_was=endpoint_was, version=version)
+    judge_saved(config, actor, created=created, version=version)
     return SaveResult(config, version, True)
+
+
+def sees_key(evidence: str, max_pages: int) -> str:
+    """What a judge sees besides the text, as its Judge row's key names it ("" for text only):
+    a visual judge's verdicts are never counted as the text-only judge's."""
+    return "" if evidence == EvidenceMode.NONE else f"{evidence}/{max_pages}"
 
 
 def version_get(config: JudgeConfig, number: int | None) -> JudgeVersion:

@@ -62,6 +62,14 @@ def _allowed(host: str, port: int | None) -> bool:
     )
 
 
+def allowed_endpoints() -> list[str]:
+    """Where a judge may send requests on this server, for the judge form: each provider's
+    default address, then every JUDGE_ALLOWED_HOSTS entry (host:port; a bare host means its
+    ports 80 and 443)."""
+    defaults = sorted({f"{host}:{port}" for _scheme, host, port in _default_origins()})
+    return defaults + [entry.strip() for entry in settings.JUDGE_ALLOWED_HOSTS if entry.strip()]
+
+
 def check_base_url(base_url: str) -> None:
     if not base_url:
         return

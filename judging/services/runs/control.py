@@ -17,11 +17,17 @@ from judging.reports.run_costs import RunCost, run_costs
 from judging.services.audit import run_event
 from judging.services.calibration.splits import SPLIT_CHOICES, current_draw
 from judging.services.judges.configs import JudgeConfigError, version_get
+from judging.services.runs.budgets import BudgetError, budget_amount, budget_needs_price
 from reviews.models import ProjectAction
 from reviews.signals import project_data_changed
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
-STOPPED = (RunStatus.CANCELLED, RunStatus.FAILED, RunStatus.INTERRUPTED)
+STOPPED = (
+    RunStatus.CANCELLED,
+    RunStatus.FAILED,
+    RunStatus.INTERRUPTED,
+    RunStatus.BUDGET_REACHED,
+)
 
 
 MAX_LIMIT = 2**31 - 1  # Run.limit's column
@@ -38,11 +44,14 @@ def run_create(
     version: int | None = None,
     split: str = Split.CALIBRATION,
     limit: int | None = None,
-    concurrency: int = 4,
+    concurrency: int | None = None,
     confirm_held_out: bool = False,
     actor=None,
     from_site: bool = False,
+    budget_usd=None,
 ) -> Run:
+    """A queued run of `config`'s version (the latest by default). `concurrency`: the
+    version's own unless given; `budget_usd`: the most the run may cost (budgets.py)."""
     try:
         chosen = version_get(config, version)
     except JudgeConfigError as exc:
@@ -59,8 +68,10 @@ def run_create(
     looks = split in (Split.HELD_OUT, "all")
     if looks and not confirm_held_out:
         raise RunError("running on held-out items needs an explicit confirmation")
+    concurrency = chosen.concurrency if concurrency is None else concurrency
     if not 1 <= concurrency <= 64:
         raise RunError("concurrency: between 1 and 64")
+    budget = _budget(chosen, budget_usd)
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise RunError(f"limit: at least 1, at most {MAX_LIMIT}")
     run = Run.objects.create(
@@ -69,12 +80,23 @@ def run_create(
         split=split,
         limit=limit,
         concurrency=concurrency,
+        budget_usd=budget,
         confirmed_held_out=looks,
         from_site=from_site,
         created_by=actor if getattr(actor, "pk", None) else None,
     )
     run_event(run, actor, ProjectAction.RUN_STARTED)
     return run
+
+
+def _budget(version, budget_usd):
+    try:
+        budget = budget_amount("budget", budget_usd)
+        if budget is not None:
+            budget_needs_price("budget", version.provider, version.model)
+    except BudgetError as exc:
+        raise RunError(str(exc)) from None
+    return budget
 
 
 @transaction.atomic
@@ -128,11 +150,13 @@ def runs_recover() -> list[int]:
 
 
 @transaction.atomic
-def run_resume(run: Run, actor=None) -> Run:
+def run_resume(run: Run, actor=None, budget_usd=None) -> Run:
     """Queue a stopped run (or one that finished with failed calls) again: it makes only the
-    calls still missing. A run that looks
-    alive (a recent heartbeat) is refused, so two workers never run it at once."""
+    calls still missing. A run that looks alive (a recent heartbeat) is refused, so two workers
+    never run it at once. `budget_usd` replaces the run's budget (a run that reached its budget
+    goes on with a new one)."""
     run = Run.objects.select_for_update().select_related("version").get(pk=run.pk)
+    budget = _budget(run.version, budget_usd)
     if run.version.criterion_id is None:
         raise RunError(
             "a ground-truth reader's run resumes by generating again with the same files "
@@ -146,7 +170,8 @@ def run_resume(run: Run, actor=None) -> Run:
             f"{settings.RUN_STALE_SECONDS} s ago"
         )
     run.status, run.finished_at, run.error = RunStatus.QUEUED, None, ""
-    run.save(update_fields=["status", "finished_at", "error"])
+    run.budget_usd = run.budget_usd if budget is None else budget
+    run.save(update_fields=["status", "finished_at", "error", "budget_usd"])
     run_event(run, actor, ProjectAction.RUN_RESUMED)
     return run
 

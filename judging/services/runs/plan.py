@@ -2,9 +2,13 @@
 
 A call's fingerprint is the SHA-256 of everything that decides its answer: provider, model,
 temperature, sample index, the prompt version's SHA-256 and the rendered request (instructions,
-data, image digests, reply schema), and from an item's second revision on, the revision (content
-changed back to an earlier one is asked again: its verdict must be on the current revision). The
-same fingerprint is the same call: it is made once.
+data, the SHA-256 of every image's bytes, reply schema), and from an item's second revision on,
+the revision (content changed back to an earlier one is asked again: its verdict must be on the
+current revision). The same fingerprint is the same call: it is made once.
+
+A visual judge's request carries the item's evidence pages as images after the data block
+(run_evidence.py). A pairwise item without both answers cannot be judged: it is left out
+(the runner counts it as skipped), never an error.
 """
 
 import hashlib
@@ -15,14 +19,11 @@ from dataclasses import dataclass
 from judging.formats.replies import criterion_schema, pairwise_schema
 from judging.models import JudgeVersion
 from judging.providers import ModelRequest, Part
+from judging.services.runs.evidence import SEEN_RULE, evidence_seen
 from judging.services.runs.prompts import data_block, render_instructions
 from reviews.models import Item
 
 ORDERS = ("AB", "BA")
-
-
-class PlanError(ValueError):
-    """The run cannot be planned (an item lacks what the judge needs); names the item."""
 
 
 @dataclass(frozen=True)
@@ -76,31 +77,43 @@ def _instructions(version: JudgeVersion) -> str:
     )
 
 
+def has_pair(metadata: dict | None, criterion_name: str) -> bool:
+    """Does an item's metadata hold answers A and B for this pairwise criterion?"""
+    pairs = (metadata or {}).get("pairwise")
+    pair = pairs.get(criterion_name) if isinstance(pairs, dict) else None
+    return isinstance(pair, dict) and "A" in pair and "B" in pair
+
+
 def _data(item: Item, version: JudgeVersion, order: str) -> dict:
     data = {"input": item.input, "output": item.output, "reference": item.expected}
-    if not order:
-        return data
-    pair = (item.metadata or {}).get("pairwise", {}).get(version.criterion.name)
-    if not pair:
-        raise PlanError(
-            f"item {item.external_id!r} has no answers A and B for pairwise criterion "
-            f"{version.criterion.name!r}"
-        )
-    data["first"], data["second"] = pair[order[0]], pair[order[1]]
+    if order:
+        pair = item.metadata["pairwise"][version.criterion.name]
+        data["first"], data["second"] = pair[order[0]], pair[order[1]]
     return data
 
 
 def plan_calls(version: JudgeVersion, items: Iterator[Item]) -> Iterator[PlannedCall]:
-    """Lazily, item by item (a 10k-item run never holds every request at once)."""
+    """Lazily, item by item (a 10k-item run never holds every request at once). Pairs without
+    both answers are left out (the runner counts them as `skipped`)."""
     criterion = version.criterion
     system = _instructions(version)
     schema = pairwise_schema() if criterion.pairwise else criterion_schema(criterion.labels)
     orders = ORDERS if criterion.pairwise else ("",)
+    pages: dict = {}  # rendered pages, shared by items of one document
     for item in items:
+        if criterion.pairwise and not has_pair(item.metadata, criterion.name):
+            continue
+        seen = evidence_seen(item, version, pages)
         for order in orders:
-            parts = (Part(text=data_block(_data(item, version, order))),)
+            data = _data(item, version, order)
+            parts = (Part(text=data_block(data | (seen.data if seen else {}))),)
+            if seen:
+                parts += seen.images
             request = ModelRequest(
-                system=system, parts=parts, schema=schema, temperature=version.temperature
+                system=system + (SEEN_RULE if seen else ""),
+                parts=parts,
+                schema=schema,
+                temperature=version.temperature,
             )
             record = request_record(request)
             for sample in range(version.samples):

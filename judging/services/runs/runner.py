@@ -4,7 +4,9 @@ A run asks only about items whose current revision lacks this judge's verdicts (
 display order): unchanged items judged before are not asked again, changed ones are. Finished
 calls (by fingerprint) are skipped too, so a run resumed after a crash or a cancel makes only
 the calls that are missing. The run's status is re-read between batches: `cancelling` stops
-submitting, lets the calls in flight finish and records them.
+submitting, lets the calls in flight finish and records them. A budget (the run's own, the
+project's monthly cap) stops submitting before the call that would pass it: the run ends
+`budget_reached` (budgets.py).
 """
 
 import time
@@ -20,8 +22,9 @@ from judging.models import Call, CallStatus, JudgeVersion, Run, RunStatus, Verdi
 from judging.providers import Provider, ProviderError, make_provider
 from judging.services.calibration.splits import items_in_split
 from judging.services.judges.endpoints import EndpointRefused, check_endpoint
+from judging.services.runs.budgets import Budget, budget_for
 from judging.services.runs.control import run_finished
-from judging.services.runs.plan import PlannedCall, plan_calls
+from judging.services.runs.plan import PlannedCall, has_pair, plan_calls
 from judging.services.runs.record import Outcome, record_outcomes
 
 FLUSH_EVERY = 64
@@ -41,10 +44,24 @@ def _plan_counts(run: Run) -> None:
     their current revision, which count as `reused` (less this run's own, when it resumes)."""
     per_item = calls_per_item(run)
     split = items_in_split(project=run.project, split=run.split)
-    todo = run_items(run).count() * per_item
+    todo = run_items(run).count()
+    skipped = _pairless(run)
     judged = (split.count() - items_unjudged(split, run.version, per_item).count()) * per_item
     own = run.done + run.unparsed
-    Run.objects.filter(pk=run.pk).update(planned=todo + judged, reused=max(judged - own, 0))
+    Run.objects.filter(pk=run.pk).update(
+        planned=(todo - skipped) * per_item + judged,
+        reused=max(judged - own, 0),
+        skipped=skipped,
+    )
+
+
+def _pairless(run: Run) -> int:
+    """Items of a pairwise run without both answers: they cannot be judged, only counted."""
+    criterion = run.version.criterion
+    if not criterion.pairwise:
+        return 0
+    metadata = run_items(run).values_list("metadata", flat=True)
+    return sum(not has_pair(m, criterion.name) for m in metadata.iterator())
 
 
 def items_unjudged(items: QuerySet, version: JudgeVersion, per_item: int) -> QuerySet:
@@ -73,16 +90,18 @@ def calls_per_item(run: Run) -> int:
 def provider_for(run: Run) -> Provider:
     """The run's provider, once its address and key variable are still allowed (the settings
     may have changed since the judge was saved)."""
-    config = run.version.config
+    version = run.version
     try:
-        check_endpoint(config.base_url, config.api_key_env)
+        check_endpoint(version.base_url, version.api_key_env)
     except EndpointRefused as exc:
         raise ProviderError(str(exc)) from None
     return make_provider(
-        run.version.provider,
-        model=run.version.model,
-        base_url=config.base_url,
-        api_key_env=config.api_key_env,
+        version.provider,
+        model=version.model,
+        base_url=version.base_url,
+        api_key_env=version.api_key_env,
+        timeout=float(version.timeout_seconds),
+        max_retries=version.max_retries,
         concurrency=run.concurrency,
     )
 
@@ -133,7 +152,8 @@ def run_execute(
     plan: Callable[[Run], Iterator[PlannedCall]] | None = None,
     on_progress: Callable[[Run], None] | None = None,
 ) -> Run:
-    """Execute a queued run to its end (done, cancelled or failed) and return it refreshed."""
+    """Execute a queued run to its end (done, cancelled, budget reached or failed) and return
+    it refreshed."""
     if not _claim(run):
         return Run.objects.get(pk=run.pk)
     run.refresh_from_db()
@@ -143,8 +163,7 @@ def run_execute(
     status, error = RunStatus.FAILED, "interrupted"
     try:
         provider = provider or provider_for(run)  # refused endpoints fail the run, named
-        stopped = _pump(run, provider, _missing(planned, run), on_progress)
-        status, error = (RunStatus.CANCELLED if stopped else RunStatus.DONE), ""
+        status, error = _pump(run, provider, _missing(planned, run), on_progress)
     except Exception as exc:  # recorded on the run, then raised for the worker's log too
         error = f"{type(exc).__name__}: {exc}"
         raise
@@ -159,29 +178,48 @@ def run_execute(
     return run
 
 
-def _pump(run, provider, todo: Iterator[PlannedCall], on_progress) -> bool:
-    """Keep `concurrency` calls in flight; write results every FLUSH_EVERY or FLUSH_SECONDS.
-    Returns True when the run was cancelled."""
+def _pump(run, provider, todo: Iterator[PlannedCall], on_progress) -> tuple[str, str]:
+    """Keep `concurrency` calls in flight (fewer when a budget needs it); write results every
+    FLUSH_EVERY or FLUSH_SECONDS. Returns the run's end: (status, error)."""
     pending: set[Future] = set()
     results: list[Outcome] = []
     last_flush = time.monotonic()
     cancelled = False
+    budget = budget_for(run)
+    waiting: PlannedCall | None = None  # the next call, held back by the budget
     with ThreadPoolExecutor(max_workers=run.concurrency) as pool:
         while True:
             while not cancelled and len(pending) < run.concurrency * 2:
-                planned = next(todo, None)
-                if planned is None:
+                waiting = waiting or next(todo, None)
+                if waiting is None or not budget.allows(len(pending)):
                     break
-                pending.add(pool.submit(_call, provider, planned))
+                pending.add(pool.submit(_call, provider, waiting))
+                waiting = None
             if not pending:
                 break
             finished, pending = wait(pending, timeout=FLUSH_SECONDS, return_when=FIRST_COMPLETED)
-            results.extend(f.result() for f in finished)
+            results.extend(_answered(f.result(), budget) for f in finished)
             if len(results) >= FLUSH_EVERY or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                record_outcomes(run, run.version, results)
+                _flush(run, results, budget)
                 results, last_flush = [], time.monotonic()
                 cancelled = cancelled or _cancelling(run)
                 if on_progress:
                     on_progress(run)
+    _flush(run, results, budget)
+    if cancelled or _cancelling(run):
+        return RunStatus.CANCELLED, ""
+    if waiting is not None:
+        return RunStatus.BUDGET_REACHED, budget.reason()
+    return RunStatus.DONE, ""
+
+
+def _answered(outcome: Outcome, budget: Budget) -> Outcome:
+    if outcome.reply is not None:
+        budget.answered(outcome.reply)
+    return outcome
+
+
+def _flush(run: Run, results: list[Outcome], budget: Budget) -> None:
     record_outcomes(run, run.version, results)
-    return cancelled or _cancelling(run)
+    if budget.limited and results:
+        budget.refresh(run)
