@@ -14,6 +14,7 @@ from judging.providers import PROVIDERS
 from judging.providers.images import ImageLimits, fit_image
 from judging.services.runs.control import run_create
 from judging.services.runs.evidence import RENDER_DPI
+from judging.services.runs.prices import price_add
 from judging.services.runs.runner import run_execute
 from reviews.evidence import render_page
 from reviews.models import Role
@@ -196,24 +197,35 @@ def test_judge_config_command_takes_the_evidence_options(project, tmp_path):
     assert Run.objects.get(pk=run.pk).concurrency == 3  # the version's, unless a run says
 
 
-def test_the_api_saves_a_visual_judge_and_lists_its_runs(client, project, tmp_path):
+def test_the_api_saves_a_visual_judge_and_starts_a_run_with_a_budget(client, project, tmp_path):
     evidence_project(project, tmp_path)
+    price_add(provider="openai-compatible", model="stub", input_per_million=1000,
+              output_per_million=1000)  # fmt: skip
     headers = bearer(member(project, Role.ADMIN))
     url = f"/api/projects/{project.slug}/judges"
-    body = {"name": "v", "provider": "openai-compatible", "model": "stub", "prompt": "{{ labels }}",
-            "criterion": "faithful", "evidence": "pages", "max_pages": 4}  # fmt: skip
-    made = client.post(url, body, content_type="application/json", headers=headers)
-    assert made.status_code == 201 and made.json()["evidence"] == "pages"
-    again = client.post(url, body, content_type="application/json", headers=headers)
-    assert again.status_code == 200 and again.json()["version"] == 1
-    bad = client.post(url, body | {"max_pages": 0}, content_type="application/json",
-                      headers=headers)  # fmt: skip
-    assert bad.status_code == 422 and "max_pages" in bad.json()["error"]["reason"]
-    refused = client.post(url, body | {"evidence": "everything"},
-                          content_type="application/json", headers=headers)  # fmt: skip
-    assert refused.status_code == 422
-    runs = client.get(f"/api/projects/{project.slug}/judge-runs", headers=headers)
-    assert runs.status_code == 200 and runs.json() == {"runs": []}
+    with WireServer("openai-compatible", [Say(REPLY)]) as server:
+        body = {"name": "v", "provider": "openai-compatible", "model": "stub",
+                "prompt": "{{ labels }}", "criterion": "faithful", "base_url": server.url,
+                "evidence": "pages", "max_pages": 4}  # fmt: skip
+        made = client.post(url, body, content_type="application/json", headers=headers)
+        assert made.status_code == 201
+        [version] = made.json()["versions"]
+        assert (version["evidence"], version["max_pages"], version["concurrency"]) == (
+            "pages", 4, 4,
+        )  # fmt: skip
+        again = client.post(url, body, content_type="application/json", headers=headers)
+        assert again.status_code == 200 and len(again.json()["versions"]) == 1
+        bad = client.post(url, body | {"max_pages": 0}, content_type="application/json",
+                          headers=headers)  # fmt: skip
+        assert bad.status_code == 422 and "max_pages" in bad.json()["error"]["reason"]
+        runs = f"{url}/v/runs"
+        run = {"split": "all", "confirm_held_out": True, "budget_usd": 0.02}
+        started = client.post(runs, run, content_type="application/json", headers=headers)
+        assert started.status_code == 201, started.content
+        listed = client.get(f"/api/projects/{project.slug}/runs", headers=headers).json()
+    [row] = listed
+    assert (row["status"], row["calls"], row["budget_usd"]) == ("budget_reached", 1, 0.02)
+    assert row["evidence"] == "pages" and row["latency_ms"]["p50"] is not None
 
 
 def test_compare_judges_puts_text_only_and_visual_side_by_side(project, tmp_path):
