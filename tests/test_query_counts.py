@@ -131,8 +131,8 @@ PINNED = {
     "api:judge_list": 5,  # the judges, then all their versions in one query
     "api:judge_save": 5,  # GET: the same path as the list
     "api:judge_detail": 5,
-    "api:run_list": 5,  # the runs, then their costs in one query
-    "api:run_status": 5,
+    "api:run_list": 6,  # the runs, then their costs in one query and latencies in one
+    "api:run_status": 6,
     "api:agreement": 43,  # the agreement report, as the command reads it
     "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
     "api:estimate_read": 10,  # the estimate page's reads, and its recorded look
