@@ -25,6 +25,31 @@ class JudgingConfig(AppConfig):
         # Calls, verdicts and labels join reviews' row exports.
         rows.register()
         project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")
+        _item_list_register()
+
+
+def _item_list_register():
+    """Judging's part of reviews' item list: filter by split, send the chosen items to people."""
+    from judging.forms import SendChosenForm
+    from judging.models import Split
+    from judging.selectors import split_condition
+    from judging.services.calibration.send_to_humans import items_send_chosen
+    from reviews import item_hooks
+
+    item_hooks.filter_register(
+        item_hooks.ListFilter(
+            "split", "Split", lambda project: list(Split.choices), split_condition
+        )
+    )
+    item_hooks.action_register(
+        item_hooks.BulkAction(
+            "send_to_humans",
+            "Send to humans",
+            SendChosenForm,
+            items_send_chosen,
+            help="ask people for a criterion's label",
+        )  # fmt: skip
+    )
 
 
 def _labels_changed(sender, *, project, **kwargs):

@@ -319,3 +319,22 @@ class EstimateForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["judge"].choices = [(r, r) for r in refs]
         self.fields["slice"].choices = [("", "every item")] + [(s, s) for s in slices]
+
+
+class SendChosenForm(forms.Form):
+    """The item list's *Send to humans*: which criterion to ask about the chosen items."""
+
+    use_required_attribute = False  # one form holds every action: each checks its own
+
+    criterion = forms.ChoiceField(label="Criterion")
+
+    def __init__(self, data=None, *, project):
+        super().__init__(data)
+        self.project = project
+        names = Criterion.objects.filter(project=project).order_by("name").values_list("name")
+        self.fields["criterion"].choices = [("", "Choose a criterion")] + [
+            (name, name) for (name,) in names.distinct()
+        ]
+
+    def clean_criterion(self):
+        return latest_criterion(project=self.project, name=self.cleaned_data["criterion"])

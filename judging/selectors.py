@@ -14,6 +14,7 @@ from django.db.models import OuterRef, Subquery
 from judging.models import (
     Criterion,
     DashboardSnapshot,
+    ItemSplit,
     Judge,
     JudgeConfig,
     JudgeVersion,
@@ -241,3 +242,9 @@ def estimate_choices(project, criterion_name: str) -> tuple[list[str], list[str]
     refs = [ref for ref in judge_ref_choices(project) if ref in allowed]
     slices = list(Slice.objects.filter(project=project).values_list("name", flat=True))
     return refs, slices
+
+
+def split_condition(split: str) -> tuple[str, list]:
+    """The item list's split filter, as SQL on reviews' `reviews_item i` (reviews/item_hooks.py)."""
+    sql, params = ItemSplit.objects.filter(split=split).values("item_id").query.sql_with_params()
+    return f"i.id IN ({sql})", list(params)

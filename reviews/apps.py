@@ -44,3 +44,27 @@ class ReviewsConfig(AppConfig):
         from reviews.services.imports import review_files  # noqa: F401, I001
         from reviews.services.imports import records  # noqa: F401
         from reviews.services.imports import files  # noqa: F401
+
+        _item_actions_register()
+
+
+def _item_actions_register():
+    """Reviews' bulk actions on the item list, registered as another app's would be."""
+    from reviews import forms_items, item_hooks
+    from reviews.services import item_bulk
+
+    for action in (
+        item_hooks.BulkAction(
+            "reopen", "Re-open", forms_items.ReopenForm, item_bulk.items_reopen_asked,
+            help="ask their settled questions again",
+        ),
+        item_hooks.BulkAction(
+            "assign", "Assign", forms_items.AssignForm, item_bulk.items_assign,
+            help="pre-assign the open ones to a rater",
+        ),
+        item_hooks.BulkAction(
+            "add_to_batch", "Add to batch", forms_items.AddToBatchForm,
+            item_bulk.items_add_to_batch, help="places for the batch's raters",
+        ),
+    ):  # fmt: skip
+        item_hooks.action_register(action)

@@ -5,7 +5,6 @@ from reviews import evidence
 from reviews.formats import limits
 from reviews.models import (
     Decision,
-    ItemStatus,
     Project,
     ProjectAction,
     Question,
@@ -313,30 +312,6 @@ def _not_evidence(upload) -> bool:
     head = upload.read(1024)
     upload.seek(0)
     return evidence.sniff(head) is None
-
-
-class ItemListForm(forms.Form):
-    """The item list's filters and page (a GET: a value that does not parse is ignored, never an
-    error page). The search is cut to 100 characters, the ids bounded to a bigint's range."""
-
-    status = forms.ChoiceField(choices=ItemStatus.choices, required=False)
-    q = forms.CharField(required=False)
-    after = forms.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
-    before = forms.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
-
-    def clean_q(self) -> str:
-        return self.cleaned_data["q"][:100]
-
-    def filters(self) -> dict:
-        """`items_page`'s arguments: each valid field, the others as not given."""
-        self.is_valid()
-        data = self.cleaned_data
-        return {
-            "status": data.get("status") or None,
-            "query": data.get("q", ""),
-            "after": data.get("after"),
-            "before": data.get("before"),
-        }
 
 
 class ApprovalForm(forms.Form):

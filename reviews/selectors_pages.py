@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from evalsite import raw_rows
+from reviews import item_hooks
 from reviews.models import (
     Assignment,
     AssignmentStatus,
@@ -21,7 +22,9 @@ from reviews.models import (
     ItemStatus,
     Membership,
     Project,
+    QuestionKind,
     QuestionStatus,
+    Resolution,
     Role,
 )
 from reviews.selectors import COUNT_LIMIT, bounded_count
@@ -54,11 +57,29 @@ class ItemsPage:
     has_next: bool
 
 
+@dataclass(frozen=True)
+class ItemFilters:
+    """The item list's filters, each checked by the list's form (a slice or rater of the
+    project, a registered filter's listed value)."""
+
+    status: str | None = None
+    query: str = ""  # a piece of the id or the title
+    slice_id: int | None = None
+    label: str = ""  # the newest resolution of one of the item's label questions
+    assignee_id: int | None = None  # a rater who holds, held or answered it
+    extra: tuple[tuple[str, str], ...] = ()  # (registered filter, value): reviews/item_hooks.py
+
+    @property
+    def any(self) -> bool:
+        return bool(
+            self.status or self.query or self.slice_id or self.label or self.assignee_id
+        ) or bool(self.extra)
+
+
 def items_page(
     *,
     project,
-    status: str | None,
-    query: str,
+    filters: ItemFilters,
     after: int | None = None,
     before: int | None = None,
     per_page: int = 50,
@@ -70,7 +91,7 @@ def items_page(
 
     Written by hand (`evalsite/raw_rows.py` says why): the list is every overseer's first page.
     tests/reviews/test_items_page.py holds it to the same filters through the ORM."""
-    where, params = _items_where(project, status, query)
+    where, params = _items_where(project, filters)
     total, more = _bounded_total(where, params)
     if before is not None:
         page = _page_rows(f"{where} AND i.id < %s", [*params, before], "DESC", per_page + 1)
@@ -95,17 +116,73 @@ def items_page(
     )
 
 
-def _items_where(project, status: str | None, query: str) -> tuple[str, list]:
+def _items_where(project, filters: ItemFilters) -> tuple[str, list]:
     """The list's filters as SQL on `reviews_item i`: the project, a status, a piece of the id
-    (case-insensitive, `%`, `_` and `\\` taken literally, as the ORM's `icontains`)."""
-    where, params = "i.project_id = %s", [project.pk]
-    if status:
-        where, params = f"{where} AND i.status = %s", [*params, status]
-    if query:
-        literal = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        where = f"{where} AND UPPER(i.external_id) LIKE UPPER(%s) ESCAPE '\\'"
-        params = [*params, f"%{literal}%"]
-    return where, params
+    or title (case-insensitive, `%`, `_` and `\\` taken literally, as the ORM's `icontains`),
+    a slice, a label, an assignee, and the registered filters' conditions."""
+    where, params = ["i.project_id = %s"], [project.pk]
+    if filters.status:
+        where.append("i.status = %s")
+        params.append(filters.status)
+    if filters.query:
+        literal = filters.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where.append(
+            "(UPPER(i.external_id) LIKE UPPER(%s) ESCAPE '\\'"
+            " OR UPPER(i.title) LIKE UPPER(%s) ESCAPE '\\')"
+        )
+        params += [f"%{literal}%"] * 2
+    if filters.slice_id:
+        where.append(
+            "EXISTS (SELECT 1 FROM reviews_item_slices l WHERE l.item_id = i.id AND l.slice_id = %s)"
+        )
+        params.append(filters.slice_id)
+    if filters.assignee_id:
+        where.append(
+            "EXISTS (SELECT 1 FROM reviews_assignment a WHERE a.item_id = i.id"
+            " AND a.rater_id = %s AND a.status <> %s)"
+        )
+        params += [filters.assignee_id, AssignmentStatus.EXPIRED]
+    if filters.label:
+        sql, label_params = _labelled(project, filters.label)
+        where.append(f"i.id IN ({sql})")
+        params += label_params
+    for name, value in filters.extra:
+        sql, extra_params = item_hooks.FILTERS[name].condition(value)
+        where.append(sql)
+        params += extra_params
+    return " AND ".join(where), params
+
+
+def _labelled(project, label: str) -> tuple[str, list]:
+    """Items whose label (criterion or pairwise) question's newest resolution is `label`, as
+    SQL: the ORM writes the JSON comparison each database needs."""
+    newer = Resolution.objects.filter(question=OuterRef("question"), pk__gt=OuterRef("pk"))
+    newest = (
+        Resolution.objects.filter(
+            question__item__project=project,
+            question__kind__in=(QuestionKind.CRITERION, QuestionKind.PAIRWISE),
+            value=label,
+        )
+        .filter(~Exists(newer))
+        .values("question__item_id")
+    )
+    sql, params = newest.query.sql_with_params()
+    return sql, list(params)
+
+
+def items_chosen(*, project, filters: ItemFilters, every: bool, ticked: list[int]) -> list[int]:
+    """The ids a bulk action acts on: every item the filters match ("all N matching"), or the
+    ticked ones that are the project's and still match (a row that left the filter since the
+    page showed it is not acted on)."""
+    where, params = _items_where(project, filters)
+    if not every:
+        if not ticked:
+            return []
+        where = f"{where} AND i.id IN ({', '.join(['%s'] * len(ticked))})"
+        params = [*params, *ticked]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT i.id FROM reviews_item i WHERE {where} ORDER BY i.id", params)  # noqa: S608
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def _bounded_total(where: str, params: list) -> tuple[int, bool]:

@@ -40,6 +40,7 @@ NOT_PAGES = {
     "question_adjudicate": "POST: records an adjudication",
     "answer_save": "POST: autosaves an answer",
     "approval_batch": "POST: approves a batch",
+    "item_bulk": "POST: a bulk action on the item list",
     "import_job_retry": "POST: retries an import job",
     "project_export": "POST: an export writes an event per item",
     "review_next": "POST: claims the next item",
@@ -146,7 +147,7 @@ PINNED = {
     "project_settings": 3,
     "members": 5,
     "project_audit": 4,
-    "item_list": 5,
+    "item_list": 10,  # + the filters' slices and raters, the bulk actions' raters, batches, criteria
     "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
     "item_approve": 22,  # as the approver
     "item_timeline": 7,

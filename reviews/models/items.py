@@ -242,6 +242,7 @@ class QuestionReason(models.TextChoices):
     OMITTED_BY_ALL = "omitted_by_all", "Omitted by every model"
     LOW_CONFIDENCE = "low_confidence", "Low confidence"
     CONTENT_CHANGED = "content_changed", "Asked again: the output changed"
+    REOPENED = "reopened", "Asked again by the project's admin"
 
 
 class QuestionStatus(models.TextChoices):

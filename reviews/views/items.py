@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from evalsite.posting import keep_refused, refused_input
 from reviews.access import item_for_overseer, project_for_user
-from reviews.forms import AnswerChoiceForm, ApprovalForm, ItemListForm
+from reviews.forms import AnswerChoiceForm, ApprovalForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
 from reviews.selectors import (
@@ -19,7 +19,7 @@ from reviews.selectors import (
     first_question_to_decide,
     next_item_to_adjudicate,
 )
-from reviews.selectors_pages import items_page, waiting_items_page
+from reviews.selectors_pages import waiting_items_page
 from reviews.services.approval.approve import (
     STATEMENT,
     ApprovalRefused,
@@ -39,25 +39,6 @@ from reviews.services.rating.resolution import (
 from reviews.views.viewer_context import viewer_context
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
-
-
-@require_safe
-def item_list(request, slug):
-    access = project_for_user(request.user, slug, roles=OVERSEERS)
-    filters = ItemListForm(request.GET).filters()
-    page = items_page(project=access.project, **filters)
-    return render(
-        request,
-        "reviews/item_list.html",
-        {
-            "access": access,
-            "project": access.project,
-            "page": page,
-            "status": filters["status"],
-            "query": filters["query"],
-            "statuses": ItemStatus.choices,
-        },
-    )
 
 
 @require_safe

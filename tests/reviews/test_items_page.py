@@ -1,7 +1,8 @@
 """The item list's hand-written statements list what the ORM's filters would list.
 
 `items_page` (reviews/selectors_pages.py) writes its count and its page by hand, for speed.
-Here the same filters through the ORM (`icontains`, `status`, keyset by id) are the
+Here the same filters through the ORM (`icontains` on the id or title, `status`, a slice, a
+label, an assignee, the split, keyset by id) are the
 reference: over awkward ids (`%`, `_`, a backslash, upper and lower case, accents) and every
 status, each page's rows, counts and links must be the ORM's.
 """
@@ -13,7 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from reviews.models import Item, ItemStatus, QuestionStatus
-from reviews.selectors_pages import items_page
+from reviews.selectors_pages import ItemFilters, items_page
 from tests.factories import ItemFactory, ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ def _reference(project, status, query, after, before, per_page):
     if status:
         items = items.filter(status=status)
     if query:
-        items = items.filter(external_id__icontains=query)
+        items = items.filter(Q(external_id__icontains=query) | Q(title__icontains=query))
     if before is not None:
         ids = list(items.filter(id__lt=before).order_by("-id").values_list("id", flat=True))
         ids = ids[:per_page][::-1]
@@ -61,7 +62,11 @@ def test_the_page_is_the_orms_for_every_filter():
         [None, *ItemStatus.values], QUERIES, cursors
     ):
         page = items_page(
-            project=project, status=status, query=query, after=after, before=before, per_page=4
+            project=project,
+            filters=ItemFilters(status=status, query=query or ""),
+            after=after,
+            before=before,
+            per_page=4,
         )
         total, rows = _reference(project, status, query, after, before, 4)
         where = (status, query, after, before)
@@ -72,7 +77,7 @@ def test_the_page_is_the_orms_for_every_filter():
 def test_each_row_is_ready_to_print():
     project = ProjectFactory()
     item = ItemFactory(project=project, external_id="a-1", status=ItemStatus.ADJUDICATION)
-    (row,) = items_page(project=project, status=None, query="").rows
+    (row,) = items_page(project=project, filters=ItemFilters()).rows
     assert (row.pk, row.href, row.external_id, row.status_label, row.questions) == (
         item.pk,
         f"{item.pk}/",

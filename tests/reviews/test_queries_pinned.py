@@ -12,7 +12,15 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from reviews.models import Assignment, AssignmentStatus, Item, ItemStatus, Role
+from reviews.models import (
+    Assignment,
+    AssignmentStatus,
+    Item,
+    ItemStatus,
+    Membership,
+    Role,
+    Slice,
+)
 from reviews.services.imports.bulk_insert import insert_rows
 from tests.factories import ProjectFactory, member
 
@@ -25,20 +33,23 @@ pytestmark = pytest.mark.django_db
 #   questions, candidates with sources and documents, the rater's own answers, the evidence
 #   documents, item N of M, and outside batches the bounded count of items still waiting for
 #   the rater (9) = 12; the design allows 12;
-# - item_list (first or a later page): a bounded total, and one page of items with their
-#   question counts (2) = 5;
+# - item_list (first or a later page, filtered or not): the filters' slices and raters (2), a
+#   bounded total, and one page of items with their question counts (2) = 7 (a project admin
+#   also gets the bulk actions' raters, batches and criteria);
 # - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
 # - project_home: a bounded count per item status (4) and the rater's assignment counts = 8;
 # - my_queue: its list of projects carries each one's bounded pool count; then the rater's
-#   assignments counted per project (1), whatever the number of projects = 4.
+#   assignments counted per project (1), and the adjudication and approval queues with their
+#   bounded counts (1), whatever the number of projects = 5.
 PINNED = {
     "review_item": 12,
-    "item_list": 5,
-    "item_list_next": 5,
+    "item_list": 7,
+    "item_list_next": 7,
+    "item_list_filtered": 7,
     "adjudication_queue": 5,
     "approval_queue": 5,
     "project_home": 8,
-    "my_queue": 4,
+    "my_queue": 5,
 }
 SIZES = (1_000, 100_000)
 
@@ -121,6 +132,14 @@ def _count(client, user, url):
     return len(queries), [q["sql"] for q in queries.captured_queries]
 
 
+def _slice(project) -> Slice:
+    return Slice.objects.get_or_create(project=project, name="urgent")[0]
+
+
+def rater_of(project):
+    return Membership.objects.filter(project=project, role=Role.RATER).first().user
+
+
 def _urls(project, item, bulk) -> dict[str, str]:
     slug = project.slug
     items = reverse("item_list", args=[slug])
@@ -128,6 +147,9 @@ def _urls(project, item, bulk) -> dict[str, str]:
         "review_item": reverse("review_item", args=[slug, item.pk]),
         "item_list": items,
         "item_list_next": f"{items}?after={bulk[len(bulk) // 2]}",
+        # Every filter at once: text, status, slice, label, assignee and judging's split.
+        "item_list_filtered": f"{items}?q=bulk-0&status=open&slice={_slice(project).pk}"
+        f"&label=good&assignee={rater_of(project).pk}&split=held_out",
         "adjudication_queue": reverse("adjudication_queue", args=[slug]),
         "approval_queue": reverse("approval_queue", args=[slug]),
         "project_home": reverse("project_home", args=[slug]),

@@ -25,6 +25,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 
@@ -211,4 +212,22 @@ def items_send_to_humans(
     _record_selection(criterion, chosen, selection, n, seed)
     return SendResult(
         criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
+    )
+
+
+def items_send_chosen(*, actor, project: Project, item_ids: list[int], criterion: Criterion) -> str:
+    """The item list's *Send to humans* on the chosen items, in one transaction; what it did,
+    in a sentence (reviews/item_hooks.py)."""
+    try:
+        with transaction.atomic():
+            result = items_send_to_humans(
+                actor=actor, project=project, criterion=criterion, selection=CHOSEN,
+                item_ids=list(item_ids),
+            )  # fmt: skip
+    except SendError as error:
+        raise ValidationError(str(error)) from None
+    return (
+        f"Sent {result.items} item{'' if result.items == 1 else 's'} to people on "
+        f"{result.criterion}: {result.questions_created} new questions, "
+        f"{result.questions_existing} already asked, {result.items_reopened} re-opened."
     )

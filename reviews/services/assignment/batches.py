@@ -34,6 +34,7 @@ from reviews.services.assignment.queue import holding_count
 from reviews.services.events import events_record
 
 SELECTIONS = ("slice", "count", "sample")
+CHOSEN = "chosen"  # the item list's ticked or filtered items (item_ids)
 MAX_COUNT = 2**31 - 1  # more items than any batch holds
 
 
@@ -61,8 +62,12 @@ def _placeable(project, raters):
     )
 
 
-def _chosen_items(project, raters, *, selection: str, slice_name: str, count: int, seed):
+def _chosen_items(
+    project, raters, *, selection: str, slice_name: str, count: int, seed, item_ids=()
+):
     open_items = _placeable(project, raters)
+    if selection == CHOSEN:  # those of the chosen items the raters can take
+        return list(open_items.filter(pk__in=list(item_ids)))
     # A count past every item takes them all: never a LIMIT past the database's 64 bits.
     count = min(count, MAX_COUNT)
     if selection == "slice":
@@ -95,6 +100,7 @@ def batch_create(
     seed: int | None = None,
     overlap: int | None = None,
     rng: random.Random | None = None,
+    item_ids=(),
 ) -> AssignmentBatch:
     """Assign the chosen open items to `raters`, each item to `overlap` of them, round robin.
 
@@ -108,15 +114,15 @@ def batch_create(
     if selection == "sample" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # recorded, so the draw can be repeated
     items = _chosen_items(
-        project, raters, selection=selection, slice_name=slice_name, count=count, seed=seed
+        project,
+        raters,
+        selection=selection,
+        slice_name=slice_name,
+        count=count,
+        seed=seed,
+        item_ids=item_ids,
     )
-    # Lock the chosen items like a claim does, so a claim running now cannot take a place this
-    # batch is about to fill (the holding count in `_assign` is read under the lock).
-    items = list(
-        Item.objects.select_for_update(no_key=connection.features.has_select_for_no_key_update)
-        .filter(pk__in=[item.pk for item in items])
-        .order_by("id")
-    )
+    items = _locked(items)
     batch = AssignmentBatch.objects.create(
         project=project,
         name=name.strip() or f"Batch of {len(items)}",
@@ -129,6 +135,44 @@ def batch_create(
         rng = random.Random(f"gold {seed}") if seed is not None else random.SystemRandom()
     created = gold_mixed_into_batch(project=project, batch=batch, assigned=created, rng=rng)
     _note(batch, kept=kept if overlap is not None else [], gold=sum(p.gold for p in created))
+    _places_save(actor, batch, created)
+    return batch
+
+
+@transaction.atomic
+def batch_extend(*, actor, batch: AssignmentBatch, item_ids) -> int:
+    """The chosen open items added to `batch`: places for its raters under its overlap, as
+    `batch_create` makes them (gold is mixed in only when a batch is made). Items none of its
+    raters can take are left out. Returns how many items got places."""
+    rater_ids = batch.assignments.filter(gold=False).values("rater_id")
+    raters = sorted(
+        (m.user for m in Membership.objects.filter(
+            project=batch.project, role=Role.RATER, user_id__in=rater_ids
+        ).select_related("user")),
+        key=lambda r: r.pk,
+    )  # fmt: skip
+    if not raters:
+        raise ValidationError(f"{batch.name} has no raters left to give the items to.")
+    items = _chosen_items(
+        batch.project, raters, selection=CHOSEN, slice_name="", count=0, seed=None,
+        item_ids=item_ids,
+    )  # fmt: skip
+    created, _ = _places(_locked(items), raters, batch, batch.overlap)
+    _places_save(actor, batch, created)
+    return len({place.item_id for place in created})
+
+
+def _locked(items) -> list[Item]:
+    """Lock the chosen items like a claim does, so a claim running now cannot take a place
+    this batch is about to fill (the holding count in `_assign` is read under the lock)."""
+    return list(
+        Item.objects.select_for_update(no_key=connection.features.has_select_for_no_key_update)
+        .filter(pk__in=[item.pk for item in items])
+        .order_by("id")
+    )
+
+
+def _places_save(actor, batch, created) -> None:
     try:  # in order: claimed_at orders each rater's places
         Assignment.objects.bulk_create(created)
     except IntegrityError:  # the rater claimed a gold item (not locked: it is not open) meanwhile
@@ -137,7 +181,6 @@ def batch_create(
             "assigned. Create the batch again."
         ) from None
     events_record(kind=EventKind.ASSIGNED, actor=actor, lines=_assigned_lines(batch, created))
-    return batch
 
 
 def _note(batch, *, kept: list[str], gold: int) -> None:
@@ -149,7 +192,7 @@ def _note(batch, *, kept: list[str], gold: int) -> None:
 
 
 def _batch_check(project, raters, *, selection: str, overlap: int | None) -> None:
-    if selection not in SELECTIONS:
+    if selection not in (*SELECTIONS, CHOSEN):
         raise ValidationError(f"Choose how to select items: {', '.join(SELECTIONS)}.")
     rater_ids = set(
         Membership.objects.filter(project=project, role=Role.RATER, user__in=raters).values_list(

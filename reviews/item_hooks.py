@@ -1,0 +1,45 @@
+"""What another app adds to the item list: filters and bulk actions (judging adds the split
+filter and *Send to humans*). Reviews knows nothing of judging: judging registers here in its
+AppConfig.ready, as its importers register with the import dispatcher. Reviews' own bulk
+actions register the same way (reviews/apps.py), so the list treats every action alike.
+
+A bulk action is a Django form (the action's own fields, built with `project=`) and a service
+called with the chosen items: `run(actor=, project=, item_ids=, **form.cleaned_data)` returns
+the sentence the page shows. Services take item ids, never a request, so one over thousands of
+items can become a background job without changing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    name: str  # the GET parameter
+    label: str  # "Any <label>" heads the select
+    choices: Callable[[object], list[tuple[str, str]]]  # project -> [(value, label)]
+    # value -> (SQL condition on `reviews_item i`, params); only called with a listed value
+    condition: Callable[[str], tuple[str, list]]
+
+
+@dataclass(frozen=True)
+class BulkAction:
+    name: str  # the button's value
+    label: str  # the button's text
+    form: type  # a django Form taking (data, project=)
+    run: Callable[..., str]
+    help: str = ""
+
+
+FILTERS: dict[str, ListFilter] = {}
+ACTIONS: dict[str, BulkAction] = {}
+
+
+def filter_register(item_filter: ListFilter) -> None:
+    FILTERS[item_filter.name] = item_filter
+
+
+def action_register(action: BulkAction) -> None:
+    ACTIONS[action.name] = action

@@ -1,0 +1,77 @@
+"""The item list: filters kept in the URL, a keyset page, and bulk actions on the ticked rows
+or on every item the filters match. Each action is a form and a service (reviews/item_hooks.py);
+this view parses, calls the one service, and goes back to the same filtered list."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from evalsite.posting import errors_text
+from reviews import item_hooks
+from reviews.access import project_for_user
+from reviews.forms_items import BulkForm, ItemListForm
+from reviews.models import Role
+from reviews.selectors_pages import items_chosen, items_page
+
+OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+
+
+@require_safe
+def item_list(request, slug):
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
+    form = ItemListForm(request.GET, project=access.project)
+    filters = form.filters()
+    page = items_page(project=access.project, filters=filters, **form.page())
+    actions = [
+        (action, action.form(project=access.project))
+        for action in item_hooks.ACTIONS.values()
+    ] if access.is_admin else []  # fmt: skip
+    return render(
+        request,
+        "reviews/item_list.html",
+        {
+            "access": access,
+            "project": access.project,
+            "page": page,
+            "form": form,
+            "filtered": filters.any,
+            "kept": form.query_string(),
+            "actions": actions,
+        },
+    )
+
+
+@require_POST
+def item_bulk(request, slug):
+    """One bulk action, on the ticked items or all that the URL's filters match; back to the
+    same filtered list with what it did, or why it did nothing."""
+    access = project_for_user(request.user, slug, roles=[Role.ADMIN])
+    listing = ItemListForm(request.GET, project=access.project)
+    kept = listing.query_string()
+    back = reverse("item_list", args=[slug]) + (f"?{kept}" if kept else "")
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, errors_text(form))
+        return redirect(back)
+    action = item_hooks.ACTIONS[form.cleaned_data["action"]]
+    fields = action.form(request.POST, project=access.project)
+    if not fields.is_valid():
+        messages.error(request, f"{action.label}: {errors_text(fields)}")
+        return redirect(back)
+    item_ids = items_chosen(
+        project=access.project,
+        filters=listing.filters(),
+        every=form.cleaned_data["all"],
+        ticked=form.cleaned_data["item"],
+    )
+    try:
+        done = action.run(
+            actor=request.user, project=access.project, item_ids=item_ids, **fields.cleaned_data
+        )
+    except ValidationError as error:
+        messages.error(request, f"{action.label}: {' '.join(error.messages)}")
+    else:
+        messages.success(request, done)
+    return redirect(back)
