@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.urls import reverse
-from reviews.services.answers import AnswerInput
+from reviews.services.rating.answers import AnswerInput
 
 from judging.models import Criterion, ItemSplit, Split, SplitDraw
 from reviews.models import (
