@@ -198,9 +198,18 @@ def test_services_folders_stay_small():
     assert crowded == {}
 
 
-# What judging may use of reviews: its tables, services, reads, access rules and signals, and
-# the public interfaces of its two pure packages (`reviews.evidence` is its `__init__`).
-REVIEWS_FOR_JUDGING = ("models", "services", "selectors", "access", "signals", "formats")
+# What judging may use of reviews: its tables, services, reads, access rules, signals and hooks
+# (`item_hooks`: the item list's filters and bulk actions), and the public interfaces of its two
+# pure packages (`reviews.evidence` is its `__init__`).
+REVIEWS_FOR_JUDGING = (
+    "models",
+    "services",
+    "selectors",
+    "access",
+    "signals",
+    "item_hooks",
+    "formats",
+)
 
 
 def _reviews_internal(module: list[str]) -> bool:

@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.urls import reverse
-from reviews.services.rating.answers import AnswerInput
 
 from judging.models import Criterion, ItemSplit, Split, SplitDraw
 from reviews.models import (
@@ -26,6 +25,7 @@ from reviews.models import (
     Slice,
 )
 from reviews.selectors_pages import ItemFilters, items_chosen, items_page
+from reviews.services.rating.answers import AnswerInput
 from tests.factories import ItemFactory, member
 
 pytestmark = pytest.mark.django_db
