@@ -1,5 +1,4 @@
 from django.core.management.base import CommandError
-from reviews.management.lookups import ProjectCommand
 
 from evalsite.management.lookups import ProjectCommand
 from judging.models import ScoreRun
