@@ -221,4 +221,5 @@ def value_bars_svg(rows: list[tuple[str, float, str]], *, title: str, left: int 
         )
         body.append(_text(left + span * value / top + 6, y + 13, shown, fill=SOFT))
     desc = "; ".join(f"{label}: {shown}" for label, _, shown in rows) or "no data"
-    return _svg(left + span + 90, height, title, desc, "".join(body))
+    room = 6 + 7 * max((len(shown) for _, _, shown in rows), default=4)  # ~7 px a character
+    return _svg(left + span + room, height, title, desc, "".join(body))

@@ -73,6 +73,9 @@ def test_configure_run_and_compare_a_visual_judge(
     doc = Call.objects.get(run=run, item__external_id="doc").request
     assert sum("image_sha256" in part for part in doc["parts"]) == 2  # the cap: 2 of 3 pages
     assert visual.evidence == "pages" and visual.max_pages == 2
+    expect(page.locator(f"#run-{run.pk} .latency")).to_contain_text("latency p50")
+    expect(page.locator("#run-charts figure").first).to_be_visible()
+    screenshot("visual-judge-page")
 
     page.get_by_role("button", name="Compare versions item by item").click()
     summary = page.locator("#compare-summary")
