@@ -100,7 +100,7 @@ def label_use(data: EstimateData, *, assume_random: bool) -> LabelUse:
     return LabelUse(used, counts, awaiting)
 
 
-def _selection_report(use: LabelUse, *, assume_random: bool) -> dict:
+def selection_report(use: LabelUse, *, assume_random: bool) -> dict:
     used = {name: use.origins[name] for name in RANDOM}
     left_out = {name: use.origins[name] for name in SELECTED}
     if assume_random:
@@ -134,6 +134,26 @@ def _selection_report(use: LabelUse, *, assume_random: bool) -> dict:
     }
 
 
+def figures(y, yhat, unlabelled, *, alpha: float) -> dict:
+    """`n_labeled`, `n_unlabeled`, `ppi`, `judge_only`, `human_only` and `lambda` of one mean:
+    `y`, `yhat` on the labelled items, `unlabelled` the judge's values on the others."""
+    human = classical_mean(y, alpha=alpha)
+    judge = classical_mean(np.concatenate([yhat, unlabelled]), alpha=alpha)
+    if unlabelled.size:
+        result = ppi_mean(y, yhat, unlabelled, alpha=alpha)
+        ppi, lam = result.ppi, result.lam
+    else:  # every item is labelled: nothing for the judge to add
+        ppi, lam = human, 0.0
+    return {
+        "n_labeled": int(y.size),
+        "n_unlabeled": int(unlabelled.size),
+        "ppi": ppi.as_dict(),
+        "judge_only": judge.as_dict(),
+        "human_only": human.as_dict(),
+        "lambda": lam,
+    }
+
+
 def _labels_needed(y, yhat, unlabelled, *, half_width: float, alpha: float) -> dict:
     total = y.size + unlabelled.size
     if unlabelled.size:
@@ -163,13 +183,6 @@ def estimate_entry(
     unlabelled = np.array(
         [value[label] for item, label in data.judge_labels.items() if item not in labelled]
     )
-    human = classical_mean(y, alpha=alpha)
-    judge = classical_mean(np.concatenate([yhat, unlabelled]), alpha=alpha)
-    if unlabelled.size:
-        result = ppi_mean(y, yhat, unlabelled, alpha=alpha)
-        ppi, lam = result.ppi, result.lam
-    else:  # every item is labelled: nothing for the judge to add
-        ppi, lam = human, 0.0
     entry = {
         "criterion": data.criterion,
         "criterion_version": data.criterion_version,
@@ -178,13 +191,8 @@ def estimate_entry(
         "split": data.split,
         "slice": data.slice,
         "alpha": alpha,
-        "n_labeled": int(y.size),
-        "n_unlabeled": int(unlabelled.size),
-        "ppi": ppi.as_dict(),
-        "judge_only": judge.as_dict(),
-        "human_only": human.as_dict(),
-        "lambda": lam,
-        "label_selection": _selection_report(use, assume_random=assume_random),
+        **figures(y, yhat, unlabelled, alpha=alpha),
+        "label_selection": selection_report(use, assume_random=assume_random),
         "judge_undecided": data.judge_undecided,
         "humans_without_judge_label": data.humans_without_judge,
     }

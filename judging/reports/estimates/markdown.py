@@ -60,3 +60,45 @@ def render_estimate_markdown(report: dict[str, Any]) -> str:
     for entry in report["estimates"]:
         lines += _entry(entry)
     return "\n".join(lines)
+
+
+def _side(name: str, side: dict[str, Any]) -> str:
+    return (
+        f"| {escape_cell(name)} | {side['n_labeled']} + {side['n_unlabeled']} | "
+        f"{_figure(side['ppi'])} | {_figure(side['human_only'])} | {_figure(side['judge_only'])} |"
+    )
+
+
+def render_systems_markdown(report: dict[str, Any]) -> str:
+    """`compare_systems --format markdown`."""
+    a, b, difference = report["a"], report["b"], report["difference"]
+    lines = [
+        f"# {escape_cell(a['system'])} vs {escape_cell(b['system'])}: "
+        f"{escape_cell(report['criterion'])} judged by {escape_cell(report['judge'])}",
+        "",
+        f"{escape_cell(report['measure'])}; {report['n_pairs']} inputs with an output of each "
+        f"system (paired by metadata {escape_cell(report['pair_by'])}); left out: "
+        + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report["pairs_left_out"].items())
+        + ".",
+        "",
+        "| | labelled + judge only | PPI++ | human only | judge only |",
+        "|---|---|---|---|---|",
+        _side(f"A: {a['system']}", a),
+        _side(f"B: {b['system']}", b),
+        _side("A − B (paired)", difference),
+        "",
+        f"Labels: {report['label_selection']['rule']}. "
+        f"{_sentence(escape_cell(report['label_selection']['note']))}.",
+        "",
+        "Pairs the judge labelled differently (people's labels first where they disagree):",
+        "",
+        "| pair | A | B | judge (A, B) | people (A, B) |",
+        "|---|---|---|---|---|",
+    ]
+    for row in report["drivers"]:
+        human = ", ".join(row["human"]) if row["human"] else "—"
+        lines.append(
+            f"| {escape_cell(row['pair'])} | {escape_cell(row['a'])} | {escape_cell(row['b'])} "
+            f"| {escape_cell(', '.join(row['judge']))} | {escape_cell(human)} |"
+        )
+    return "\n".join(lines) + "\n"
