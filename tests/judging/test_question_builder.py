@@ -233,3 +233,21 @@ def test_a_free_text_question_is_answered_by_typing(project, rate):
     rate(rater, item, typed, assignment=assignment)
     answer = Question.objects.get(item=item).answers.get()
     assert (answer.decision, answer.value) == (Decision.LABEL, "Total 12.00")
+
+
+def test_the_rater_types_a_free_text_answer_in_the_review_page(client, project):
+    definition = _form(name="transcript", kind="free_text", text="What does it say?")
+    assert definition.is_valid()
+    question_define(project=project, actor=None, definition=definition.definition())
+    item = ItemFactory(project=project)
+    asked = resolve(project, ["criterion:transcript"], file="x")
+    questions_add_to_items([item.pk], asked, actor=None, file="x")
+    client.force_login(member(project, Role.RATER))
+    claimed = client.post(reverse("review_next", args=[project.slug]))
+    page = client.get(claimed.url).content.decode()
+    assert 'aria-label="Answer to transcript"' in page and "What does it say?" in page
+    question = Question.objects.get(item=item)
+    save = reverse("answer_save", args=[project.slug, item.pk, question.pk])
+    assert client.post(save, {"choice": "value", "value": "  Total 12.00 "}).status_code == 200
+    answer = question.answers.get()
+    assert (answer.decision, answer.value) == (Decision.LABEL, "Total 12.00")
