@@ -62,6 +62,12 @@ def test_files_to_labels_to_a_verified_export(
     page.get_by_role("button", name="Create project").click()
     expect(page.get_by_text("every import asks criterion:legible")).to_be_visible()
     project = Project.objects.get(slug="receipts-to-label")
+    page.get_by_role("link", name="Questions").first.click()
+    row = page.locator("tbody tr", has_text="legible")
+    expect(row).to_contain_text("Pass / fail")
+    expect(row).to_contain_text("v1")
+    screenshot("files-questions")
+    page.go_back()
     member(project, Role.RATER, username="rina")
     member(project, Role.APPROVER, username="april")
 
@@ -83,6 +89,7 @@ def test_files_to_labels_to_a_verified_export(
     page.goto(f"{live_server.url}/queue/")
     page.locator("tr[data-project='receipts-to-label']").get_by_role("button").click()
     for n in range(4):
+        title = page.locator(".item-title h1").inner_text()
         question = page.locator("#questions > li.question").first
         expect(question.locator(".criterion-text")).to_have_text(
             "Can you read every figure on the page?"
@@ -98,7 +105,7 @@ def test_files_to_labels_to_a_verified_export(
             if n == 0:
                 screenshot("files-rater", full_page=False)
             page.get_by_role("button", name="Submit & next").click()
-        page.wait_for_load_state()
+        expect(page.locator("h1", has_text=title)).to_have_count(0)  # the next item, or done
     page.context.clear_cookies()
 
     # 4. The approver signs each; the label is the signed row.
