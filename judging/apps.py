@@ -17,8 +17,10 @@ class JudgingConfig(AppConfig):
     )
 
     def ready(self):
-        # TextFlow and the judging record kinds register with reviews' import dispatcher.
         from judging.reports import rows
+
+        # TextFlow, the judging record kinds and the `criterion` question source and definer
+        # join reviews' import registry (reviews/services/imports/registry.py).
         from judging.services.imports import records  # noqa: F401
         from reviews.signals import project_data_changed
 

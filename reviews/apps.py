@@ -39,11 +39,10 @@ class ReviewsConfig(AppConfig):
         limits.configure(
             limits.Limits(**{f: getattr(settings, name) for f, name in limits.SETTINGS.items()})
         )
-        # Importers register themselves with the import pipeline, in the order the format
-        # choices are listed: review files first.
-        from reviews.services.imports import review_files  # noqa: F401, I001
-        from reviews.services.imports import records  # noqa: F401
-        from reviews.services.imports import files  # noqa: F401
+        # Reviews' formats and its `item` record kind join the import registry
+        # (services/imports/registry.py); the order they are offered in is their `rank`,
+        # whichever module loads first.
+        from reviews.services.imports import files, records, review_files  # noqa: F401
 
         _item_actions_register()
 

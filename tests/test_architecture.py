@@ -231,3 +231,16 @@ def test_judging_uses_only_what_reviews_offers_it():
 # The criteria page (judging: it lists judging's Criterion rows) shows reviews' question builder;
 # the builder's context belongs in a public reviews module before this arrow goes.
 JUDGING_KNOWN = {"judging.views.questions -> reviews.views.questions"}
+
+
+def test_one_registration_function():
+    """Formats, record kinds, question sources and the question definer all go through the import
+    registry's one way in: no second registry grows beside it."""
+    found = sorted(
+        f"{module}.{node.name}"
+        for module, path in project_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("register_")
+    )
+    assert found == ["reviews.services.imports.registry.register_import"]

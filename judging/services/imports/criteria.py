@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from judging.models import Criterion, Judge
 from judging.services.audit import criterion_defined
 from reviews.models import Project
+from reviews.services.imports.registry import ImportKind, register_import
 from reviews.services.projects.questions import (
     DefinedQuestion,
     QuestionDefinition,
     QuestionType,
-    register_question_definer,
 )
 
 PAIRWISE_CRITERION = "preference"
@@ -223,4 +223,4 @@ def judge_ensure(
     )
 
 
-register_question_definer(criterion_define)
+register_import(ImportKind.DEFINER, "criterion", criterion_define)

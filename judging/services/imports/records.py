@@ -37,9 +37,9 @@ from judging.services.imports.criteria import (
 from judging.services.imports.textflow import TextflowImporter
 from reviews.formats.errors import FormatError
 from reviews.models import QuestionKind
-from reviews.services.imports.pipeline import ImportContext, register_importer
-from reviews.services.imports.questions import QuestionSpec, register_question_source
-from reviews.services.imports.records import register_record_sink
+from reviews.services.imports.pipeline import ImportContext
+from reviews.services.imports.questions import QuestionSpec
+from reviews.services.imports.registry import ImportKind, register_import
 
 
 class LabelPolicy:
@@ -91,7 +91,6 @@ class LabelPolicy:
         return notes
 
 
-@register_record_sink
 class JudgingRecords:
     """One import's judging records: criteria and judges seen, verdicts and labels queued."""
 
@@ -291,5 +290,7 @@ def criterion_question(project, name: str) -> QuestionSpec:
     return QuestionSpec(kind=QuestionKind.CRITERION, **question_snapshot(criterion))
 
 
-register_importer(TextflowImporter)
-register_question_source("criterion", criterion_question)
+register_import(ImportKind.FORMAT, TextflowImporter.sniffer.format, TextflowImporter)
+for _kind in JudgingRecords.schemas:
+    register_import(ImportKind.RECORDS, _kind, JudgingRecords)
+register_import(ImportKind.QUESTIONS, "criterion", criterion_question)

@@ -349,6 +349,7 @@ class TextflowImporter:
     """FORMATS §1 file -> items, the `correctness` criterion and the judge's verdicts."""
 
     sniffer = Sniffer("textflow", _looks_like_textflow)
+    rank = 4
 
     def __init__(self, context: ImportContext):
         self.context = context

@@ -29,7 +29,8 @@ from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError
 from reviews.formats.review_file import ReviewFile
 from reviews.services.files.documents import read_evidence
-from reviews.services.imports.pipeline import ImportContext, register_importer
+from reviews.services.imports.pipeline import ImportContext
+from reviews.services.imports.registry import ImportKind, register_import
 from reviews.services.imports.review_files import import_review
 
 FORMAT = "files"
@@ -49,11 +50,11 @@ def _never(obj: dict) -> bool:
     return False  # never a JSON document: detected by its magic bytes (container "evidence")
 
 
-@register_importer
 class FilesImporter:
     """One image or PDF, several, a folder or a .zip of them: an item each."""
 
     sniffer = Sniffer(FORMAT, _never, container="evidence")
+    rank = 3
 
     def __init__(self, context: ImportContext):
         self.context = context
@@ -166,3 +167,6 @@ def _check_names(files: list[_File], file: str) -> None:
                 record=f'file "{one.name}"',
             )
         seen.add(one.name)
+
+
+register_import(ImportKind.FORMAT, FilesImporter.sniffer.format, FilesImporter)

@@ -74,6 +74,8 @@ class ItemBatch:
     "unchanged"). A file naming one item twice is refused, wherever the two lines are.
     """
 
+    schemas = rec.ITEM_SCHEMAS  # the record kinds it writes (the import registry's `item`)
+
     def __init__(self, context: ImportContext):
         self.context = context
         self.pending: list[tuple[ItemRow, str]] = []

@@ -1,8 +1,8 @@
 """One import pipeline: the CLI, the upload form and the API all call `file_import` (the API's
 streamed JSONL body calls `stream_import`, the same steps over a request stream).
 
-Every format is an importer class registered here (`register_importer`); the pipeline runs it
-in four steps:
+Every format is an importer class in the import registry (`registry.py: register_import`); the
+pipeline runs it in four steps:
 
 1. **detect**: the format is chosen from the name and first bytes, each importer saying what
    its files look like (`Importer.sniffer`);
@@ -17,8 +17,8 @@ in four steps:
 
 An importer is created per import and keeps its own state; the context holds only what every
 importer shares. `reviews` registers review files and JSONL/CSV records; `judging` registers
-TextFlow, and its record kinds through `reviews.services.imports.records.register_record_sink`,
-so reviews never imports judging.
+TextFlow, its record kinds and its question source through the same `register_import`, so
+reviews never imports judging.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from reviews.services.files.documents import StoredFiles
 from reviews.services.files.gc import evidence_lock
 from reviews.services.imports.bulk_insert import PkSet
 from reviews.services.imports.questions import questions_add_to_items, resolve, split_requests
+from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.imports.staging import (
     Staging,
     holding_discard,
@@ -110,6 +111,7 @@ class Importer(Protocol):
     """One import format. A new instance per import: its state is its own."""
 
     sniffer: ClassVar[Sniffer]  # the format's name and what its files look like
+    rank: ClassVar[int]  # where the format stands in the choices offered (lowest first)
 
     def __init__(self, context: ImportContext) -> None: ...
 
@@ -198,26 +200,18 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-_IMPORTERS: dict[str, type[Importer]] = {}
-
-
-def register_importer(importer: type[Importer]) -> type[Importer]:
-    """Add a format (usable as a class decorator). A format is registered once."""
-    name = importer.sniffer.format
-    if _IMPORTERS.get(name, importer) is not importer:
-        raise ValueError(f"import format {name!r} is already registered")
-    _IMPORTERS[name] = importer
-    return importer
+def _importers() -> dict[str, type[Importer]]:
+    return registered(ImportKind.FORMAT)
 
 
 def import_formats() -> tuple[str, ...]:
-    """The registered format names (what `--format` and the upload form offer)."""
-    return tuple(_IMPORTERS)
+    """The registered format names (what `--format` and the upload form offer), by rank."""
+    return tuple(_importers())
 
 
 def detect(name: str, head: bytes) -> str:
     """Step 1: the format of a file from its name and first bytes."""
-    return detect_format(name, head, [i.sniffer for i in _IMPORTERS.values()])
+    return detect_format(name, head, [i.sniffer for i in _importers().values()])
 
 
 FILES = "files"  # the format of images and PDFs (import_files.py)
@@ -226,9 +220,9 @@ FILES = "files"  # the format of images and PDFs (import_files.py)
 def choose_format(path: Path | Sequence[Path], *, name: str, requested: str | None) -> str:
     """The format that reads `path` (several paths, or a folder: images and PDFs); a format
     asked for that cannot read it is refused with what it reads and where such files go."""
-    if requested and requested not in _IMPORTERS:
+    if requested and requested not in _importers():
         raise FormatError(
-            f"unknown format {requested!r} (choose one of: {', '.join(_IMPORTERS)})", file=name
+            f"unknown format {requested!r} (choose one of: {', '.join(_importers())})", file=name
         )
     if not isinstance(path, Path) or path.is_dir():
         return _files_only(path, name=name, requested=requested)
@@ -354,7 +348,7 @@ def file_import(
 
     def validate() -> tuple[str, Importer]:
         chosen = choose_format(path, name=name, requested=format)
-        importer = _IMPORTERS[chosen](context)
+        importer = _importers()[chosen](context)
         importer.validate(path)
         return chosen, importer
 
@@ -380,7 +374,7 @@ def stream_import(
     )
 
     def validate() -> tuple[str, Importer]:
-        importer = _IMPORTERS["jsonl"](context)
+        importer = _importers()["jsonl"](context)
         importer.validate_stream(stream)
         return "jsonl", importer
 

@@ -19,6 +19,7 @@ from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Project, Question
 from reviews.services.events import events_record
 from reviews.services.imports.bulk_insert import JsonText, PkSet, insert_rows, model_constants
+from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.items import items_reopen
 
 CHUNK = 1000
@@ -35,15 +36,11 @@ class QuestionSpec:
 
 # (project, name) -> the question; raises ValueError with a sentence when there is none.
 QuestionSource = Callable[[Project, str], QuestionSpec]
-_SOURCES: dict[str, QuestionSource] = {}
-
-
-def register_question_source(kind: str, source: QuestionSource) -> None:
-    _SOURCES[kind] = source
 
 
 def question_kinds() -> tuple[str, ...]:
-    return tuple(_SOURCES)
+    """The question sources registered (`register_import(ImportKind.QUESTIONS, ...)`)."""
+    return tuple(registered(ImportKind.QUESTIONS))
 
 
 def split_requests(text: str | Iterable[str]) -> list[str]:
@@ -57,9 +54,9 @@ def resolve(project: Project, requests: list[str], *, file: str) -> list[Questio
     specs = []
     for request in requests:
         kind, _, name = request.partition(":")
-        source = _SOURCES.get(kind.strip())
+        source = registered(ImportKind.QUESTIONS).get(kind.strip())
         if source is None or not name.strip():
-            choices = ", ".join(f"{k}:NAME" for k in _SOURCES) or "none"
+            choices = ", ".join(f"{k}:NAME" for k in question_kinds()) or "none"
             raise FormatError(
                 f"questions {request!r}: write them as {choices}", file=file, path="questions"
             )

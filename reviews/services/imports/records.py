@@ -32,7 +32,8 @@ from reviews.services.approval.ground_truth import generated_add
 from reviews.services.events import event_record
 from reviews.services.imports.approved import csv_signature_notes
 from reviews.services.imports.item_batch import ItemBatch, ItemRow
-from reviews.services.imports.pipeline import ImportContext, register_importer
+from reviews.services.imports.pipeline import ImportContext
+from reviews.services.imports.registry import ImportKind, register_import, registered
 
 
 class RecordSink(Protocol):
@@ -50,21 +51,10 @@ class RecordSink(Protocol):
         """The file ended: write what is queued, add notes to the report."""
 
 
-_SINKS: dict[str, type[RecordSink]] = {}  # record kind -> the sink that takes it
-
-
-def register_record_sink(sink: type[RecordSink]) -> type[RecordSink]:
-    """Add record kinds (usable as a class decorator); each kind has one owner."""
-    for kind in sink.schemas:
-        if kind in rec.ITEM_SCHEMAS or _SINKS.get(kind, sink) is not sink:
-            raise ValueError(f"record kind {kind!r} is already registered")
-        _SINKS[kind] = sink
-    return sink
-
-
 def record_schemas() -> rec.Schemas:
-    """Every record kind a JSONL/CSV import reads, with its schema."""
-    return {**rec.ITEM_SCHEMAS, **{k: sink.schemas[k] for k, sink in _SINKS.items()}}
+    """Every record kind a JSONL/CSV import reads, with its schema (reviews' `item` is written
+    by the import's ItemBatch, every other kind by the sink that registered it)."""
+    return {kind: owner.schemas[kind] for kind, owner in registered(ImportKind.RECORDS).items()}
 
 
 class _Spool:
@@ -118,6 +108,7 @@ class _Records:
     def __init__(self, context: ImportContext):
         self.context = context
         self.schemas = record_schemas()
+        self.owners = registered(ImportKind.RECORDS)  # record kind -> who writes it
         self.spool: _Spool | None = None
 
     def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
@@ -144,7 +135,7 @@ class _Records:
                 batch.add(payload, where)
                 continue
             batch.flush()
-            owner = _SINKS[kind]
+            owner = self.owners[kind]
             sink = sinks.get(owner) or sinks.setdefault(owner, owner(context))
             sink.add(payload, where)
         batch.flush()
@@ -152,9 +143,9 @@ class _Records:
             sink.finish()
 
 
-@register_importer
 class JsonlImporter(_Records):
     sniffer = Sniffer("jsonl", lambda obj: isinstance(obj.get("type"), str), lines=True)
+    rank = 1
 
     def records(self, path: Path) -> Iterator[tuple[rec.Record, str]]:
         with path.open("rb") as stream:
@@ -173,11 +164,11 @@ class JsonlImporter(_Records):
             yield record, where
 
 
-@register_importer
 class CsvImporter(_Records):
     """Typed records of one kind, or a §3 `path,expected` table."""
 
     sniffer = Sniffer("csv", lambda obj: False, container="csv")
+    rank = 2
 
     def _is_reference(self, path: Path) -> bool:
         with path.open("rb") as stream:
@@ -257,3 +248,9 @@ def _import_reference_csv(path: Path, context: ImportContext) -> None:
         )
         context.counts["references"] += 1
         context.counts["items_created" if created else "items_updated"] += 1
+
+
+register_import(ImportKind.FORMAT, JsonlImporter.sniffer.format, JsonlImporter)
+register_import(ImportKind.FORMAT, CsvImporter.sniffer.format, CsvImporter)
+for _kind in ItemBatch.schemas:
+    register_import(ImportKind.RECORDS, _kind, ItemBatch)

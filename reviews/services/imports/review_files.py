@@ -49,7 +49,8 @@ from reviews.services.approval.ground_truth import approval_import, generated_ad
 from reviews.services.events import event_record
 from reviews.services.files.documents import document_for_bytes, read_evidence
 from reviews.services.imports.approved import Outcome, approved_record_decision
-from reviews.services.imports.pipeline import ImportContext, register_importer
+from reviews.services.imports.pipeline import ImportContext
+from reviews.services.imports.registry import ImportKind, register_import
 from reviews.services.imports.staging import Staging, in_short_transactions
 from reviews.services.items import places_given_back
 from reviews.services.rating.resolution import item_status_refresh
@@ -63,11 +64,11 @@ def _looks_like_review(obj: dict) -> bool:
     )
 
 
-@register_importer
 class ReviewImporter:
     """A review .json, a .jsonl of them, or a .zip bundle with their evidence."""
 
     sniffer = Sniffer("review", _looks_like_review, lines=True, container="zip")
+    rank = 0  # the first format offered
 
     def __init__(self, context: ImportContext):
         self.context = context
@@ -472,3 +473,6 @@ def _refresh_status(item: Item, *, new_questions: bool) -> None:
     opens for its raters again, and its next approval is a correction."""
     if item.status != ItemStatus.APPROVED or new_questions:
         item_status_refresh(item)
+
+
+register_import(ImportKind.FORMAT, ReviewImporter.sniffer.format, ReviewImporter)

@@ -3,8 +3,8 @@ page, and `manage.py criterion`): one definition, checked by one form
 (`reviews/forms_questions.py`), stored by the app that owns such questions.
 
 Reviews does not know what a criterion is: `judging` registers the definer for `criterion`
-(`register_question_definer`), as it registers the question source that asks it on import
-(`import_questions.register_question_source`). A definer returns the request an import names
+in the import registry (`reviews/services/imports/registry.py: register_import`), as it
+registers the question source that asks it on import. A definer returns the request an import names
 (`criterion:NAME`) and the version it stored; it raises ValidationError keyed by the form's
 field names, so the refusal sits beside the field that caused it, in the browser and on the
 command line alike.
@@ -19,6 +19,7 @@ from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.db import models, transaction
 
 from reviews.models import Project
+from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.projects.members import is_project_admin, project_settings_update
 
 
@@ -53,11 +54,18 @@ class DefinedQuestion:
 
 
 QuestionDefiner = Callable[[Project, object, QuestionDefinition], DefinedQuestion]
-_DEFINER: list[QuestionDefiner] = []
 
 
-def register_question_definer(definer: QuestionDefiner) -> None:
-    _DEFINER[:] = [definer]
+def _definer() -> QuestionDefiner:
+    """The one definer registered (`register_import(ImportKind.DEFINER, ...)`)."""
+    definers = list(registered(ImportKind.DEFINER).values())
+    if len(definers) != 1:
+        raise ImproperlyConfigured(
+            "no app defines questions (is judging installed?)"
+            if not definers
+            else "several apps define questions: one definer only"
+        )
+    return definers[0]
 
 
 def question_define(
@@ -65,12 +73,11 @@ def question_define(
 ) -> DefinedQuestion:
     """Store `definition` (a new version when its labels, text or flags changed; the same one
     is no change). `ask_on_import`: every later import asks it too (the new-project form)."""
-    if not _DEFINER:
-        raise ImproperlyConfigured("no app defines questions (is judging installed?)")
+    definer = _definer()
     if actor is not None and not is_project_admin(actor, project):  # None: the console
         raise PermissionDenied("Only the project's admins define its questions.")
     with transaction.atomic():
-        defined = _DEFINER[0](project, actor, definition)
+        defined = definer(project, actor, definition)
         asked = list(project.import_questions)
         if ask_on_import and defined.request not in asked:
             project_settings_update(
