@@ -38,7 +38,8 @@ class RowKind:
 _KINDS: dict[str, RowKind] = {}
 
 
-def register_row_kind(kind: RowKind) -> RowKind:
+def row_kind_add(kind: RowKind) -> RowKind:
+    """Add a kind of rows to the export (each app adds its own); a name is taken once."""
     if kind.name in _KINDS:
         raise ValueError(f"row kind {kind.name!r} is already registered")
     _KINDS[kind.name] = kind
@@ -186,12 +187,12 @@ def _audit(project):
     return values(ProjectEvent.objects.filter(project=project), fields)
 
 
-register_row_kind(RowKind("items", "each item with its content revision", ITEMS, _items))
-register_row_kind(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers))
-register_row_kind(
+row_kind_add(RowKind("items", "each item with its content revision", ITEMS, _items))
+row_kind_add(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers))
+row_kind_add(
     RowKind(
         "resolutions", "each question's settled answer, history kept", RESOLUTIONS, _resolutions
     )  # fmt: skip
 )
-register_row_kind(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals))
-register_row_kind(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit))
+row_kind_add(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals))
+row_kind_add(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit))

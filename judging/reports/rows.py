@@ -11,7 +11,7 @@ from __future__ import annotations
 from judging.models import Call, HumanLabel, Verdict
 from judging.services.calibration.splits import current_draw, held_out_access_log
 from reviews.formats.rows import Column as _C
-from reviews.selectors_rows import RowKind, register_row_kind, values
+from reviews.selectors_rows import RowKind, row_kind_add, values
 
 CALLS = [
     _C("call_id", "int"),
@@ -102,9 +102,9 @@ def _held_out_look(*, actor, project, kind: str) -> None:
 
 
 def register() -> None:
-    register_row_kind(RowKind("calls", "every model call of the project's runs", CALLS, _calls,
+    row_kind_add(RowKind("calls", "every model call of the project's runs", CALLS, _calls,
                               _held_out_look))  # fmt: skip
-    register_row_kind(RowKind("verdicts", "every judge verdict, each sample a row", VERDICTS,
+    row_kind_add(RowKind("verdicts", "every judge verdict, each sample a row", VERDICTS,
                               _verdicts, _held_out_look))  # fmt: skip
-    register_row_kind(RowKind("labels", "every human label by criterion", LABELS, _labels,
+    row_kind_add(RowKind("labels", "every human label by criterion", LABELS, _labels,
                               _held_out_look))  # fmt: skip
