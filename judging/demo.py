@@ -18,8 +18,9 @@ from judging.services.calibration.panels import panel_configure
 from judging.services.calibration.send_to_humans import items_send_to_humans
 from judging.services.calibration.splits import current_draw, split_draw
 from judging.services.imports.criteria import latest_criterion
-from reviews.models import Project, Slice
+from reviews.models import Project
 from reviews.services.imports.pipeline import file_import
+from reviews.services.items import slices_critical_set
 
 SLUG = "judge-demo"
 NAME = "Product descriptions (judge calibration)"
@@ -202,7 +203,7 @@ def demo_judging_load(project: Project, *, users: dict) -> Project:
         path = Path(folder) / "product-descriptions.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in demo_records()) + "\n")
         file_import(actor=users["alex"], project=project, path=path, format="jsonl")
-    Slice.objects.filter(project=project, name="safety-sensitive").update(critical=True)
+    slices_critical_set(project=project, names=["safety-sensitive"])
     panel_configure(  # the same again changes nothing
         project=project,
         name="majority",

@@ -244,3 +244,53 @@ def test_one_registration_function():
         and node.name.startswith("register_")
     )
     assert found == ["reviews.services.imports.registry.register_import"]
+
+
+WRITES = {
+    "create",
+    "bulk_create",
+    "update",
+    "bulk_update",
+    "delete",
+    "get_or_create",
+    "update_or_create",
+}
+
+
+def _model_writes(tree: ast.AST, models: set[str]) -> list[str]:
+    """`Model.objects....write(...)` calls whose chain starts at one of `models`."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in WRITES:
+            continue
+        root = node.func.value
+        while isinstance(root, ast.Attribute | ast.Call):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name) and root.id in models:
+            found.append(f"{root.id}….{node.func.attr}")
+    return found
+
+
+def test_judging_writes_no_reviews_row_itself():
+    """Reviews owns its tables: judging asks reviews' services (items_pairwise_keep,
+    slices_critical_set, items_upsert, ...) instead of writing through reviews' models."""
+    found = []
+    for module, path in project_modules().items():
+        if module.split(".")[0] != "judging":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        models = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reviews.models")
+            for alias in node.names
+        }
+        found += [f"{module}: {write}" for write in _model_writes(tree, models)]
+    assert found == []
+
+
+def test_the_write_finder_sees_a_write():
+    tree = ast.parse("Slice.objects.filter(name='x').update(critical=True)\nItem.objects.get()")
+    assert _model_writes(tree, {"Slice", "Item"}) == ["Slice….update"]

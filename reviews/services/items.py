@@ -30,6 +30,7 @@ from reviews.models import (
     QuestionReason,
     QuestionStatus,
     Role,
+    Slice,
 )
 from reviews.services.events import event_record, events_record
 from reviews.services.revisions import content_changes, revision_keep
@@ -276,3 +277,37 @@ def source_attach(
         path=path or artifact_id,
         page=page,
     )
+
+
+class PairwiseConflict(ValueError):
+    """An item already compares another pair for a criterion: `index` is the refused pair's
+    place in the list given, `current` what the item keeps."""
+
+    def __init__(self, index: int, current: Any):
+        super().__init__(f"pair {index} contradicts the item's {current!r}")
+        self.index, self.current = index, current
+
+
+def items_pairwise_keep(pairs: Sequence[tuple[int, str, Any]]) -> int:
+    """Keep each (item pk, criterion name, pair) in the item's `metadata["pairwise"]`, where a
+    pairwise question can show them; a pair the item already keeps changes nothing. Raises
+    PairwiseConflict for the first pair that contradicts one kept (nothing written then).
+    Returns the number of items changed."""
+    items = Item.objects.in_bulk({pk for pk, _, _ in pairs})
+    changed = {}
+    for index, (pk, criterion, pair) in enumerate(pairs):
+        known = items[pk].metadata.setdefault("pairwise", {})
+        current = known.get(criterion)
+        if current is None:
+            known[criterion] = pair
+            changed[pk] = items[pk]
+        elif current != pair:
+            raise PairwiseConflict(index, current)
+    Item.objects.bulk_update(list(changed.values()), ["metadata"], batch_size=CHUNK)
+    return len(changed)
+
+
+def slices_critical_set(*, project: Project, names: Sequence[str]) -> int:
+    """Mark the project's slices `names` critical (a release gate looks at them on their own);
+    returns how many were found."""
+    return Slice.objects.filter(project=project, name__in=list(names)).update(critical=True)

@@ -18,6 +18,7 @@ from judging.models import Criterion, HumanLabel, Judge, Verdict
 from reviews.formats.errors import FormatError
 from reviews.models import Item
 from reviews.services.imports.pipeline import ImportContext
+from reviews.services.items import PairwiseConflict, items_pairwise_keep
 
 BATCH = 1000
 
@@ -180,23 +181,16 @@ class VerdictBatch(_Batch):
         pairs = [v for v in self.pending if v.pair]
         if not pairs:
             return
-        items = Item.objects.in_bulk({pks[v.item_id] for v in pairs})
-        changed = {}
-        for verdict in pairs:
-            item = items[pks[verdict.item_id]]
-            known = item.metadata.setdefault("pairwise", {})
-            current = known.get(verdict.criterion.name)
-            if current is None:
-                known[verdict.criterion.name] = verdict.pair
-                changed[item.pk] = item
-            elif current != verdict.pair:
-                raise self.refusal(
-                    verdict,
-                    "$.answer_a",
-                    f"item {verdict.item_id!r} already compares {current!r} for criterion "
-                    f"{verdict.criterion.name!r}, not {verdict.pair!r}",
-                )
-        Item.objects.bulk_update(list(changed.values()), ["metadata"], batch_size=BATCH)
+        try:
+            items_pairwise_keep([(pks[v.item_id], v.criterion.name, v.pair) for v in pairs])
+        except PairwiseConflict as conflict:
+            verdict = pairs[conflict.index]
+            raise self.refusal(
+                verdict,
+                "$.answer_a",
+                f"item {verdict.item_id!r} already compares {conflict.current!r} for criterion "
+                f"{verdict.criterion.name!r}, not {verdict.pair!r}",
+            ) from None
 
 
 @dataclass
