@@ -102,3 +102,41 @@ def render_systems_markdown(report: dict[str, Any]) -> str:
             f"| {escape_cell(', '.join(row['judge']))} | {escape_cell(human)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _strength(strength: dict[str, Any]) -> str:
+    if strength["value"] is None:
+        return "—"
+    if strength["ci"] is None:
+        return f"{strength['value']:.3f}"
+    low, high = strength["ci"]
+    return f"{strength['value']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def render_leaderboard_markdown(report: dict[str, Any]) -> str:
+    """`leaderboard --format markdown`: the systems by strength, then the judges' consistency."""
+    who = report["source"] + (f", judge {report['judge']}" if report["judge"] else "")
+    lines = [
+        f"# Leaderboard: {escape_cell(report['criterion'])} ({escape_cell(who)})",
+        "",
+        f"{report['comparisons']} comparisons; Bradley-Terry log-strengths (mean 0), 95% "
+        f"bootstrap intervals from {report['n_resamples']} resamples (seed {report['seed']}).",
+    ]
+    if report.get("reason"):
+        lines += ["", _sentence(report["reason"]) + "."]
+    lines += [
+        "",
+        "| system | strength [95% CI] | wins | losses | ties |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in report["systems"]:
+        lines.append(
+            f"| {escape_cell(row['system'])} | {_strength(row['strength'])} | {row['wins']} | "
+            f"{row['losses']} | {row['ties']} |"
+        )
+    lines += ["", "| judge | position consistency |", "| --- | --- |"]
+    for row in report["judges"]:
+        figure = row["position_consistency"]
+        shown = f"{figure['value']:.3f}" if figure.get("value") is not None else "—"
+        lines.append(f"| {escape_cell(row['judge'])} | {shown} |")
+    return "\n".join(lines) + "\n"
