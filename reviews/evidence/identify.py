@@ -71,6 +71,10 @@ def sniff(head: bytes) -> str | None:
         return "TIFF"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "WEBP"
+    # A zip is never a PDF, though a stored (uncompressed) PDF member puts "%PDF-" in its
+    # first bytes: a bundle of review files and their PDFs must stay a bundle.
+    if head.startswith(b"PK\x03\x04"):
+        return None
     # PDF readers accept a header anywhere in the first 1024 bytes.
     if b"%PDF-" in head[:1024]:
         return "PDF"

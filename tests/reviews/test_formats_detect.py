@@ -1,12 +1,14 @@
 """FORMATS §5 format detection from a name and the first bytes only."""
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from reviews.formats.detect import HEAD_BYTES, csv_flavour
 from reviews.formats.errors import FormatError
+from reviews.services.imports.pipeline import choose_format
 from reviews.services.imports.pipeline import detect as detect_format
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -34,6 +36,18 @@ def test_examples(name, expected):
 
 def test_zip_by_magic_without_the_extension():
     assert detect_format("upload.bin", head(EXAMPLES / "review-bundle.zip")) == "review"
+
+
+def test_a_bundle_whose_first_member_is_a_stored_pdf_stays_a_bundle(tmp_path):
+    """A stored (uncompressed) PDF member puts "%PDF-" in the zip's first bytes, where PDF
+    readers look for a header; the zip's own magic decides (it was imported as `files`)."""
+    bundle = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(bundle, "w") as zf:  # ZIP_STORED: the member's bytes as they are
+        zf.writestr("c0.pdf", b"%PDF-1.7\n%%EOF\n")
+        zf.writestr("c0.review.json", json.dumps({"case_id": "c0"}))
+    assert b"%PDF-" in head(bundle)[:1024]
+    assert detect_format("bundle.zip", head(bundle)) == "review"
+    assert choose_format(bundle, name="bundle.zip", requested=None) == "review"
 
 
 def test_jsonl_without_extension_and_single_line_objects():
