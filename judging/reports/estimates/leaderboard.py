@@ -16,7 +16,7 @@ from judging.metrics.bradley_terry import Comparisons, NoFiniteFit, fit_with_int
 from judging.metrics.voting import position_swap_consistency
 from judging.models import Criterion, Judge, Verdict
 from judging.reports.estimates.build import EstimateRefused
-from judging.reports.estimates.report import _criterion
+from judging.reports.estimates.report import criterion_named
 from judging.selectors_labels import final_labels
 from judging.services.judges.refs import JudgeRefError, judge_ref_resolve
 from reviews.models import Item, Project
@@ -82,7 +82,7 @@ def leaderboard_report(
     seed: int = 0,
     n_resamples: int = N_RESAMPLES,
 ) -> dict:
-    found = _criterion(project, criterion)
+    found = criterion_named(project, criterion)
     if not found.pairwise:
         raise EstimateRefused(f"criterion {criterion!r} is not pairwise (labels {found.labels})")
     if source not in SOURCES:

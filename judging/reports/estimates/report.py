@@ -33,7 +33,7 @@ from reviews.models import Project
 DEFAULT_ALPHA = 0.05
 
 
-def _criterion(project: Project, name: str) -> Criterion:
+def criterion_named(project: Project, name: str) -> Criterion:
     """The newest version of the criterion called `name`."""
     found = Criterion.objects.filter(project=project, name=name).order_by("-created_at", "-pk")
     criterion = found.first()
@@ -74,7 +74,7 @@ def estimate_data(
     *, project: Project, criterion: str, judge: str, split: str, slice_name: str | None
 ) -> EstimateData:
     """Plain labels for `build.py` (raises EstimateRefused, JudgeRefError, SplitError)."""
-    row = _criterion(project, criterion)
+    row = criterion_named(project, criterion)
     ref = judge_ref_resolve(project=project, ref=judge, criterion=row)
     if ref.version is not None and ref.version.criterion_id != row.pk:
         row = ref.version.criterion  # a version judges one version of the criterion
