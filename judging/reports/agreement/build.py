@@ -30,6 +30,7 @@ from judging.metrics import (
     observed_agreement,
     position_swap_consistency,
 )
+from judging.reports.agreement.bias import first_position_entry, length_bias_entry
 from judging.reports.agreement.cuts import collapse, label_counts, thresholds
 from judging.reports.agreement.human import human_human_entries
 from judging.reports.agreement.inputs import CriterionInput, JudgeSamples, PanelInput
@@ -245,6 +246,8 @@ def result_row(
         passed_human, len(final), positive, "a final human label"
     ).as_dict()
     row["position_consistency"] = _position_consistency(criterion, judges).as_dict()
+    row["first_position_win_rate"] = first_position_entry(criterion, judges)
+    row["length_bias"] = length_bias_entry(criterion, paired, votes.labels)
     return row
 
 

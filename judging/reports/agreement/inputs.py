@@ -64,4 +64,5 @@ class CriterionInput:
     judges: Sequence[JudgeSamples] = ()
     stale_label_items: frozenset[str] = frozenset()  # items with labels on earlier content
     panels: Sequence[PanelInput] = ()
+    output_chars: Mapping[str, int] = field(default_factory=dict)  # item -> its output's length
     collapsed_at: str | None = None  # set by `agreement_cuts.collapse`

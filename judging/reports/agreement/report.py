@@ -12,6 +12,7 @@ since the draw are drawn into it (`splits.split_extend`). Reading `held_out` or 
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 from django.db.models import Count, QuerySet
@@ -175,6 +176,19 @@ def _panel_inputs(
     return panels
 
 
+def output_chars(output) -> int:
+    """An output's length in characters: a string's own; anything else as its JSON text."""
+    return len(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
+
+
+def _output_chars(criterion: Criterion, items: QuerySet, labelled, names) -> dict[str, int]:
+    """item -> output length, on the labelled items of a pass/fail criterion (length bias)."""
+    if criterion.pairwise or not criterion.positive_label or not labelled:
+        return {}
+    rows = items.filter(pk__in=list(labelled)).values_list("pk", "output")
+    return {names[pk]: output_chars(output) for pk, output in rows if output is not None}
+
+
 def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]) -> CriterionInput:
     """Plain data for one criterion over `items`; `names` maps item pk -> external id."""
     final = final_labels(criterion=criterion, items=items)
@@ -190,6 +204,7 @@ def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]
         },
         judges=judges,
         panels=panels,
+        output_chars=_output_chars(criterion, items, final.labels, names),
         stale_label_items=frozenset(
             names[pk] for pk in stale_label_items(criterion=criterion, items=items)
         ),
