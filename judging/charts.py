@@ -223,3 +223,25 @@ def value_bars_svg(rows: list[tuple[str, float, str]], *, title: str, left: int 
     desc = "; ".join(f"{label}: {shown}" for label, _, shown in rows) or "no data"
     room = 6 + 7 * max((len(shown) for _, _, shown in rows), default=4)  # ~7 px a character
     return _svg(left + span + room, height, title, desc, "".join(body))
+
+
+def diverging_bars_svg(rows: list[tuple[str, float, str]], *, title: str, left: int = 130) -> str:
+    """Horizontal bars from a zero line on a fixed -1..1 axis, one per (label, value, the
+    value as printed): negative to the left (soft), positive to the right (warning colour)."""
+    bar, gap, half = 18, 6, 120
+    zero = left + half
+    height = max(1, len(rows)) * (bar + gap) + 8
+    body = [f'<line x1="{zero}" y1="0" x2="{zero}" y2="{height}" stroke="{SOFT}"/>']
+    for i, (label, value, shown) in enumerate(rows):
+        y = 4 + i * (bar + gap)
+        size = half * min(abs(value), 1.0)
+        start = zero - size if value < 0 else zero
+        colour = WARN if value > 0 else SOFT
+        body.append(_text(left - 8, y + 13, label, anchor="end"))
+        body.append(
+            f'<rect x="{start:.1f}" y="{y}" width="{size:.1f}" height="{bar}" rx="2" '
+            f'fill="{colour}" fill-opacity=".7"/>'
+        )
+        body.append(_text(zero + half + 8, y + 13, shown, fill=SOFT))
+    desc = "; ".join(f"{label}: {shown}" for label, _, shown in rows) or "no data"
+    return _svg(zero + half + 60, height, title, desc, "".join(body))

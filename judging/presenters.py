@@ -5,6 +5,8 @@ The views pick the snapshot and render; what each chart shows, and in which orde
 
 from __future__ import annotations
 
+from django.utils.safestring import SafeString
+
 from judging import charts
 from judging.charts import trusted_svg
 from judging.metrics.planning import kappa_labels_needed
@@ -144,11 +146,48 @@ def criterion_figures(payload: dict, name: str, version: str | None) -> dict:
     ]
     return {
         "criterion": criterion,
+        "bias": bias_figures(criterion),
         "heatmaps": heatmaps,
         "slice_rows": slices,
         "versions": [c for c in payload["criteria"] if c["name"] == name],
         "reliability": reliability,
     }
+
+
+def _length_chart(name: str, judge: str, bias: dict) -> SafeString:
+    rows = [
+        (f"{q['min_chars']:,}–{q['max_chars']:,} chars", q["difference"],
+         f"{q['difference']:+.2f} (n {q['n']})")
+        for q in bias["quintiles"]
+    ]  # fmt: skip
+    title = f"{name}, {judge}: judge minus human pass rate by output length quintile"
+    return trusted_svg(charts.diverging_bars_svg(rows, title=title))
+
+
+def bias_figures(criterion: dict) -> list[dict]:
+    """The judge bias checks per row: length bias (pass/fail criteria) with its quintile chart,
+    or the first-position win rate on a 0–1 axis (pairwise). Snapshots computed before these
+    checks existed have neither key: nothing is shown for them."""
+    found = []
+    for row in criterion["rows"]:
+        judge = row.get("label", row["judge"])
+        bias, first = row.get("length_bias"), row.get("first_position_win_rate")
+        if criterion.get("pairwise") and first:
+            svg = charts.interval_svg(
+                first["value"], first["ci"], lo=0.0, hi=1.0, width=260, axis="",
+                title=f"{criterion['name']}, {judge}: first-position win rate with 95% CI",
+            )  # fmt: skip
+            found.append({"judge": judge, "first_position": first, "svg": trusted_svg(svg)})
+        elif bias and "n" in bias:
+            spread = (
+                bias["quintiles"]
+                and bias["quintiles"][-1]["max_chars"] > bias["quintiles"][0]["min_chars"]
+            )
+            svg = _length_chart(criterion["name"], judge, bias) if spread else None
+            p = bias["p_value"]
+            p_text = None if p is None else "< 0.0001" if p < 1e-4 else f"= {p:.4f}"
+            found.append({"judge": judge, "length": bias, "p_text": p_text, "svg": svg})
+    return found
 
 
 def failure_figures(summary: dict) -> dict:

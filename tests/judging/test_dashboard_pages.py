@@ -166,3 +166,13 @@ def test_disagreements_from_a_hold_are_led_by_the_failing_criterion(client, worl
     url = reverse("dashboard_disagreements", args=[world.project.slug])
     page = client.get(url, {"lead": "faithful"}).content.decode()
     assert "Led by the criteria that hold the release: <strong>faithful</strong>" in page
+
+
+def test_criterion_page_shows_the_length_bias_check(client, world):
+    see_held_out(client, world.users[Role.APPROVER], world.project)
+    page = client.get(reverse("dashboard_criterion", args=[world.project.slug, "faithful"]))
+    html = page.content.decode()
+    assert "Judge bias checks" in html
+    # Every output here is "out": the slope is undefined and says why, with no chart to show.
+    assert "slope undefined: every output has the same length (n = 20)" in html
+    assert "<svg" not in html[html.index("bias-heading") : html.index("per-label-heading")]
