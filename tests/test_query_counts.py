@@ -134,7 +134,7 @@ PINNED = {
     "api:judge_detail": 5,
     "api:run_list": 6,  # the runs, then their costs in one query and latencies in one
     "api:run_status": 6,
-    "api:agreement": 43,  # the agreement report, as the command reads it
+    "api:agreement": 44,  # the agreement report, as the command reads it (+1: output lengths)
     "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
     "api:estimate_read": 10,  # the estimate page's reads, and its recorded look
     "project_list": 4,

@@ -102,7 +102,7 @@ def _inputs(project, split: str | None) -> tuple[list, dict[int, str]]:
     items = items_in_split(project=project, split=split or "all")
     names = dict(items.values_list("pk", "external_id"))
     criteria = Criterion.objects.filter(project=project).order_by("name", "version")
-    return [(c, criterion_input(c, items, names)) for c in criteria], names
+    return [(c, criterion_input(c, items, names, lengths=True)) for c in criteria], names
 
 
 def _slice_members(project, names: dict[int, str]) -> dict[str, set[str]]:

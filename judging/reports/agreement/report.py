@@ -189,8 +189,12 @@ def _output_chars(criterion: Criterion, items: QuerySet, labelled, names) -> dic
     return {names[pk]: output_chars(output) for pk, output in rows if output is not None}
 
 
-def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]) -> CriterionInput:
-    """Plain data for one criterion over `items`; `names` maps item pk -> external id."""
+def criterion_input(
+    criterion: Criterion, items: QuerySet, names: dict[int, str], *, lengths: bool = False
+) -> CriterionInput:
+    """Plain data for one criterion over `items`; `names` maps item pk -> external id. With
+    `lengths`, the labelled items' output lengths too (one query more, for the length bias
+    check: the agreement report and the dashboard, not a comparison of two judges)."""
     final = final_labels(criterion=criterion, items=items)
     raters = rater_labels(criterion=criterion, items=items)
     judges, panels = _judge_samples(criterion, items, names)
@@ -204,7 +208,7 @@ def criterion_input(criterion: Criterion, items: QuerySet, names: dict[int, str]
         },
         judges=judges,
         panels=panels,
-        output_chars=_output_chars(criterion, items, final.labels, names),
+        output_chars=_output_chars(criterion, items, final.labels, names) if lengths else {},
         stale_label_items=frozenset(
             names[pk] for pk in stale_label_items(criterion=criterion, items=items)
         ),
@@ -258,7 +262,7 @@ def agreement_report(
             raise AgreementReportError(f"no criterion {criterion!r} in project {project.slug!r}")
     items = items_in_split(project=project, split=split)
     names = dict(items.values_list("pk", "external_id"))
-    inputs = [criterion_input(c, items, names) for c in criteria]
+    inputs = [criterion_input(c, items, names, lengths=True) for c in criteria]
     if split in ("held_out", "all"):
         what = f"agreement report, split {split}" + (
             f", criterion {criterion}" if criterion else ""
