@@ -244,4 +244,5 @@ def diverging_bars_svg(rows: list[tuple[str, float, str]], *, title: str, left: 
         )
         body.append(_text(zero + half + 8, y + 13, shown, fill=SOFT))
     desc = "; ".join(f"{label}: {shown}" for label, _, shown in rows) or "no data"
-    return _svg(zero + half + 60, height, title, desc, "".join(body))
+    room = 14 + 7 * max((len(shown) for _, _, shown in rows), default=4)  # ~7 px a character
+    return _svg(zero + half + room, height, title, desc, "".join(body))

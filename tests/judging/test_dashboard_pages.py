@@ -14,8 +14,9 @@ from django.urls import reverse
 from judging.models import DashboardSnapshot, FailureTag
 from judging.selectors import led_by
 from judging.services.calibration.failures import buckets_for
+from judging.services.dashboard import dashboard_refresh
 from reviews.models import Item, Role
-from tests.judging.helpers import see_held_out
+from tests.judging.helpers import JUDGE, import_items, item_record, see_held_out, write_jsonl
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
 
@@ -176,3 +177,26 @@ def test_criterion_page_shows_the_length_bias_check(client, world):
     # Every output here is "out": the slope is undefined and says why, with no chart to show.
     assert "slope undefined: every output has the same length (n = 20)" in html
     assert "<svg" not in html[html.index("bias-heading") : html.index("per-label-heading")]
+
+
+def test_criterion_page_charts_the_first_position_win_rate_of_pairwise_judges(
+    client, world, tmp_path
+):
+    records = [
+        {"type": "criterion", "name": "preference", "labels": ["A", "B", "tie"], "version": "1"}
+    ]
+    for k in range(8):  # the answer shown first wins every time
+        order = ["A", "B"] if k % 2 else ["B", "A"]
+        records.append(item_record(f"pair-{k}"))
+        records.append(
+            {"type": "pairwise_verdict", "item_id": f"pair-{k}", "criterion": "preference",
+             "answer_a": "one", "answer_b": "two", "display_order": order,
+             "winner": order[0], "judge": JUDGE}
+        )  # fmt: skip
+    import_items(world.project, write_jsonl(tmp_path / "pairs.jsonl", records))
+    dashboard_refresh(project=world.project)
+    see_held_out(client, world.users[Role.APPROVER], world.project)
+    page = client.get(reverse("dashboard_criterion", args=[world.project.slug, "preference"]))
+    html = page.content.decode()
+    assert "Judge bias checks" in html and "First-position win rate" in html
+    assert "first-position win rate with 95% CI</title><desc>1.000, 95% CI" in html
