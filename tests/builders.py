@@ -34,7 +34,7 @@ from reviews.models import (
     Resolution,
     Role,
 )
-from reviews.reports.exports import files_export
+from reviews.reports.exports import NothingToExport, files_export
 from reviews.services.approval.approve import approval_record
 from reviews.services.approval.signing import key_id_of
 from reviews.services.files.documents import StoredFiles, document_for_bytes
@@ -260,9 +260,15 @@ def review_file_of(item) -> dict:
 
 
 def export_all(project, folder):
-    """Every export format of `project` (review, reference, CSV) written into `folder`."""
+    """Every export format of `project` (review, reference, CSV) written into `folder`; a
+    format with nothing to export (review files of items that came from no review file) is
+    refused by the service and left out here."""
     for format in ("review", "reference", "csv"):
-        for name, content in files_export(actor=None, project=project, format=format).items():
+        try:
+            files = files_export(actor=None, project=project, format=format)
+        except NothingToExport:
+            continue
+        for name, content in files.items():
             (folder / name).write_bytes(content)
     return folder
 

@@ -133,6 +133,7 @@ def _url_for(pattern, names, world):
         "sha256": world["sha"],
         "page": 1,
         "pk": world["token"],
+        "name": "formats",  # a served doc (docs/<slug:name>/)
     }
     return reverse(pattern.name, kwargs={name: values[name] for name in names})
 
