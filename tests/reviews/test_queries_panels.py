@@ -17,12 +17,14 @@ pytestmark = pytest.mark.django_db
 # Both start with session, user, membership and the item (4). Then:
 # - item_detail (adjudicator): submitted assignments, answers, current resolutions, questions,
 #   candidates, their sources and documents (7); whether the adjudicator rated it (separation
-#   of duties), ground truth, the next item in the queue, the evidence documents (4) = 15;
+#   of duties), ground truth, the next item in the queue, the evidence documents (4); the
+#   agreed rows nobody was asked about: the generated reference and the asked field paths (2)
+#   = 17;
 # - item_approve (approver): the generated reference, current resolutions, field questions (3);
 #   the approver-role check, open questions, generated reference, separation of duties (whether
 #   they answered, adjudicated, set up a generation: 3), ground truth (7); and the evidence beside
 #   the diff: the same panel reads as item_detail (7) and the documents (1) = 22.
-PINNED = {"item_detail": 15, "item_approve": 22}
+PINNED = {"item_detail": 17, "item_approve": 22}
 
 
 @pytest.fixture
