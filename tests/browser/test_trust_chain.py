@@ -101,7 +101,11 @@ def test_approve_correct_export_verify_and_every_edit_fails(
     out = tmp_path / "export"
     page.goto(f"{base}/")
     screenshot("project-export", full_page=True)
-    for button in ("Review files (.json)", "References (.json)", "CSV + signatures"):
+    for button in (
+        "Review files (.zip of .json)",
+        "References (.zip of .json)",
+        "CSV + signatures (.zip)",
+    ):
         _download(page, button, out)
     ok, text = _verify(out, capsys)
     assert ok, text
