@@ -34,17 +34,21 @@ from typing import Any, BinaryIO, ClassVar, Protocol
 from django.db import transaction
 
 from evalsite.planner_statistics import planner_statistics_refresh
-from reviews.evidence import EvidenceError, sniff
-from reviews.formats import limits
-from reviews.formats.bundle import holds_review_files
-from reviews.formats.detect import EVIDENCE_HINT, HEAD_BYTES, Sniffer, detect_format
+from reviews.evidence import EvidenceError
+from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError
 from reviews.models import Project
 from reviews.services.files.documents import StoredFiles
 from reviews.services.files.gc import evidence_lock
 from reviews.services.imports.bulk_insert import PkSet
+from reviews.services.imports.choice import (  # noqa: F401 (step 1, re-exported)
+    FILES,
+    choose_format,
+    detect,
+    import_formats,
+    importers,
+)
 from reviews.services.imports.questions import questions_add_to_items, resolve, split_requests
-from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.imports.staging import (
     Staging,
     holding_discard,
@@ -200,101 +204,6 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _importers() -> dict[str, type[Importer]]:
-    return registered(ImportKind.FORMAT)
-
-
-def import_formats() -> tuple[str, ...]:
-    """The registered format names (what `--format` and the upload form offer), by rank."""
-    return tuple(_importers())
-
-
-def detect(name: str, head: bytes) -> str:
-    """Step 1: the format of a file from its name and first bytes."""
-    return detect_format(name, head, [i.sniffer for i in _importers().values()])
-
-
-FILES = "files"  # the format of images and PDFs (import_files.py)
-
-
-def choose_format(path: Path | Sequence[Path], *, name: str, requested: str | None) -> str:
-    """The format that reads `path` (several paths, or a folder: images and PDFs); a format
-    asked for that cannot read it is refused with what it reads and where such files go."""
-    if requested and requested not in _importers():
-        raise FormatError(
-            f"unknown format {requested!r} (choose one of: {', '.join(_importers())})", file=name
-        )
-    if not isinstance(path, Path) or path.is_dir():
-        return _files_only(path, name=name, requested=requested)
-    size = path.stat().st_size
-    if size > limits.current().file_bytes:
-        raise FormatError(limits.message("file_bytes", "this file's size", size), file=name)
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES)
-    kind = sniff(head)
-    if requested and requested != FILES and kind is not None:
-        raise FormatError(
-            f"{_a(kind)}, not {requested} ({_READS.get(requested, requested + ' files')}); "
-            f"{EVIDENCE_HINT}: leave the format to be detected, or choose {FILES}",
-            file=name,
-        )
-    if requested == FILES and kind is None and not _zip_of_files(path, head):
-        raise FormatError(
-            f"not an image or PDF: the {FILES} format reads images (PNG, JPEG, WebP, TIFF) and "
-            "PDFs, one item each, or a folder or .zip of them; records, review files and "
-            "TextFlow results are detected when no format is chosen",
-            file=name,
-        )
-    if requested:
-        return requested
-    chosen = detect(name, head)
-    if chosen != FILES and _zip_of_files(path, head):
-        return FILES
-    return chosen
-
-
-# What each text format reads, for the error that names a file it cannot read.
-_READS = {
-    "review": "it reads review files: .json, .jsonl or a .zip bundle of them",
-    "jsonl": "it reads typed JSONL records",
-    "csv": "it reads CSV records or a path,expected table",
-    "textflow": "it reads TextFlow evaluated results (.json)",
-}
-
-
-def _a(kind: str) -> str:
-    return "a PDF" if kind == "PDF" else f"a {kind} image"
-
-
-def _zip_of_files(path: Path, head: bytes) -> bool:
-    """A .zip holding no review file: images and PDFs to import one item each."""
-    return head.startswith(b"PK\x03\x04") and not holds_review_files(path)
-
-
-def _files_only(paths, *, name: str, requested: str | None) -> str:
-    """Several files at once, or a folder: only images and PDFs (and folders and .zips of
-    them) come that way; any other file is named."""
-    if requested and requested != FILES:
-        raise FormatError(
-            f"several files or a folder import only as {FILES} (images and PDFs); import "
-            f"{requested} files one at a time",
-            file=name,
-        )
-    for path in [paths] if isinstance(paths, Path) else paths:
-        if path.is_dir():
-            continue
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-        if sniff(head) is None and not _zip_of_files(path, head):
-            raise FormatError(
-                "not an image or PDF: several files at once (or a folder) are images "
-                "(PNG, JPEG, WebP, TIFF) and PDFs, one item each; import records, review "
-                "files and TextFlow results one file at a time",
-                file=path.name,
-            )
-    return FILES
-
-
 def _question_requests(context: ImportContext) -> list[str]:
     return split_requests(
         [*context.project.import_questions, *context.options.get("questions", [])]
@@ -348,7 +257,7 @@ def file_import(
 
     def validate() -> tuple[str, Importer]:
         chosen = choose_format(path, name=name, requested=format)
-        importer = _importers()[chosen](context)
+        importer = importers()[chosen](context)
         importer.validate(path)
         return chosen, importer
 
@@ -374,7 +283,7 @@ def stream_import(
     )
 
     def validate() -> tuple[str, Importer]:
-        importer = _importers()["jsonl"](context)
+        importer = importers()["jsonl"](context)
         importer.validate_stream(stream)
         return "jsonl", importer
 
