@@ -82,11 +82,13 @@ def run_import_job(job_pk: int) -> str:
         done = job.records_total or done
     finally:
         heartbeat.stop()
+    # Before the job reads as finished, so a finished job never has orphans: the files an
+    # attempt killed before this one stored (a kill from here on resumes, and removes them then).
+    job_progress.stored_orphans_remove(job.pk)
     job.records_done = done
     job.finished_at = timezone.now()
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
     job_progress.progress_clear(job.pk)
-    job_progress.stored_orphans_remove(job.pk)  # what an attempt killed before this one left
     return job.status
 
 
