@@ -194,7 +194,7 @@ def _read_within_budgets(limited: list[_Planned], finished: dict) -> dict:
     refused = {}
     for p in limited:
         budget = budget_for(p.run)  # read now: a project's cap counts every reader's spending
-        if not budget.allows(0):
+        if not budget.allows(0, p.request):
             refused[p.fingerprint] = budget.reason()
             Run.objects.filter(pk=p.run.pk).update(
                 status=RunStatus.BUDGET_REACHED, error=budget.reason()

@@ -3,10 +3,11 @@
 Every call's cost is stored when it is made, at the price then in force (prices.py); budgets
 count those stored costs and nothing else. Before each call the caller asks `Budget.allows`:
 the call goes only if what is spent, plus the calls in flight and this one, each at the dearest
-call seen so far (by this run, else by its version's earlier runs, else by the project's
-calls this month), stays within every limit. Until one call's cost is known, one call at a time is in flight, so a run never
-overshoots by a whole pool of calls. A run stopped by a budget ends
-`budget_reached` and resumes with a new budget (`run_resume`).
+call seen so far (by this run, else by its version's earlier runs), stays within every limit.
+Until one call's cost is known, one call at a time is in flight, and it goes only if the most
+it can cost fits (`call_cost_bound`: its request's size and its output cap at the price in
+force), so even the first call never passes a budget. A run stopped by a budget ends `budget_reached` and resumes with a new budget
+(`run_resume`).
 
 The project's cap counts the calls of the calendar month (UTC) of every run of the project,
 judge runs and ground-truth readers alike.
@@ -14,14 +15,19 @@ judge runs and ground-truth readers alike.
 
 from __future__ import annotations
 
+import io
+import json
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
+from PIL import Image, UnidentifiedImageError
 
 from judging.models import Call, ModelPrice, ProjectBudget, Run
+from judging.providers import ModelRequest
 from judging.services.audit import budget_changed
 from judging.services.runs.prices import call_cost, price_in_force
 from reviews.models import Project
@@ -53,6 +59,33 @@ def budget_needs_price(name: str, provider: str, model: str) -> None:
             f"{name}: no price is in force for {provider}/{model}, so no call has a cost to "
             "count; add one first (manage.py model_price, or Admin → Model prices)"
         )
+
+
+# A call's most input tokens, from its request alone (no tokenizer of every provider here):
+# a text token covers at least one UTF-8 byte; an image costs at most one token per
+# IMAGE_PIXELS_PER_TOKEN pixels (Anthropic bills ~750, OpenAI's 32-px patches at their largest
+# multiplier ~416); FRAMING_TOKENS covers each message's role and separators.
+IMAGE_PIXELS_PER_TOKEN = 400
+FRAMING_TOKENS = 64
+
+
+def _image_tokens_bound(image: bytes) -> int:
+    try:
+        width, height = Image.open(io.BytesIO(image)).size  # the header only
+    except (UnidentifiedImageError, OSError):
+        return len(image)  # unreadable here: a byte a token, more than any provider bills
+    return math.ceil(width * height / IMAGE_PIXELS_PER_TOKEN)
+
+
+def input_tokens_bound(request: ModelRequest) -> int:
+    text = request.system + json.dumps(request.schema) + "".join(p.text for p in request.parts)
+    images = sum(_image_tokens_bound(p.image) for p in request.parts if p.is_image)
+    return len(text.encode("utf-8")) + images + FRAMING_TOKENS * (len(request.parts) + 2)
+
+
+def call_cost_bound(price: ModelPrice | None, request: ModelRequest) -> Decimal | None:
+    """The most `request` can cost at `price`: its input bound and its whole output cap."""
+    return call_cost(price, input_tokens_bound(request), request.max_output_tokens)
 
 
 @transaction.atomic
@@ -95,6 +128,7 @@ class Budget:
     dearest: Decimal | None = None  # the dearest call seen so far: the next one's estimate
     price: ModelPrice | None = None
     unrecorded: Decimal = field(default=Decimal(0))  # answered, not yet written
+    first_bound: Decimal | None = None  # the most the first call could cost, once asked
 
     @property
     def limited(self) -> bool:
@@ -111,13 +145,14 @@ class Budget:
         ]
         return min(room) if room else None
 
-    def allows(self, in_flight: int) -> bool:
-        """May one more call go, with `in_flight` calls already out?"""
+    def allows(self, in_flight: int, request: ModelRequest) -> bool:
+        """May `request` go, with `in_flight` calls already out?"""
         room = self.headroom()
         if room is None:
             return True
-        if self.dearest is None:  # no cost known yet: probe with one call at a time
-            return in_flight == 0 and room > 0
+        if self.dearest is None:  # no cost known yet: one call at a time, at its most
+            self.first_bound = call_cost_bound(self.price, request)
+            return in_flight == 0 and room >= (self.first_bound or 0) and room > 0
         return room - (in_flight + 1) * self.dearest >= 0
 
     def answered(self, reply) -> None:
@@ -155,6 +190,12 @@ class Budget:
                 )
             )
         named = min(limits)[1] if limits else "its budget"
+        if self.dearest is None and self.first_bound is not None:
+            return (
+                f"budget reached: the first call could cost up to ${self.first_bound:.4f} (its "
+                f"request and output cap at the price in force), more than is left of {named}; "
+                "resume with a new budget"
+            )
         return f"budget reached: the next call would pass {named}; resume with a new budget"
 
 
@@ -168,11 +209,9 @@ def budget_for(run: Run) -> Budget:
     own = Call.objects.filter(run=run).aggregate(usd=Sum("cost_usd"), dearest=Max("cost_usd"))
     version = run.version
     if own["dearest"] is None:  # a new run's first estimate: its version's calls elsewhere
+        # (never another model's: their prices say nothing of this one's; without any, the
+        # first call goes alone, at its bound)
         own["dearest"] = _dearest(Call.objects.filter(run__version=version))
-    if own["dearest"] is None and cap:  # or what the project's calls cost this month
-        own["dearest"] = _dearest(
-            Call.objects.filter(run__project=run.project, created_at__gte=_month_start())
-        )
     return Budget(
         run_limit=run.budget_usd,
         month_limit=cap.monthly_usd if cap else None,

@@ -191,7 +191,7 @@ def _pump(run, provider, todo: Iterator[PlannedCall], on_progress) -> tuple[str,
         while True:
             while not cancelled and len(pending) < run.concurrency * 2:
                 waiting = waiting or next(todo, None)
-                if waiting is None or not budget.allows(len(pending)):
+                if waiting is None or not budget.allows(len(pending), waiting.request):
                     break
                 pending.add(pool.submit(_call, provider, waiting))
                 waiting = None
