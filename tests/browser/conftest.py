@@ -1,8 +1,14 @@
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
+
+# `make test` runs the PostgreSQL pass beside this one, each holding a core: an expectation
+# that a keystroke's request lands waits up to 20 s (Playwright's 5 s default missed once), and
+# still fails fast when the page never gets there.
+expect.set_options(timeout=20_000)
 
 
 def pytest_collection_modifyitems(items):
