@@ -13,6 +13,7 @@ from reviews.models import (
     Role,
     decisions_for,
 )
+from reviews.services.approval.approve import MAX_CORRECTION_REASON
 from reviews.services.assignment.batches import SELECTIONS as BATCH_SELECTIONS
 from reviews.services.imports.pipeline import import_formats, import_options
 from reviews.services.imports.questions import split_requests
@@ -315,16 +316,31 @@ def _not_evidence(upload) -> bool:
 
 
 class ApprovalForm(forms.Form):
-    """The approve page's POST. The service checks what matters (the statement confirmed, the
-    password, the rows shown, the reason's length); the form only reads the fields."""
+    """The approve page's POST. The form checks the post's shape (the page's diff fingerprint,
+    the statement's box, the reason's length); the service checks what needs the item or the
+    approver (the password, whether the diff shown is still the item's, a correction's reason)."""
 
-    password = forms.CharField(required=False, strip=False)
-    confirm = forms.CharField(required=False)
-    reason = forms.CharField(required=False)
-    shown = forms.CharField(required=False)
+    password = forms.CharField(required=False, strip=False, max_length=4096)
+    confirm = forms.ChoiceField(choices=[("yes", "I confirm the statement")], required=False)
+    reason = forms.CharField(
+        required=False,
+        max_length=MAX_CORRECTION_REASON,
+        error_messages={
+            "max_length": f"A correction's reason takes at most {MAX_CORRECTION_REASON:,} "
+            "characters (%(show_value)d given)."
+        },
+    )
+    shown = forms.RegexField(
+        regex=r"^[0-9a-f]{64}$",
+        label="Diff shown",
+        error_messages={
+            "required": "the page did not say which diff it showed: reload it and sign again.",
+            "invalid": "the page's diff fingerprint is not one it made: reload it and sign again.",
+        },
+    )
 
     def approval_arguments(self) -> dict:
-        self.is_valid()  # every field optional: always valid, so cleaned_data is whole
+        """`approval_record`'s arguments from a valid form."""
         data = self.cleaned_data
         return {
             "password": data["password"],

@@ -294,3 +294,61 @@ def test_judging_writes_no_reviews_row_itself():
 def test_the_write_finder_sees_a_write():
     tree = ast.parse("Slice.objects.filter(name='x').update(critical=True)\nItem.objects.get()")
     assert _model_writes(tree, {"Slice", "Item"}) == ["Slice….update"]
+
+
+def _hand_reads(tree: ast.AST) -> list[str]:
+    """`request.POST`/`request.GET` used other than whole: passed to a call (a form, a ninja
+    schema, a helper that hands it to a form), copied, or chosen whole (`x if c else None`,
+    `request.GET or defaults`) into a name. `.get(...)`, `[...]`, `in` are reads by hand."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("POST", "GET")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "request"
+        ):
+            continue
+        whole, parent = node, parents.get(node)
+        while isinstance(parent, ast.BoolOp) or (
+            isinstance(parent, ast.IfExp) and whole is not parent.test
+        ):
+            whole, parent = parent, parents.get(parent)
+        passed = isinstance(parent, ast.keyword) or (
+            isinstance(parent, ast.Call) and whole in parent.args
+        )
+        copied = isinstance(parent, ast.Attribute) and parent.attr == "copy"
+        named = isinstance(parent, ast.Assign) and whole is parent.value
+        if not (passed or copied or named):
+            found.append(f"line {node.lineno}: {ast.unparse(parent or node)}")
+    return found
+
+
+def test_views_read_requests_through_forms():
+    """Every view reads request data through a Django form (or a ninja schema): a value that
+    does not parse is the form's clear error, never a 500 or a silent default."""
+    found = [
+        f"{module} {read}"
+        for module, path in project_modules().items()
+        if "views" in module.split(".")
+        for read in _hand_reads(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_hand_read_finder_sees_hand_reads():
+    source = """
+role = request.POST.get("role")
+page = request.GET["page"]
+asked = "a" in request.GET
+form = Form(request.POST if request.method == "POST" else None)
+other = Form(data=request.GET or None)
+kept = request.GET.copy()
+data = request.POST if request.method == "POST" else None
+"""
+    assert sorted(r.split(":")[0] for r in _hand_reads(ast.parse(source))) == [
+        "line 2",
+        "line 3",
+        "line 4",
+    ]

@@ -26,9 +26,10 @@ def judge_compare(request, slug, name):
     criteria = (
         Criterion.objects.filter(project=project).order_by("name").values_list("name", flat=True)
     )
-    data = request.GET if "a" in request.GET else (compare_defaults(config) or {})
     form = CompareForm(
-        data or None, criteria=list(dict.fromkeys(criteria)), refs=judge_ref_choices(project)
+        request.GET or compare_defaults(config) or None,
+        criteria=list(dict.fromkeys(criteria)),
+        refs=judge_ref_choices(project),
     )
     context = {"project": project, "config": config, "form": form, "report": None}
     if form.is_valid():

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from evalsite.posting import refused_input
+from judging.forms_inputs import FigureChoiceForm
 from judging.presenters import NoSuchCriterion, criterion_figures, dashboard_charts
 from judging.reports.judge_page import held_out_looks
 from judging.selectors import dashboard_setup
@@ -69,7 +70,9 @@ def criterion_page(request, slug, name):
     if not context["payload"]:
         return render(request, "judging/dashboard.html", context)
     try:
-        figures = criterion_figures(context["payload"], name, request.GET.get("version"))
+        figures = criterion_figures(
+            context["payload"], name, FigureChoiceForm(request.GET).version_or_none()
+        )
     except NoSuchCriterion:
         raise Http404("No such criterion.") from None
     return render(request, "judging/criterion.html", {**context, **figures})

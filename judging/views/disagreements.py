@@ -46,8 +46,8 @@ def disagreement_tag(request, slug, item_pk):
     row = {
         "item_pk": item.pk,
         "item": item.external_id,
-        "criterion": request.POST.get("criterion"),
-        "judge": request.POST.get("judge"),
+        "criterion": form["criterion"].value(),
+        "judge": form["judge"].value(),
         "tag": tag,
     }
     return render(

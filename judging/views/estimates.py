@@ -30,8 +30,7 @@ def estimate_page(request, slug, name):
     if choices is None:
         raise Http404("No such criterion.")
     refs, slices = choices
-    data = request.GET if "judge" in request.GET else _initial(refs)
-    form = EstimateForm(data, refs=refs, slices=slices)
+    form = EstimateForm(request.GET or _initial(refs), refs=refs, slices=slices)
     context = {"project": project, "criterion": name, "form": form, "entry": None}
     if refs and form.is_valid():
         options = form.cleaned_data

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from judging import charts
+from judging.forms_inputs import FigureChoiceForm
 from judging.presenters import NoSuchCriterion, find_criterion
 from judging.reports.agreement.markdown import render_markdown
 from judging.selectors import failure_counts
@@ -136,11 +137,12 @@ def dashboard_chart(request, slug, kind, name, fmt):
         return render(request, "judging/dashboard.html", context)
     if not context["payload"]:
         raise Http404("No figures computed yet.")
+    choice = FigureChoiceForm(request.GET)
     try:
-        criterion = find_criterion(context["payload"], name, request.GET.get("version"))
+        criterion = find_criterion(context["payload"], name, choice.version_or_none())
     except NoSuchCriterion:
         raise Http404("No such criterion.") from None
-    judge = request.GET.get("judge", "")
+    judge = choice.judge_ref()
     svg, data = _chart(kind, criterion, judge)
     filename = f"{slug}-{name}-{kind}-{judge}.{fmt}"
     if fmt == "svg":

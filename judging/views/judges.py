@@ -111,7 +111,7 @@ def judge_save(request, slug):
             )
             return redirect("judge_page", slug, result.config.name)
     messages.error(request, "Not saved: " + "; ".join(_errors(form)))
-    name = request.POST.get("name", "")
+    name = form["name"].value() or ""
     config = JudgeConfig.objects.filter(project=access.project, name=name).first()
     if config is not None:
         return _page(request, access.project, config, form, status=400)

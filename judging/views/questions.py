@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from judging.forms_inputs import QuestionEditForm
 from judging.selectors import criterion_rows
 from reviews.access import project_for_user
 from reviews.models import Role
@@ -18,7 +19,8 @@ def questions(request, slug):
     project = access.project
     rows = criterion_rows(project)
     data = request.POST if request.method == "POST" else None
-    editing = next((r for r in rows if r.latest.name == request.GET.get("edit")), None)
+    asked = QuestionEditForm(request.GET).name()
+    editing = next((r for r in rows if asked and r.latest.name == asked), None)
     builder = builder_context(
         data,
         initial=_initial(editing) if data is None and editing else None,

@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from judging.forms_inputs import ScoreCaseForm, ScoreRunFilterForm
 from judging.forms_scoring import BaselineForm, ScoreUploadForm
 from judging.models import ScoreRun
 from judging.reports.attribution import CONTEXTS
@@ -126,10 +127,7 @@ def _section_view(section: dict, stage: str | None, context: str | None) -> dict
 def score_run(request, slug, pk):
     access = project_for_user(request.user, slug, roles=READERS)
     run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
-    stage = request.GET.get("stage")
-    context = request.GET.get("context")
-    if context not in (*CONTEXTS, NO_CONTEXT):
-        context = None
+    stage, context = ScoreRunFilterForm(request.GET).filters()
     sections = [_section_view(s, stage, context) for s in run.report["sections"]]
     return render(
         request,
@@ -152,7 +150,7 @@ def score_case(request, slug, pk):
     """One case's records in a score run: field outcomes and the claim judge's decisions."""
     access = project_for_user(request.user, slug, roles=READERS)
     run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
-    case_id = request.GET.get("case", "")
+    case_id = ScoreCaseForm(request.GET).case_id()
     records = [
         {**case, "section_label": section["label"]}
         for section in run.report["sections"]

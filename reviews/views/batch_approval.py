@@ -24,7 +24,14 @@ class BatchForm(forms.Form):
     def __init__(self, *args, waiting, **kwargs):
         super().__init__(*args, **kwargs)
         self.waiting = waiting
-        self.fields["item"].choices = [(pk, pk) for pk in waiting.values_list("pk", flat=True)]
+        waiting_pks = list(waiting.values_list("pk", flat=True))
+        self.fields["item"].choices = [(pk, pk) for pk in waiting_pks]
+        # What the preview showed of each item (its diff's fingerprint), checked by the service.
+        for pk in waiting_pks:
+            self.fields[f"shown-{pk}"] = forms.CharField(required=False)
+
+    def shown(self, items) -> dict[int, str]:
+        return {item.pk: self.cleaned_data.get(f"shown-{item.pk}", "") for item in items}
 
     def items(self):
         if self.cleaned_data["all"]:
@@ -53,7 +60,7 @@ def approval_batch(request, slug):
                 password=form.cleaned_data["password"],
                 confirmed=form.cleaned_data["confirm"],
                 password_check=password_checker(request, request.user),
-                shown={item.pk: request.POST.get(f"shown-{item.pk}", "") for item in items},
+                shown=form.shown(items),
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))

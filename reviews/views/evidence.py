@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from reviews.access import project_for_user
 from reviews.forms import PageImageForm
+from reviews.forms_inputs import LocateForm
 from reviews.models import Document
 from reviews.services.files import renders
 
@@ -61,6 +62,6 @@ def page_words(request, slug, sha256, page):
 @require_GET
 def page_locate(request, slug, sha256, page):
     document = _document(request, slug, sha256, page)
-    quote = request.GET.get("q", "")[:500]
+    quote = LocateForm(request.GET).quote()
     boxes = renders.locate_quote(document, page, quote)
     return JsonResponse({"page": page, "quote": quote, "boxes": [list(b) for b in boxes]})

@@ -8,9 +8,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from evalsite.posting import keep_refused, refused_input
+from evalsite.posting import errors_text, keep_refused, refused_input
 from reviews.access import item_for_overseer, project_for_user
 from reviews.forms import AnswerChoiceForm, ApprovalForm
+from reviews.forms_inputs import CursorForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
 from reviews.reauth import password_checker
 from reviews.selectors import (
@@ -127,13 +128,16 @@ def question_adjudicate(request, slug, item_pk, question_pk):
 @require_http_methods(["GET", "POST"])
 def item_approve(request, slug, item_pk):
     access, item = item_for_overseer(request.user, slug, item_pk, roles=[Role.APPROVER])
-    if request.method == "POST":
+    form = ApprovalForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and not form.is_valid():
+        messages.error(request, f"Not approved: {errors_text(form)}")
+    elif form.is_bound:
         try:
             approval = approval_record(
                 actor=request.user,
                 item=item,
                 password_check=password_checker(request, request.user),
-                **ApprovalForm(request.POST).approval_arguments(),
+                **form.approval_arguments(),
             )
         except ApprovalRefused as error:
             messages.error(request, str(error))
@@ -192,7 +196,7 @@ def work_queue(request, slug, kind):
         items = approval_waiting(access.project)
     else:
         items = access.project.items.filter(status=status)
-    page = waiting_items_page(items, cursor=request.GET.get("after", "")[:80])
+    page = waiting_items_page(items, cursor=CursorForm(request.GET).cursor())
     return render(
         request,
         "reviews/work_queue.html",

@@ -6,8 +6,10 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from evalsite.posting import errors_text
 from reviews.access import project_for_user
 from reviews.forms import MemberAddForm
+from reviews.forms_inputs import MemberRemoveForm
 from reviews.models import Membership, Role
 from reviews.services.projects.lockouts import locked_out, lockout_clear
 from reviews.services.projects.members import membership_add, membership_remove
@@ -47,7 +49,11 @@ def members(request, slug):
 def member_remove(request, slug, user_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     user = _member(access, user_pk)
-    role = request.POST.get("role") or None  # none: every role
+    form = MemberRemoveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Nothing removed: {errors_text(form)}")
+        return redirect("members", slug)
+    role = form.role_or_none()
     try:
         membership_remove(actor=request.user, project=access.project, user=user, role=role)
     except ValidationError as error:

@@ -14,6 +14,7 @@ from django_htmx.http import reswap, retarget
 
 from reviews.access import item_for_user, project_for_user, question_for_user
 from reviews.forms import AnswerChoiceForm
+from reviews.forms_inputs import ReviewModeForm, SkipForm
 from reviews.models import AssignmentStatus, ItemStatus, Role
 from reviews.selectors import rater_workspace
 from reviews.selectors_trail import item_trail
@@ -59,7 +60,7 @@ def review_item(request, slug, item_pk):
     if assignment.status == AssignmentStatus.ACTIVE:
         mode = "answer"
     else:
-        revising = request.GET.get("revise") == "1" and open_to_rater
+        revising = ReviewModeForm(request.GET).revising() and open_to_rater
         mode = "revise" if revising else "read"
     views = rater_workspace(
         rater=request.user,
@@ -171,9 +172,12 @@ def item_skip(request, slug, item_pk):
     assignment = active_assignment(rater=request.user, item=item)
     if assignment is None:
         return _no_claim(request, slug)
+    form = SkipForm(request.POST)
+    form.is_valid()  # one optional text field: the queue service says what a reason needs
     try:
-        reason = request.POST.get("reason", "")
-        assignment_skip(rater=request.user, assignment=assignment, reason=reason)
+        assignment_skip(
+            rater=request.user, assignment=assignment, reason=form.cleaned_data["reason"]
+        )
     except QueueError as error:
         messages.error(request, str(error))
         return redirect("review_item", slug, item.pk)

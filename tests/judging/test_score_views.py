@@ -220,3 +220,23 @@ def test_baseline_form_offers_only_pass_fail_criteria(client, project, tmp_path)
     client.force_login(member(project, Role.ADMIN))
     form = client.get(reverse("score_list", args=[project.slug])).context["baseline_form"]
     assert form.fields["criterion"].choices == [("correct", "correct")]
+
+
+@pytest.mark.parametrize(
+    ("query", "stage", "context"),
+    [
+        ({}, None, None),
+        ({"stage": "total", "context": "upstream_or_combined"}, "total", "upstream_or_combined"),
+        ({"stage": "", "context": "no-such-context"}, "", None),  # an unknown context: ignored
+    ],
+)
+def test_the_run_pages_filters_parse_through_their_form(client, project, query, stage, context):
+    referenced_item(project, "inv-1", INVOICE_ROWS)
+    client.force_login(member(project, Role.ADMIN))
+    upload(client, project, invoice_predictions())
+    run = ScoreRun.objects.get()
+    page = client.get(reverse("score_run", args=[project.slug, run.pk]), query)
+    assert page.status_code == 200
+    assert (page.context["stage"], page.context["context"]) == (stage, context)
+    case = client.get(reverse("score_case", args=[project.slug, run.pk]), {"case": "x" * 600})
+    assert case.status_code == 200 and case.context["case_id"] == ""  # too long: no case

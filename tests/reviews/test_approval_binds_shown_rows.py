@@ -73,8 +73,36 @@ def test_a_form_without_the_fingerprint_signs_nothing(client, project, review_it
     item = _resolved(project, review_item, rate, "case-1")
     client.force_login(member(project, Role.APPROVER, username="appy"))
     url = reverse("item_approve", args=[project.slug, item.pk])
-    client.post(url, {"confirm": "yes", "password": PASSWORD})
+    page = client.post(url, {"confirm": "yes", "password": PASSWORD}, follow=True)
+    assert "Not approved: Diff shown: the page did not say which diff it showed" in (
+        page.content.decode()
+    )
     assert not item.approvals.exists()
+
+
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        ({"shown": "not-a-fingerprint"}, "the page&#x27;s diff fingerprint is not one it made"),
+        ({"confirm": "maybe"}, "Select a valid choice. maybe is not one of the available"),
+        ({"reason": "x" * 10_001}, "A correction&#x27;s reason takes at most 10,000 characters"),
+    ],
+)
+def test_a_malformed_approval_post_is_refused_by_its_form(
+    client, project, review_item, rate, bad, said
+):
+    """The form validates the post's shape before the service sees it: a clear error on the
+    page, the password not tried (no lockout step), nothing written."""
+    item = _resolved(project, review_item, rate, "case-1")
+    client.force_login(member(project, Role.APPROVER, username="appy"))
+    url = reverse("item_approve", args=[project.slug, item.pk])
+    form = _hidden(client.get(url))
+    before = _written()
+    posted = {**form, "confirm": "yes", "password": PASSWORD, **bad}
+    page = client.post(url, posted)
+    assert page.status_code == 200
+    assert "Not approved:" in page.content.decode() and said in page.content.decode()
+    assert _written() == before and not item.approvals.exists()
 
 
 def test_the_batch_signs_only_the_rows_its_preview_showed(client, project, review_item, rate):
