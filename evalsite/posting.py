@@ -38,11 +38,7 @@ def post_then_redirect(
     message. Invalid input, or a refusal the service raises, becomes an error message that
     starts with `failed` and changes nothing. Then redirect to `to` (a url name and args)."""
     if not form.is_valid():
-        messages.error(request, f"{failed}: {errors_text(form)}")
-        errors = {
-            f.replace("__all__", "form"): [str(e) for e in errs] for f, errs in form.errors.items()
-        }
-        keep_refused(request, keep, errors)
+        _refused_form(request, form, failed, keep)
     else:
         try:
             done = act(**form.cleaned_data)
@@ -52,6 +48,26 @@ def post_then_redirect(
         else:
             messages.success(request, done)
     return redirect(*to)
+
+
+def post_then_job(
+    request, form, start: Callable[..., str], *, failed: str, to: tuple, keep: str = ""
+) -> HttpResponse:
+    """`post_then_redirect` for a long operation: a valid form starts a background job
+    (`start(form)` returns the job page's URL, where the service's own refusals are told);
+    an invalid one goes back to `to` as a refused post does."""
+    if not form.is_valid():
+        _refused_form(request, form, failed, keep)
+        return redirect(*to)
+    return redirect(start(form))
+
+
+def _refused_form(request, form, failed: str, keep: str) -> None:
+    messages.error(request, f"{failed}: {errors_text(form)}")
+    errors = {
+        f.replace("__all__", "form"): [str(e) for e in errs] for f, errs in form.errors.items()
+    }
+    keep_refused(request, keep, errors)
 
 
 def keep_refused(request, keep: str, errors: dict[str, list[str]]) -> None:

@@ -28,6 +28,7 @@ class JudgingConfig(AppConfig):
         rows.register()
         project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")
         _item_list_register()
+        _jobs_register()
 
 
 def _item_list_register():
@@ -52,6 +53,19 @@ def _item_list_register():
             help="ask people for a criterion's label",
         )  # fmt: skip
     )
+
+
+def _jobs_register():
+    """Judging's long operations, run by reviews' background jobs."""
+    from judging.forms import SendToHumansForm, SplitDrawForm
+    from judging.services.calibration.send_to_humans import SendError, items_send_said
+    from judging.services.calibration.splits import SplitError, split_draw_said
+    from reviews.services.jobs.registry import JobKind, job_kind_add
+
+    job_kind_add(JobKind("split_draw", "Draw the split", SplitDrawForm, split_draw_said,
+                         refusals=(SplitError,)))  # fmt: skip
+    job_kind_add(JobKind("send_to_humans", "Send to humans", SendToHumansForm, items_send_said,
+                         refusals=(SendError, SplitError), progress=True))  # fmt: skip
 
 
 def _labels_changed(sender, *, project, **kwargs):

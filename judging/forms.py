@@ -215,6 +215,9 @@ class SplitDrawForm(forms.Form):
         min_value=0, max_value=1, required=False, label="held-out fraction"
     )
 
+    def __init__(self, data=None, *, project=None):  # `project`: as every job kind's form
+        super().__init__(data)
+
     def clean_held_out_fraction(self):
         fraction = self.cleaned_data.get("held_out_fraction")
         return 0.5 if fraction is None else fraction

@@ -45,6 +45,10 @@ class ReviewsConfig(AppConfig):
         from reviews.services.imports import files, records, review_files  # noqa: F401
 
         _item_actions_register()
+        from reviews import tasks
+        from reviews.signals import job_queued
+
+        job_queued.connect(tasks.job_queued_enqueue, dispatch_uid="reviews-job-queued")
 
 
 def _item_actions_register():

@@ -6,7 +6,8 @@ actions register the same way (reviews/apps.py), so the list treats every action
 A bulk action is a Django form (the action's own fields, built with `project=`) and a service
 called with the chosen items: `run(actor=, project=, item_ids=, **form.cleaned_data)` returns
 the sentence the page shows. Services take item ids, never a request, so one over thousands of
-items can become a background job without changing them.
+items runs as a background job (kind `items.<name>`, the chosen ids in its params) without
+changing them.
 """
 
 from __future__ import annotations
@@ -42,4 +43,11 @@ def filter_register(item_filter: ListFilter) -> None:
 
 
 def action_register(action: BulkAction) -> None:
+    from reviews.services.jobs.registry import JobKind, job_kind_add
+
     ACTIONS[action.name] = action
+    job_kind_add(JobKind(bulk_job_kind(action.name), action.label, action.form, action.run))
+
+
+def bulk_job_kind(name: str) -> str:
+    return f"items.{name}"

@@ -20,6 +20,8 @@ from reviews.services.files.stored import local_path
 from reviews.services.imports import job_progress
 from reviews.services.imports.jobs import import_jobs_resume_stalled
 from reviews.services.imports.pipeline import ImportFailed, file_import
+from reviews.services.jobs.progress import job_heartbeat
+from reviews.services.jobs.records import job_claim, job_execute, jobs_resume_stalled
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ def run_import_job(job_pk: int) -> str:
     job.status = ImportJob.Status.RUNNING
     job.save(update_fields=["status"])
     done = 0
-    heartbeat = job_progress.Heartbeat(job.pk)
+    heartbeat = job_progress.heartbeat(job.pk)
     heartbeat.start()
 
     def progress(count: int) -> None:
@@ -89,6 +91,33 @@ def run_import_job(job_pk: int) -> str:
     job.finished_at = timezone.now()
     job.save(update_fields=["status", "error", "report", "records_done", "finished_at", "file"])
     job_progress.progress_clear(job.pk)
+    return job.status
+
+
+def jobs_resume() -> None:
+    """Queue again the background jobs whose worker died (they were left "running")."""
+    for pk in jobs_resume_stalled():
+        run_job.enqueue(pk)
+
+
+def job_queued_enqueue(sender, *, job, **kwargs) -> None:
+    """The `job_queued` signal's receiver (connected in reviews/apps.py)."""
+    run_job.enqueue(job.pk)
+
+
+@task()
+def run_job(job_pk: int) -> str:
+    """A background job (reviews/services/jobs): claimed by one worker only, run, recorded."""
+    jobs_resume()
+    job = job_claim(job_pk)
+    if job is None:
+        return "taken"  # another worker has it, or it finished meanwhile
+    heartbeat = job_heartbeat(job.pk)
+    heartbeat.start()
+    try:
+        job_execute(job)
+    finally:
+        heartbeat.stop()
     return job.status
 
 

@@ -33,7 +33,7 @@ from judging.services.runs.runner import run_execute
 from judging.services.scoring.score import predictions_score
 from judging.stub_model import make_server
 from reviews.demo.load import DEMO_SLUG, DEMO_USERS, demo_project
-from reviews.models import Document, EventKind, ImportJob, Item, Project, Role
+from reviews.models import Document, EventKind, ImportJob, Item, Job, Project, Role
 from reviews.services.approval.approve import approval_record
 from reviews.services.assignment.batches import batch_create
 from reviews.services.assignment.queue import assignment_claim_next
@@ -79,6 +79,7 @@ class Site:
     document: Document
     run: Run
     job: ImportJob
+    background_job: Job  # a finished bulk action run by the worker
     score_run_pk: int
     token_pk: int
     url: str  # the stub model server's base URL
@@ -187,6 +188,14 @@ def site_build(stub_url: str) -> Site:
         document=Document.objects.filter(sources__item__project=demo).order_by("pk").first(),
         run=run,
         job=job,
+        background_job=Job.objects.create(
+            project=demo,
+            created_by=alex,
+            kind="items.reopen",
+            status=Job.Status.SUCCEEDED,
+            result="Re-opened 2 items.",
+            params={"back": "/"},
+        ),
         score_run_pk=_score(judged, alex, "8"),
         token_pk=token_create(actor=alex, name="first")[0].pk,
         url=stub_url,

@@ -159,6 +159,7 @@ PINNED = {
     "questions": 4,
     "docs_page": 2,
     "import_job": 4,
+    "job": 4,
     "evidence_page": 5,
     "evidence_words": 4,
     "evidence_locate": 4,
@@ -200,6 +201,7 @@ def _values(site: Site, route: Route) -> dict:
         "question_pk": site.item.questions.order_by("pk").first().pk,
         "user_pk": users.get(username=VISITORS["rater"]).pk,
         "job_pk": site.job.pk,
+        "job_id": site.background_job.pk,
         "sha256": site.document.sha256,
         "page": 1,
         "name": "faithful"

@@ -91,10 +91,14 @@ def test_split_and_send_refuse_bad_input_naming_the_field(
     assert (SplitDraw.objects.count(), Question.objects.count()) == before
 
 
-def test_a_split_with_the_default_fraction_is_drawn(admin_client, project, tmp_path):
+def test_a_split_with_the_default_fraction_is_drawn(
+    admin_client, project, tmp_path, django_capture_on_commit_callbacks
+):
     small_project(project, tmp_path, draw=False)
-    response = admin_client.post(reverse("dashboard_split", args=[project.slug]), {"seed": "4"})
-    assert "Split drawn with seed 4" in _message(response)
+    with django_capture_on_commit_callbacks(execute=True):  # the job, run by the worker
+        response = admin_client.post(reverse("dashboard_split", args=[project.slug]), {"seed": "4"})
+    assert response.url.startswith(f"/p/{project.slug}/jobs/")  # the job's page
+    assert "Split drawn with seed 4" in admin_client.get(response.url).content.decode()
     assert SplitDraw.objects.filter(project=project, held_out_fraction=0.5).exists()
 
 

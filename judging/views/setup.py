@@ -1,45 +1,41 @@
-"""Project admins set up calibration from the dashboard: draw the split, send items to humans."""
+"""Project admins set up calibration from the dashboard: draw the split, send items to humans.
+Both run as background jobs (reviews' Job): the post answers with the job's page."""
 
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from evalsite.posting import post_then_redirect
+from evalsite.posting import post_then_job
 from judging.forms import SendToHumansForm, SplitDrawForm
-from judging.services.calibration.send_to_humans import SendError, items_send_to_humans
-from judging.services.calibration.splits import SplitError, split_draw
 from reviews.access import project_for_user
 from reviews.models import Role
+from reviews.services.jobs.records import job_start
+
+
+def _job_page(request, project, kind: str):
+    back = reverse("project_dashboard", args=[project.slug])
+
+    def start(form) -> str:
+        job = job_start(kind=kind, actor=request.user, project=project, form=form, back=back)
+        return reverse("job", args=[project.slug, job.pk])
+
+    return start
 
 
 @require_POST
 def draw_split(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-
-    def draw(**data) -> str:
-        drawn = split_draw(actor=request.user, project=access.project, **data)
-        held = drawn.assignments.filter(split="held_out").count()
-        return f"Split drawn with seed {data['seed']}: {held} held-out items."
-
-    form = SplitDrawForm(request.POST)
-    to = ("project_dashboard", slug)
-    return post_then_redirect(
-        request, form, draw, (SplitError,), failed="Split not drawn", to=to, keep="split"
+    form = SplitDrawForm(request.POST, project=access.project)
+    start = _job_page(request, access.project, "split_draw")
+    return post_then_job(
+        request, form, start, failed="Split not drawn", to=("project_dashboard", slug), keep="split"
     )
 
 
 @require_POST
 def send_items_to_humans(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-
-    def send(**data) -> str:
-        result = items_send_to_humans(actor=request.user, project=access.project, **data)
-        noun = "question" if result.questions_created == 1 else "questions"
-        return (
-            f"{result.questions_created} new {data['criterion'].name} {noun} in the review "
-            f"queue ({result.questions_existing} were there already)."
-        )
-
     form = SendToHumansForm(request.POST, project=access.project)
-    to = ("project_dashboard", slug)
-    return post_then_redirect(
-        request, form, send, (SendError,), failed="Nothing sent", to=to, keep="send"
+    start = _job_page(request, access.project, "send_to_humans")
+    return post_then_job(
+        request, form, start, failed="Nothing sent", to=("project_dashboard", slug), keep="send"
     )

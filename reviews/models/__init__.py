@@ -16,6 +16,7 @@ from reviews.models.items import (
     QuestionStatus,
     Reference,
 )
+from reviews.models.jobs import Job
 from reviews.models.keys import KeyRevocation, TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
 from reviews.models.quality import GoldMark, RaterQualitySetting
@@ -59,6 +60,7 @@ __all__ = [
     "Event",
     "EventKind",
     "ImportJob",
+    "Job",
     "Item",
     "ItemRevision",
     "ItemSlice",

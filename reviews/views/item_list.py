@@ -14,8 +14,13 @@ from reviews.access import project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
 from reviews.models import Role
 from reviews.selectors_pages import items_chosen, items_page
+from reviews.services.jobs.records import job_start
 
 OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
+# Ticked rows (at most forms_items.MAX_TICKED) and up to this many matching items are acted on
+# inside the request (a click on a page of rows answers with what it did); more matching items
+# run as a background job, whose page shows the progress (bench/jobs.py times that path).
+INLINE_MAX = 1000
 
 
 @require_safe
@@ -60,12 +65,16 @@ def item_bulk(request, slug):
     if not fields.is_valid():
         messages.error(request, f"{action.label}: {errors_text(fields)}")
         return redirect(back)
+    every, ticked = form.cleaned_data["all"], form.cleaned_data["item"]
     item_ids = items_chosen(
-        project=access.project,
-        filters=listing.filters(),
-        every=form.cleaned_data["all"],
-        ticked=form.cleaned_data["item"],
+        project=access.project, filters=listing.filters(), every=every, ticked=ticked
     )
+    if len(item_ids) > INLINE_MAX:  # the items chosen now, acted on by the worker
+        job = job_start(
+            kind=item_hooks.bulk_job_kind(action.name), actor=request.user,
+            project=access.project, form=fields, back=back, extra={"item_ids": item_ids},
+        )  # fmt: skip
+        return redirect("job", slug, job.pk)
     try:
         done = action.run(
             actor=request.user, project=access.project, item_ids=item_ids, **fields.cleaned_data

@@ -27,12 +27,15 @@ def _lines(project, *actions):
     return list(lines.filter(action__in=actions) if actions else lines)
 
 
-def test_a_split_drawn_from_the_dashboard_and_the_command(client, project):
+def test_a_split_drawn_from_the_dashboard_and_the_command(
+    client, project, django_capture_on_commit_callbacks
+):
     call_command("split_draw", "--project", project.slug, "--seed", "9", stdout=StringIO())
     (console,) = _lines(project, ProjectAction.SPLIT_DRAWN)
     assert (console.actor, console.after) == (None, {"seed": 9, "held_out_fraction": 0.5})
     client.force_login(member(project, Role.ADMIN, username="alex"))
-    client.post(reverse("dashboard_split", args=[project.slug]), {"seed": 7})
+    with django_capture_on_commit_callbacks(execute=True):  # the job runs
+        client.post(reverse("dashboard_split", args=[project.slug]), {"seed": 7})
     lines = _lines(project, ProjectAction.SPLIT_DRAWN)
     assert [(x.actor_name, x.target) for x in lines] == [("", "seed 9"), ("alex", "seed 7")]
 

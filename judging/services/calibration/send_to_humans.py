@@ -196,8 +196,10 @@ def items_send_to_humans(
     n: int | None = None,
     seed: int | None = None,
     item_ids: list[int] | None = None,
+    progress=None,
 ) -> SendResult:
-    """Create the criterion's question on the selected items (once) and re-open them."""
+    """Create the criterion's question on the selected items (once) and re-open them.
+    `progress(done, total)`, if given, hears after each chunk of items."""
     if selection not in (*SELECTIONS, CHOSEN):
         raise SendError(f"unknown selection {selection!r} (one of: {', '.join(SELECTIONS)})")
     if criterion.project_id != project.pk:
@@ -209,9 +211,23 @@ def items_send_to_humans(
         specs = _questions(chosen[start : start + CHUNK], criterion, kind)
         added = questions_add(actor=actor, specs=specs, source={"selection": selection})
         created, reopened = created + len(added.created), reopened + added.reopened
+        if progress:
+            progress(min(start + CHUNK, len(chosen)), len(chosen))
     _record_selection(criterion, chosen, selection, n, seed)
     return SendResult(
         criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
+    )
+
+
+def items_send_said(*, actor, project: Project, criterion: Criterion, progress=None, **data) -> str:
+    """The dashboard's *Send to humans* (a background job): what it did, in a sentence."""
+    result = items_send_to_humans(
+        actor=actor, project=project, criterion=criterion, progress=progress, **data
+    )
+    noun = "question" if result.questions_created == 1 else "questions"
+    return (
+        f"{result.questions_created} new {criterion.name} {noun} in the review queue "
+        f"({result.questions_existing} were there already; {result.items} items selected)."
     )
 
 

@@ -119,6 +119,13 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
     return draw
 
 
+def split_draw_said(*, actor, project: Project, seed: int, held_out_fraction: float) -> str:
+    """The dashboard's *Draw split* (a background job): what it drew, in a sentence."""
+    drawn = split_draw(actor=actor, project=project, seed=seed, held_out_fraction=held_out_fraction)
+    held = drawn.assignments.filter(split=Split.HELD_OUT).count()
+    return f"Split drawn with seed {seed}: {held} held-out items."
+
+
 def split_extend(*, project: Project) -> int:
     """Draw items added since the draw into it (the late-item rule); returns how many.
 

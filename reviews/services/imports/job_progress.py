@@ -6,7 +6,6 @@ server would see them; the worker writes them here and the progress page reads t
 
 from __future__ import annotations
 
-import threading
 import time
 
 from django.conf import settings
@@ -14,8 +13,8 @@ from django.core.cache import cache
 
 from reviews.models import ImportJob
 from reviews.services.files.gc import remove_unreferenced
+from reviews.services.jobs.progress import DAY, Heartbeat
 
-DAY = 24 * 3600
 STALLED = (
     "The task worker stopped while importing (no heartbeat for {seconds} s); nothing was "
     "written. Retry to import the same file again."
@@ -30,24 +29,9 @@ def heartbeat_key(job_pk: int) -> str:
     return f"import-heartbeat:{job_pk}"
 
 
-class Heartbeat(threading.Thread):
+def heartbeat(job_pk: int) -> Heartbeat:
     """Says "this worker is alive" several times per IMPORT_STALE_SECONDS while a job runs."""
-
-    def __init__(self, job_pk: int):
-        super().__init__(daemon=True, name=f"import-heartbeat-{job_pk}")
-        self.key, self.stopped = heartbeat_key(job_pk), threading.Event()
-        self.every = min(5.0, settings.IMPORT_STALE_SECONDS / 4)
-
-    def run(self) -> None:
-        while True:
-            cache.set(self.key, time.time(), timeout=DAY)
-            if self.stopped.wait(self.every):
-                return
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join()
-        cache.delete(self.key)
+    return Heartbeat(heartbeat_key(job_pk))
 
 
 def job_stalled(job: ImportJob) -> str:

@@ -3,7 +3,7 @@
 A worker killed mid-task leaves its import or judge run `running` for ever. As this worker
 starts, and every few seconds while it lives (a worker that died just before it started is
 seen once its heartbeat goes stale), it records such work as interrupted and queues again
-the imports (at most a few times each) and the judge runs started from the site (their
+the imports and background jobs (at most a few times each) and the judge runs started from the site (their
 finished calls are reused, never paid twice); the files a killed import stored are removed
 when its job ends.
 """
@@ -21,9 +21,10 @@ logger = logging.getLogger(__name__)
 def interrupted_work_resume() -> None:
     from judging.services.runs.control import runs_recover
     from judging.tasks import run_judge_task
-    from reviews.tasks import import_jobs_resume
+    from reviews.tasks import import_jobs_resume, jobs_resume
 
     import_jobs_resume()
+    jobs_resume()
     for pk in runs_recover():
         logger.warning("resuming run %s: its worker died", pk)
         run_judge_task.enqueue(pk)

@@ -1,0 +1,155 @@
+"""Long operations are background jobs (reviews.models.Job): the post answers with the job's
+page at once, a task worker runs the job (here django-tasks-db's own worker running the queued
+task rows, in this process and the test's transaction, on the suite's database: SQLite or
+PostgreSQL), and the page shows what it did. A job whose
+input no longer holds, or whose worker died, fails or resumes saying why; two workers never
+run one job twice."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+from django.utils import timezone
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+
+from judging.models import Criterion
+from reviews.models import Job, Question, QuestionKind, QuestionReason, QuestionStatus, Role
+from reviews.services.jobs import records
+from reviews.services.jobs.records import job_claim, job_execute, jobs_resume_stalled
+from reviews.views import item_list
+from tests.factories import ItemFactory, member
+from tests.judging.helpers import small_project
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def database_tasks(settings):
+    """Tasks queued as rows, as on a real site, and a worker to run them."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+    worker = Worker(queue_names=["*"], interval=0, batch=True, backend_name="default",
+                    startup_delay=False, max_tasks=None, worker_id="test", excluded_queue_names=[])  # fmt: skip
+
+    def work():  # the worker's loop but its transaction handling, which would end the test's
+        while task := DBTaskResult.objects.ready().first():
+            task.claim(worker.worker_id)
+            worker.run_task(task)
+
+    return work
+
+
+@pytest.fixture
+def admin(client, project):
+    client.force_login(member(project, Role.ADMIN, username="boss"))
+    return client
+
+
+def test_send_to_humans_answers_with_a_job_page_and_the_worker_sends(
+    admin, project, tmp_path, database_tasks, django_capture_on_commit_callbacks
+):
+    small_project(project, tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(
+            reverse("dashboard_send", args=[project.slug]),
+            {"criterion": "faithful", "selection": "held_out"},
+        )
+    job = Job.objects.get()
+    assert response.url == reverse("job", args=[project.slug, job.pk])
+    assert job.status == Job.Status.QUEUED and not Question.objects.filter(key="faithful")
+    assert "Waiting for the task worker" in admin.get(response.url).content.decode()
+    database_tasks()
+    job.refresh_from_db()
+    asked = Question.objects.filter(key="faithful").count()
+    assert job.status == Job.Status.SUCCEEDED and asked > 0
+    assert (job.done, job.total) == (asked, asked)
+    page = admin.get(response.url).content.decode()
+    assert f"{asked} new faithful questions in the review queue" in page
+    assert reverse("project_dashboard", args=[project.slug]) in page  # back where it started
+
+
+def test_a_bulk_action_over_many_items_is_a_job(
+    admin, project, database_tasks, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(item_list, "INLINE_MAX", 2)  # 1000 on the site: 3 items are "many"
+    items = [ItemFactory(project=project) for _ in range(3)]
+    for item in items:
+        Question.objects.create(
+            item=item, key="tone", kind=QuestionKind.CRITERION, status=QuestionStatus.RESOLVED
+        )
+    bulk = reverse("item_bulk", args=[project.slug]) + "?status=open"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(bulk, {"action": "reopen", "all": "on"})
+    job = Job.objects.get(kind="items.reopen")
+    assert response.url == reverse("job", args=[project.slug, job.pk])
+    assert job.params["extra"] == {"item_ids": sorted(item.pk for item in items)}
+    assert not Question.objects.filter(status=QuestionStatus.OPEN).exists()
+    database_tasks()
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert job.result.startswith("Re-opened 3 items (3 questions asked again)")
+    assert set(Question.objects.values_list("status", "reason")) == {
+        (QuestionStatus.OPEN, QuestionReason.REOPENED)
+    }
+    back = admin.get(response.url).content.decode()
+    assert "Re-opened 3 items" in back and f"{bulk.split('bulk/')[0]}?status=open" in back
+
+
+def test_a_job_whose_input_no_longer_holds_fails_saying_why(admin, project, tmp_path):
+    small_project(project, tmp_path)
+    job = Job.objects.create(
+        project=project, kind="send_to_humans",
+        params={"data": {"criterion": ["faithful"], "selection": ["held_out"]}},
+    )  # fmt: skip
+    Criterion.objects.filter(project=project).update(name="renamed")
+    job_execute(job_claim(job.pk))
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error == "Nothing was changed: criterion: this project has no criterion 'faithful'."
+    page = admin.get(reverse("job", args=[project.slug, job.pk])).content.decode()
+    assert "Send to humans failed." in page and "no criterion" in page
+
+
+def test_a_refusal_of_the_service_fails_the_job_and_changes_nothing(project, tmp_path):
+    small_project(project, tmp_path)
+    job = Job.objects.create(
+        project=project, kind="send_to_humans",
+        params={"data": {"criterion": ["faithful"], "selection": ["calibration_sample"]}},
+    )  # fmt: skip
+    job_execute(job_claim(job.pk))
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error == "Nothing was changed: a calibration sample needs a size n >= 1 and a seed"
+    assert not Question.objects.filter(key="faithful").exists()
+
+
+def test_two_workers_never_claim_one_job(project):
+    job = Job.objects.create(project=project, kind="split_draw")
+    assert job_claim(job.pk) is not None
+    assert job_claim(job.pk) is None
+    assert Job.objects.get().attempts == 1
+
+
+def test_a_job_whose_worker_died_is_queued_again_then_failed(project, settings):
+    settings.IMPORT_STALE_SECONDS = 1
+    job = Job.objects.create(project=project, kind="split_draw")
+    job_claim(job.pk)
+    Job.objects.filter(pk=job.pk).update(started_at=timezone.now() - timedelta(seconds=5))
+    cache.clear()  # no heartbeat: its worker is gone
+    assert jobs_resume_stalled() == [job.pk]
+    assert Job.objects.get().status == Job.Status.QUEUED
+    for _ in range(records.MAX_RESUMES):
+        job_claim(job.pk)
+        Job.objects.filter(pk=job.pk).update(started_at=timezone.now() - timedelta(seconds=5))
+        jobs_resume_stalled()
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error == records.GAVE_UP.format(times=records.MAX_RESUMES + 1)
+
+
+def test_only_the_projects_admins_see_a_job(client, project):
+    job = Job.objects.create(project=project, kind="split_draw")
+    client.force_login(member(project, Role.RATER, username="rita"))
+    assert client.get(reverse("job", args=[project.slug, job.pk])).status_code == 403
