@@ -24,6 +24,10 @@ from reviews.models import (
     Role,
 )
 
+# Who oversees a project's items and reads its figures (item pages, the item list, dashboards,
+# scores, estimates, their API): every role but rater, whose work stays blind to others'.
+OVERSEERS = (Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER)
+
 
 @dataclass(frozen=True)
 class ProjectAccess:

@@ -16,11 +16,9 @@ from ninja.errors import HttpError
 
 from evalsite.api_errors import ErrorOut
 from judging.reports.estimates.report import DEFAULT_ALPHA, ESTIMATE_ERRORS, estimate_report
-from reviews.access import project_for_user
-from reviews.models import Role
+from reviews.access import OVERSEERS, project_for_user
 
 router = Router(tags=["estimates"])
-READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]  # the dashboard's readers
 
 
 class EstimateQuery(Schema):
@@ -48,7 +46,7 @@ class EstimatesOut(Schema):
     summary="A criterion's true score: PPI++, human-only and judge-only",
 )
 def estimate_read(request: HttpRequest, slug: str, query: Query[EstimateQuery]):
-    access = project_for_user(request.auth, slug, roles=READERS)
+    access = project_for_user(request.auth, slug, roles=OVERSEERS)
     try:
         return estimate_report(
             actor=request.auth,

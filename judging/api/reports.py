@@ -20,12 +20,11 @@ from judging.reports.agreement.report import AgreementReportError, agreement_rep
 from judging.reports.compare.report import CompareError, judges_compare
 from judging.services.calibration.splits import SplitError
 from judging.services.judges.refs import judge_ref_choices
-from reviews.access import project_for_user
+from reviews.access import OVERSEERS, project_for_user
 from reviews.models import Role
 
 router = Router(tags=["reports"])
 _ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
-_READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]  # the dashboard's
 _SEED = Query(0, ge=0, lt=2**63, description="Bootstrap seed: 0 to 2**63 - 1.")
 
 
@@ -43,7 +42,7 @@ def agreement(
     collapse_at: str | None = None,
 ):
     """docs/agreement-report.md. Held-out (and all) figures are a recorded look."""
-    access = project_for_user(request.auth, slug, roles=_READERS)
+    access = project_for_user(request.auth, slug, roles=OVERSEERS)
     try:
         return agreement_report(
             actor=request.auth, project=access.project, split=split, criterion=criterion,

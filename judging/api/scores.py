@@ -19,13 +19,12 @@ from evalsite.api_errors import ErrorOut
 from judging.models import ScoreRun
 from judging.services.scoring.claim_judge import ClaimJudgeError
 from judging.services.scoring.score import predictions_score
-from reviews.access import project_for_user
+from reviews.access import OVERSEERS, project_for_user
 from reviews.models import Role
 
 router = Router(tags=["scores"])
 
 _ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut}
-_READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 
 
 class ScoreRunIn(Schema):
@@ -91,5 +90,5 @@ def score_run_create(request: HttpRequest, slug: str, payload: ScoreRunIn):
     summary="One score run's report",
 )
 def score_run_detail(request: HttpRequest, slug: str, pk: int):
-    access = project_for_user(request.auth, slug, roles=_READERS)
+    access = project_for_user(request.auth, slug, roles=OVERSEERS)
     return _out(get_object_or_404(ScoreRun, project=access.project, pk=pk))

@@ -30,7 +30,7 @@ from judging.reports.agreement.build import SPLIT_LABELS, criterion_rows
 from judging.reports.agreement.human import human_human_entries
 from judging.reports.agreement.inputs import CriterionInput
 from judging.reports.agreement.report import criterion_input
-from judging.reports.dashboard.parts import disagreements, rater_quality, reliability, restrict
+from judging.reports.dashboard.parts import disagreements, rater_agreement, reliability, restrict
 from judging.reports.dashboard.rows import (
     decision_key,
     decision_label,
@@ -216,7 +216,7 @@ def _criterion_entry(
         "calibration_rows": calibration_rows,
         "disagreements": disagreements(data),
         "sent_to_humans": _sent_to_humans(criterion),
-        "rater_quality": rater_quality(data),
+        "rater_quality": rater_agreement(data),
         "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
         "reliability": {
             j.ref: r

@@ -16,8 +16,8 @@ from judging.reports.judge_page import held_out_looks
 from judging.selectors import dashboard_setup
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.tasks import recompute_pending, request_recompute
-from judging.views.held_out import READERS, held_out_shown
-from reviews.access import project_for_user
+from judging.views.held_out import held_out_shown
+from reviews.access import OVERSEERS, project_for_user
 from reviews.models import Role
 
 # What the setup panel's *Items* offers (send_to_humans' selections), in words.
@@ -32,7 +32,7 @@ SEND_SELECTIONS = (
 def snapshot_context(request, slug: str, *, what: str) -> dict:
     """The project's latest figures and their freshness; held-out figures only once the reader
     asked to see them (`held_out_show`, logged), else no payload and `held_out_hidden`."""
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     project = access.project
     snapshot = latest_snapshot(project)
     stale = snapshot is None or snapshot.fingerprint != inputs_fingerprint(project)

@@ -11,8 +11,8 @@ from judging.presenters import estimate_figures
 from judging.reports.estimates.report import ESTIMATE_ERRORS, estimate_report
 from judging.selectors import estimate_choices
 from judging.services.calibration.splits import current_draw
-from judging.views.held_out import READERS, held_out_shown
-from reviews.access import project_for_user
+from judging.views.held_out import held_out_shown
+from reviews.access import OVERSEERS, project_for_user
 
 
 def _initial(refs: list[str]) -> dict:
@@ -24,7 +24,7 @@ def _initial(refs: list[str]) -> dict:
 
 @require_safe
 def estimate_page(request, slug, name):
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     project = access.project
     choices = estimate_choices(project, name)
     if choices is None:

@@ -15,11 +15,8 @@ from django.views.decorators.http import require_POST
 
 from judging.forms import HeldOutShowForm
 from judging.services.calibration.splits import held_out_access_log
-from reviews.access import project_for_user
-from reviews.models import Role
+from reviews.access import OVERSEERS, project_for_user
 
-# Raters never see judge verdicts or agreement figures.
-READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 SESSION_KEY = "held_out_shown"  # project pks whose held-out figures this session asked to see
 
 
@@ -29,7 +26,7 @@ def held_out_shown(request, project) -> bool:
 
 @require_POST
 def held_out_show(request, slug):
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     form = HeldOutShowForm(request.POST)
     form.is_valid()  # both fields optional: the log says "held-out figures" without a page
     data = form.cleaned_data

@@ -8,13 +8,13 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from judging.metrics.voting import group_vote
 from judging.models import Criterion, HumanLabel, ItemSplit, Split, Verdict
+from judging.reports.agreement.build import disagreeing_label
 from judging.reports.agreement.report import versions_by_judge
 from judging.selectors_labels import final_labels, rater_labels
 from judging.services.calibration.failures import buckets_for, current_tags
-from judging.views.held_out import READERS, held_out_shown
-from reviews.access import item_for_overseer
+from judging.views.held_out import held_out_shown
+from reviews.access import OVERSEERS, item_for_overseer
 from reviews.models import Item
 from reviews.selectors import item_documents
 from reviews.services.revisions import earlier_outputs
@@ -62,9 +62,8 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
             {
                 "name": name,
                 "verdicts": samples,
-                # The same rule as the disagreement list: the judge's majority label counts.
-                "disagrees": human is not None
-                and group_vote(v.label for v in samples) not in (None, human),
+                "disagrees": disagreeing_label(human, [v.label for v in samples], criterion.labels)
+                is not None,
                 "tag": tags.get((item.pk, criterion.name, name)),
             }
             for (name, _), samples in judges.items()
@@ -78,7 +77,7 @@ def _criterion_panel(criterion: Criterion, item: Item, tags: dict) -> dict:
 
 @require_safe
 def dashboard_item(request, slug, item_pk):
-    access, item = item_for_overseer(request.user, slug, item_pk, roles=READERS)
+    access, item = item_for_overseer(request.user, slug, item_pk, roles=OVERSEERS)
     split = ItemSplit.objects.filter(item=item).values_list("split", flat=True).first()
     hidden = split == Split.HELD_OUT and not held_out_shown(request, access.project)
     tags = current_tags(access.project)

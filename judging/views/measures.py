@@ -9,15 +9,13 @@ from judging.reports.pass_at_k import PassAtKError, pass_at_k_report
 from judging.reports.text_metrics import TextMetricsError, text_metrics_report
 from judging.services.calibration.splits import SplitError, current_draw
 from judging.views.held_out import held_out_shown
-from reviews.access import project_for_user
-from reviews.models import Role
+from reviews.access import OVERSEERS, project_for_user
 
-READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 ITEMS_SHOWN = 200  # item rows on the text-metrics page; the figures use every item
 
 
 def _page(request, slug, form_class, template, what, build):
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     project = access.project
     form = form_class(request.GET or None, project=project)
     context = {"project": project, "form": form, "report": None}

@@ -16,12 +16,11 @@ from judging.services.runs.baselines import BaselineError
 from judging.services.scoring.claim_judge import ClaimJudgeError
 from judging.services.scoring.claims_to_people import ClaimsToPeopleError, claims_to_people
 from judging.services.scoring.score import predictions_score
-from reviews.access import project_for_user
+from reviews.access import OVERSEERS, project_for_user
 from reviews.formats.errors import FormatError
 from reviews.models import Role
 from reviews.services.imports.pipeline import ImportFailed
 
-READERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every record
 
 
@@ -45,7 +44,7 @@ def _list(request, access, form=None, baseline_form=None):
 
 @require_safe
 def score_list(request, slug):
-    return _list(request, project_for_user(request.user, slug, roles=READERS))
+    return _list(request, project_for_user(request.user, slug, roles=OVERSEERS))
 
 
 @require_POST
@@ -125,7 +124,7 @@ def _section_view(section: dict, stage: str | None, context: str | None) -> dict
 
 @require_safe
 def score_run(request, slug, pk):
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
     stage, context = ScoreRunFilterForm(request.GET).filters()
     sections = [_section_view(s, stage, context) for s in run.report["sections"]]
@@ -148,7 +147,7 @@ def score_run(request, slug, pk):
 @require_safe
 def score_case(request, slug, pk):
     """One case's records in a score run: field outcomes and the claim judge's decisions."""
-    access = project_for_user(request.user, slug, roles=READERS)
+    access = project_for_user(request.user, slug, roles=OVERSEERS)
     run = get_object_or_404(ScoreRun, project=access.project, pk=pk)
     case_id = ScoreCaseForm(request.GET).case_id()
     records = [

@@ -10,13 +10,12 @@ from django.views.decorators.http import require_POST, require_safe
 
 from evalsite.posting import errors_text
 from reviews import item_hooks
-from reviews.access import project_for_user
+from reviews.access import OVERSEERS, project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
 from reviews.models import Role
 from reviews.selectors_pages import items_chosen, items_page
 from reviews.services.jobs.records import job_start
 
-OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 # Ticked rows (at most forms_items.MAX_TICKED) and up to this many matching items are acted on
 # inside the request (a click on a page of rows answers with what it did); more matching items
 # run as a background job, whose page shows the progress (bench/jobs.py times that path).

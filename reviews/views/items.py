@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from evalsite.posting import errors_text, keep_refused, refused_input
-from reviews.access import item_for_overseer, project_for_user
+from reviews.access import OVERSEERS, item_for_overseer, project_for_user
 from reviews.forms import AnswerChoiceForm, ApprovalForm
 from reviews.forms_inputs import CursorForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
@@ -38,8 +38,6 @@ from reviews.services.rating.resolution import (
     adjudication_record,
 )
 from reviews.views.viewer_context import viewer_context
-
-OVERSEERS = [Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER]
 
 
 @require_safe

@@ -22,8 +22,8 @@ from reviews.services.projects.members import project_create, project_settings_u
 from reviews.services.projects.questions import question_define
 from reviews.services.rating.quality import (
     gold_items,
+    rater_accuracy,
     rater_alerts,
-    rater_quality,
     rater_quality_setting,
 )
 from reviews.views.questions import builder_context, template_chosen
@@ -71,7 +71,7 @@ def rater_quality_page(request, slug):
     """Each rater's accuracy on gold items, week by week, and agreement with the resolutions."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN, Role.ADJUDICATOR])
     setting = rater_quality_setting(access.project)
-    raters = rater_quality(access.project)
+    raters = rater_accuracy(access.project)
     alerts = {q.rater for q in rater_alerts(access.project, raters)}
     return render(
         request,

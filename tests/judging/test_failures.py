@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from judging.models import DEFAULT_FAILURE_BUCKETS, FailureBucket, FailureTag
+from judging.reports.agreement.build import disagreeing_label
 from judging.selectors import disagreement_rows
 from judging.services.calibration.failures import (
     buckets_for,
@@ -257,3 +258,20 @@ def test_disagreement_filters(client, project, adjudicator, tmp_path):
     pair = client.get(url, {"pair": "pass → fail"}).context["rows"]
     assert pair and all((r["human"], r["judged"]) == ("pass", "fail") for r in pair)
     assert client.get(url, {"criterion": "ghost"}).context["rows"] == []
+
+
+@pytest.mark.parametrize(
+    ("samples", "disagrees_with_pass"),
+    [
+        (["fail", "fail", "pass"], "fail"),
+        (["unparsed", "unparsed", "pass"], None),  # the item page once said "disagrees" here
+        (["unparsed", "unparsed", "fail"], "fail"),
+        (["pass", "fail"], None),  # the judge's samples tie: no label, no disagreement
+        (["maybe"], None),  # not one of the criterion's labels: unparsed
+    ],
+)
+def test_one_disagreement_rule_for_the_list_and_the_item_page(samples, disagrees_with_pass):
+    """The disagreement list (dashboard parts) and the item page both ask `disagreeing_label`:
+    the judge's most common parsed label against the final human label."""
+    assert disagreeing_label("pass", samples, ["pass", "fail"]) == disagrees_with_pass
+    assert disagreeing_label(None, samples, ["pass", "fail"]) is None

@@ -7,7 +7,14 @@ import pytest
 from django.core.management import call_command
 
 from judging.models import Panel
-from judging.services.calibration.panels import PanelError, panel_configure, panel_decide
+from judging.reports.agreement.panels import panel_item_votes, panel_samples
+from judging.reports.agreement.report import criterion_input
+from judging.services.calibration.panels import (
+    PanelError,
+    panel_configure,
+    panel_decide,
+    panel_result,
+)
 from judging.services.runs.control import run_create
 from judging.services.runs.runner import run_execute
 from reviews.models import Question
@@ -163,3 +170,34 @@ def test_pairwise_runs_both_orders_and_inconsistent_pairs_go_to_humans(project, 
     call_command("send_to_humans", "--project", project.slug, "--criterion", "preference",
                  "--inconsistent-pairs", stdout=out)  # fmt: skip
     assert "2 questions created" in out.getvalue()
+
+
+def test_one_panel_rule_an_unknown_or_unparsed_label_abstains():
+    """The report's rule won: a sample outside the criterion's labels abstains (it used to vote
+    in `panel_decide`), an item with only such samples is left out as unparsed, not a tie."""
+    by_item = {
+        "a": {"m1": ["pass"], "m2": ["maybe"]},  # m2 abstains: m1 decides
+        "b": {"m1": ["unparsed"], "m2": ["maybe"]},  # nobody votes
+        "c": {"m1": ["pass"], "m2": ["fail"]},
+        "d": {"m1": ["pass"], "m2": ["pass"], "m3": ["fail"]},
+    }
+    votes = panel_item_votes(by_item, ["pass", "fail"], "majority")
+    assert votes.labels == {"a": "pass", "d": "pass"}
+    assert (votes.ties, votes.unparsed_only, votes.unparsed_samples) == ({"c"}, {"b"}, 3)
+    assert votes.dissent == {"d"}  # m3 voted otherwise; on a, m2 cast no vote at all
+    unanimous = panel_item_votes(by_item, ["pass", "fail"], "unanimous")
+    assert unanimous.labels == {"a": "pass"} and unanimous.ties == {"c", "d"}
+
+
+def test_the_service_and_the_report_vote_a_panel_alike(project, panel_of):
+    """`panel_decide` and the agreement report's panel row go through the same rule: the same
+    items decided the same way, the same items left for people."""
+    panel = panel_of(["m1", "m2", "m3"], rule="unanimous")
+    result, criterion = panel_result(panel)
+    names = dict(project.items.values_list("pk", "external_id"))
+    reported = criterion_input(criterion, project.items.all(), names).panels
+    (report_panel,) = [p for p in reported if p.name == panel.name]
+    votes = panel_item_votes(panel_samples(report_panel), criterion.labels, report_panel.rule)
+    assert {names[pk]: label for pk, label in result.decided.items()} == votes.labels
+    assert {names[pk] for pk in result.ties} == votes.ties | votes.unparsed_only
+    assert len(result.decided) == 3

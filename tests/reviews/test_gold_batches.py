@@ -17,7 +17,7 @@ from reviews.models import (
 )
 from reviews.services.assignment.batches import batch_create
 from reviews.services.assignment.queue import assignment_claim_next, assignment_skip
-from reviews.services.rating.quality import rater_quality
+from reviews.services.rating.quality import rater_accuracy
 from tests.factories import member
 from tests.reviews.conftest import TOTAL
 
@@ -129,7 +129,7 @@ def test_a_batch_gold_answer_is_scored_never_resolved(
     client.post(reverse("review_submit", args=[gold_project.slug, gold.pk]))
     assert Assignment.objects.get(rater=gus, gold=True).status == AssignmentStatus.SUBMITTED
     assert list(Resolution.objects.values_list("pk", flat=True)) == resolutions
-    assert {q.rater: (q.gold_n, q.gold_accuracy) for q in rater_quality(gold_project)}["gus"] == (
+    assert {q.rater: (q.gold_n, q.gold_accuracy) for q in rater_accuracy(gold_project)}["gus"] == (
         1,
         1.0,
     )

@@ -19,7 +19,7 @@ from reviews.models import (
 from reviews.selectors import answers_for_adjudication
 from reviews.services.approval.approve import approval_record
 from reviews.services.assignment.queue import assignment_claim_next, assignment_skip
-from reviews.services.rating.quality import gold_mark, rater_quality
+from reviews.services.rating.quality import gold_mark, rater_accuracy
 from tests.factories import PASSWORD, member
 from tests.reviews.conftest import TOTAL
 
@@ -203,12 +203,12 @@ def test_gold_answers_are_scored_never_resolved(client, gold_project, make_gold,
     assert gold.events.filter(kind=EventKind.SUBMITTED, data__gold=True).count() == 1
     panels = answers_for_adjudication(item=gold, show_names=True)
     assert [view.rater_label for view in panels[question.pk]] == ["rita"]
-    by_name = {q.rater: q for q in rater_quality(gold_project)}
+    by_name = {q.rater: q for q in rater_accuracy(gold_project)}
     assert (by_name["gus"].gold_n, by_name["gus"].gold_accuracy) == (1, 0.0)  # 1200 ≠ 1290
     # A revision after submitting is taken (as on an unsettled item); the latest answer counts.
     revised = client.post(save, {"choice": "value", "value": "1,290", "expected_seq": 1})
     assert revised.status_code == 200
-    assert {q.rater: q.gold_accuracy for q in rater_quality(gold_project)}["gus"] == 1.0
+    assert {q.rater: q.gold_accuracy for q in rater_accuracy(gold_project)}["gus"] == 1.0
     assert list(Resolution.objects.filter(question=question).values_list("pk", flat=True)) == (
         resolutions
     )

@@ -16,7 +16,7 @@ from reviews.models import (
     Role,
 )
 from reviews.services.approval.approve import approval_record
-from reviews.services.rating.quality import GoldError, gold_mark, rater_alerts, rater_quality
+from reviews.services.rating.quality import GoldError, gold_mark, rater_alerts, rater_accuracy
 from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
@@ -78,7 +78,7 @@ def test_gold_scores_blind_answers_against_ground_truth(project, review_item, ra
     answer_gold(rate, gina, item, "1200")  # 1200 = 1,200.00 after normalisation
     answer_gold(rate, gus, item, "1290")
 
-    by_name = {q.rater: q for q in rater_quality(project)}
+    by_name = {q.rater: q for q in rater_accuracy(project)}
     assert (by_name["gina"].gold_n, by_name["gina"].gold_accuracy) == (1, 1.0)
     assert (by_name["gus"].gold_n, by_name["gus"].gold_accuracy) == (1, 0.0)
     (week,) = by_name["gus"].drift
@@ -101,9 +101,9 @@ def test_unmarked_items_do_not_count_and_unknown_answers_refuse(
     gold_mark(actor=admin, item=agreeing)  # resolved unanimously: the resolution is known
     gus = member(project, Role.RATER, username="gus")
     answer_gold(rate, gus, agreeing, "1290")
-    assert {q.rater: q.gold_n for q in rater_quality(project)} == {"gus": 1, "raj": 0, "rita": 0}
+    assert {q.rater: q.gold_n for q in rater_accuracy(project)} == {"gus": 1, "raj": 0, "rita": 0}
     gold_mark(actor=admin, item=agreeing, gold=False)
-    assert {q.rater: q.gold_n for q in rater_quality(project)} == {"gus": 0, "raj": 0, "rita": 0}
+    assert {q.rater: q.gold_n for q in rater_accuracy(project)} == {"gus": 0, "raj": 0, "rita": 0}
 
 
 def test_only_the_projects_admins_mark_gold(project, review_item, rate, raters):

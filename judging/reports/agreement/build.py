@@ -34,7 +34,7 @@ from judging.reports.agreement.bias import first_position_entry, length_bias_ent
 from judging.reports.agreement.cuts import collapse, label_counts, thresholds
 from judging.reports.agreement.human import human_human_entries
 from judging.reports.agreement.inputs import CriterionInput, JudgeSamples, PanelInput
-from judging.reports.agreement.panels import Votes, panel_entry, panel_item_votes
+from judging.reports.agreement.panels import Votes, panel_entry, panel_item_votes, panel_samples
 
 N_RESAMPLES = 2000
 CI_LEVEL = 0.95
@@ -61,13 +61,28 @@ def _top(labels: Sequence[str]) -> tuple[str | None, bool]:
     return ranked[0][0], False
 
 
+def judge_label(samples: Sequence[str], labels: Sequence[str]) -> tuple[str | None, bool]:
+    """A judge's label on one item: the most common of its samples that parse (one of the
+    criterion's `labels`), with whether its samples tied; (None, False) when none parses."""
+    allowed = set(labels)
+    return _top([s for s in samples if s in allowed])
+
+
+def disagreeing_label(
+    human: str | None, samples: Sequence[str], labels: Sequence[str]
+) -> str | None:
+    """The disagreement rule (the dashboard's disagreement list and the item page): the judge's
+    label when it differs from the final human label; None when they agree, when there is no
+    human label, or when the judge's samples tie or do not parse."""
+    label, _ = judge_label(samples, labels)
+    return label if human is not None and label is not None and label != human else None
+
+
 def judge_votes(judge: JudgeSamples, labels: Sequence[str]) -> Votes:
     votes = Votes()
-    allowed = set(labels)
     for item, samples in judge.samples.items():
-        parsed = [s for s in samples if s in allowed]
-        votes.unparsed_samples += len(samples) - len(parsed)
-        label, tied = _top(parsed)
+        label, tied = judge_label(samples, labels)
+        votes.unparsed_samples += sum(s not in labels for s in samples)
         if label is not None:
             votes.labels[item] = label
         elif tied:
@@ -259,7 +274,7 @@ def criterion_rows(criterion: CriterionInput, *, seed: int, n_resamples: int) ->
         votes = judge_votes(judge, criterion.labels)
         rows.append(result_row(criterion, [judge], votes, seed=seed, n_resamples=n_resamples))
     for panel in sorted(criterion.panels, key=lambda p: p.name):
-        votes = panel_item_votes(panel, criterion.labels)
+        votes = panel_item_votes(panel_samples(panel), criterion.labels, panel.rule)
         rows.append(
             result_row(
                 criterion, panel.members, votes, seed=seed, n_resamples=n_resamples, panel=panel

@@ -16,7 +16,7 @@ from judging.metrics import (
     expected_calibration_error,
     observed_agreement,
 )
-from judging.reports.agreement.build import judge_votes
+from judging.reports.agreement.build import disagreeing_label
 from judging.reports.agreement.inputs import CriterionInput, JudgeSamples
 
 
@@ -51,17 +51,16 @@ def disagreements(criterion: CriterionInput) -> list[dict[str, Any]]:
     `judge` names the version (`NAME@VERSION`, or `provider/model` for imported verdicts)."""
     rows = []
     for judge in criterion.judges:
-        votes = judge_votes(judge, criterion.labels)
-        for item, label in sorted(votes.labels.items()):
-            human = criterion.final_labels.get(item)
-            if human is not None and human != label:
+        for item, samples in sorted(judge.samples.items()):
+            label = disagreeing_label(criterion.final_labels.get(item), samples, criterion.labels)
+            if label is not None:
                 rows.append(
                     {
                         "item": item,
                         "criterion": criterion.name,
                         "version": criterion.version,
                         "judge": judge.ref,
-                        "human": human,
+                        "human": criterion.final_labels[item],
                         "judged": label,
                     }
                 )
@@ -74,8 +73,10 @@ def _pair_stats(a: dict[str, str], b: dict[str, str], labels) -> tuple[int, dict
     return len(shared), observed_agreement(table).as_dict(), cohen_kappa(table).as_dict()
 
 
-def rater_quality(criterion: CriterionInput) -> list[dict[str, Any]]:
-    """Per rater: agreement with the final label, and mean kappa with each other rater."""
+def rater_agreement(criterion: CriterionInput) -> list[dict[str, Any]]:
+    """Per rater on one criterion: agreement and kappa with the final label, and mean kappa with
+    each other rater (the snapshot's `rater_quality` key; reviews' `rater_accuracy` is the
+    project's gold checks)."""
     rows = []
     raters = criterion.rater_labels
     peers: dict[str, list[float]] = {r: [] for r in raters}

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from judging.formats.replies import UNPARSED
-from judging.metrics import panel_vote
 from judging.models import Panel, PanelMember, PanelRule, Verdict
+from judging.reports.agreement.panels import panel_item_votes
 from judging.services.calibration.send_to_humans import CHOSEN, items_send_to_humans
 from judging.services.calibration.splits import items_in_split
 from judging.services.judges.refs import JudgeRefError, judge_ref_resolve
@@ -58,13 +57,16 @@ def _counts(member: PanelMember, sample: int) -> bool:
     return member.version_id is None or sample < member.version.samples
 
 
-def panel_votes(panel: Panel, split: str = "all") -> tuple[PanelResult, object]:
+def panel_result(panel: Panel, split: str = "all") -> tuple[PanelResult, object]:
+    """The panel's current verdicts on the split's items, voted by the one panel rule
+    (`panel_item_votes`, the agreement report's too): an item no sample settles (a tie, or
+    only unparsed or unknown labels) is a tie here, for people to decide."""
     members = _members(panel)
     criterion = next(m.version.criterion for m in members if m.version_id)
     by_judge = defaultdict(list)
     for member in members:
         by_judge[member.judge_id].append(member)
-    votes: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    by_item: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     judged: dict[int, set[int]] = defaultdict(set)  # member pk -> items
     rows = (
         Verdict.objects.current()
@@ -78,26 +80,21 @@ def panel_votes(panel: Panel, split: str = "all") -> tuple[PanelResult, object]:
     for item_id, judge_id, sample, label in rows:
         for member in by_judge[judge_id]:
             if _counts(member, sample):
-                group = votes[item_id][member.judge.model_group]
-                group.append(None if label == UNPARSED else label)
+                by_item[item_id][member.judge.model_group].append(label)
                 judged[member.pk].add(item_id)
     result = PanelResult()
     for member in members:
-        result.missing[member_ref(member)] = sorted(votes.keys() - judged[member.pk])
-    for item_id, by_group in sorted(votes.items()):
-        vote = panel_vote(by_group, rule=panel.rule)
-        if not vote.is_decided:
-            result.ties.append(item_id)
-            continue
-        result.decided[item_id] = vote.label
-        if any(label != vote.label for label in vote.group_votes.values()):
-            result.dissent.append(item_id)
+        result.missing[member_ref(member)] = sorted(by_item.keys() - judged[member.pk])
+    votes = panel_item_votes(by_item, criterion.labels, panel.rule)
+    result.decided = dict(sorted(votes.labels.items()))
+    result.ties = sorted(votes.ties | votes.unparsed_only)
+    result.dissent = sorted(votes.dissent)
     return result, criterion
 
 
 def panel_decide(*, panel: Panel, split: str = "all", actor=None) -> PanelResult:
     """Vote, then send the ties (and the dissent, if the panel says so) to human review."""
-    result, criterion = panel_votes(panel, split)
+    result, criterion = panel_result(panel, split)
     chosen = result.ties + (result.dissent if panel.send_dissent else [])
     if chosen:
         sent = items_send_to_humans(

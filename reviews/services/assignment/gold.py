@@ -4,7 +4,7 @@ A gold item is already settled (its known answer is snapshotted in its latest `G
 With the project's `gold_share` above 0, `assignment_claim_next` serves one with that probability,
 and `batch_create` mixes that share into each rater's batch: an ordinary `Assignment` with
 `gold=True` (only the server knows; the rater's page, URL and markup are those of any item).
-Its answers are scored against the known answer (`rater_quality`) and never take part in the
+Its answers are scored against the known answer (`rater_accuracy`) and never take part in the
 item's resolution or agreement figures.
 """
 

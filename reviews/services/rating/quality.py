@@ -181,9 +181,10 @@ def _current_resolutions(project: Project) -> dict[int, dict]:
     return current
 
 
-def rater_quality(project: Project, *, gold_only: bool = False) -> list[RaterQuality]:
-    """Every rater of the project with their figures, by username. `gold_only`: the gold
-    figures alone (what the alert needs), without reading every ordinary answer."""
+def rater_accuracy(project: Project, *, gold_only: bool = False) -> list[RaterQuality]:
+    """Every rater of the project with their accuracy on gold checks and their agreement with
+    the current resolutions, by username. `gold_only`: the gold figures alone (what the alert
+    needs), without reading every ordinary answer."""
     gold = gold_items(project)
     resolutions = {} if gold_only else _current_resolutions(project)
     out: dict[str, RaterQuality] = {}
@@ -214,6 +215,6 @@ def rater_alerts(project: Project, qualities: list[RaterQuality] | None = None) 
     setting = rater_quality_setting(project)
     return [
         q
-        for q in (rater_quality(project, gold_only=True) if qualities is None else qualities)
+        for q in (rater_accuracy(project, gold_only=True) if qualities is None else qualities)
         if q.gold_n >= setting.min_answers and q.gold_accuracy < setting.alert_below
     ]
