@@ -66,6 +66,13 @@ def env_list(name: str, default: list[str], *, environ=os.environ) -> list[str]:
     return [part.strip() for part in values if part.strip()]
 
 
+def env_int_list(name: str, default: list[int], *, environ=os.environ) -> list[int]:
+    values = env_list(name, [str(n) for n in default], environ=environ)
+    if not all(v.isdigit() for v in values):
+        raise ImproperlyConfigured(f"{name}={environ[name]!r} is not a list of whole numbers.")
+    return [int(v) for v in values]
+
+
 def env_path(name: str, default: Path, *, environ=os.environ) -> Path:
     raw = env_str(name, "", environ=environ)
     return Path(raw).expanduser().resolve() if raw else default

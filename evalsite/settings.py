@@ -15,6 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from evalsite.env import (
     env_bool,
     env_int,
+    env_int_list,
     env_list,
     env_path,
     env_str,
@@ -213,6 +214,14 @@ EVIDENCE_CACHE_MAX_BYTES = env_int("EVIDENCE_CACHE_MAX_BYTES", 2 * 1024**3, mini
 # default address or at a host listed here, and may name only these variables as its API key.
 JUDGE_ALLOWED_HOSTS = env_list("JUDGE_ALLOWED_HOSTS", [])
 JUDGE_API_KEY_ENVS = env_list("JUDGE_API_KEY_ENVS", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"])
+
+# Webhooks (reviews/services/webhooks/): a project admin may register an endpoint only on a host
+# listed here (the judges' rule, evalsite/outbound.py: `host:port`, or a bare host for 80/443).
+# https:// only, except a loopback host listed with its port (a receiver on this machine).
+WEBHOOK_ALLOWED_HOSTS = env_list("WEBHOOK_ALLOWED_HOSTS", [])
+# Seconds before each retry of a failed delivery (then it is given up, and says so).
+WEBHOOK_RETRY_SECONDS = env_int_list("WEBHOOK_RETRY_SECONDS", [10, 60, 300, 1800, 7200])
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
 
 # Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)

@@ -27,6 +27,7 @@ class ReviewsConfig(AppConfig):
         "reviews_goldmark",
         "reviews_itemrevision",
         "reviews_projectevent",
+        "reviews_webhookattempt",
     )
 
     def ready(self):
@@ -46,9 +47,12 @@ class ReviewsConfig(AppConfig):
 
         _item_actions_register()
         from reviews import tasks
-        from reviews.signals import job_queued
+        from reviews.signals import job_queued, webhook_deliveries_queued
 
         job_queued.connect(tasks.job_queued_enqueue, dispatch_uid="reviews-job-queued")
+        webhook_deliveries_queued.connect(
+            tasks.webhook_deliveries_enqueue, dispatch_uid="reviews-webhooks"
+        )
 
 
 def _item_actions_register():

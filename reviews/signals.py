@@ -9,3 +9,7 @@ project_data_changed = Signal()
 # Sent (after commit) when a background job was started: kwargs `job`. reviews.tasks queues
 # it for the worker (services never import tasks).
 job_queued = Signal()
+
+# Sent (after commit) when webhook deliveries were written: kwargs `delivery_pks`. Reviews'
+# AppConfig queues them for the task worker (services never import tasks).
+webhook_deliveries_queued = Signal()

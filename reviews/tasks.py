@@ -135,3 +135,31 @@ def evidence_gc_periodic() -> int:
     every = timedelta(minutes=settings.EVIDENCE_GC_MINUTES)
     evidence_gc_periodic.using(run_after=timezone.now() + every).enqueue()
     return len(removed)
+
+
+def webhook_deliveries_enqueue(sender, *, delivery_pks, **kwargs) -> None:
+    """The `webhook_deliveries_queued` signal's receiver (connected in reviews/apps.py)."""
+    for pk in delivery_pks:
+        webhook_deliver.enqueue(pk)
+
+
+@task()
+def webhook_deliver(delivery_pk: int) -> str:
+    """One attempt at a webhook delivery; a failed one is queued again after its backoff.
+
+    Re-enqueued with `run_after` rather than retried in place (tenacity): a retry sleeping in the
+    task would hold a worker for up to hours while imports and runs wait behind it, and would
+    be lost when the worker restarts; a queued retry survives both. The immediate backend
+    (tests, scripts) cannot defer, so there the retry follows at once.
+    """
+    from datetime import timedelta
+
+    from reviews.services.webhooks.deliver import webhook_attempt
+
+    outcome = webhook_attempt(delivery_pk)
+    if outcome.retry_in is not None:
+        again = webhook_deliver
+        if webhook_deliver.get_backend().supports_defer:
+            again = again.using(run_after=timezone.now() + timedelta(seconds=outcome.retry_in))
+        again.enqueue(delivery_pk)
+    return outcome.status

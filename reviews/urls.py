@@ -19,6 +19,7 @@ from reviews.views import (
     queue,
     review,
     tokens,
+    webhooks,
 )
 
 converters.register()  # <id:...>: a row id, at most 18 digits (a longer one is 404)
@@ -55,6 +56,13 @@ project_patterns = [
     path("instructions/", projects.project_instructions, name="project_instructions"),
     path("settings/", projects.project_settings, name="project_settings"),
     path("members/", members.members, name="members"),
+    path("webhooks/", webhooks.webhooks, name="webhooks"),
+    path("webhooks/<id:hook_pk>/", webhooks.webhook_detail, name="webhook_detail"),
+    path(
+        "webhooks/<id:hook_pk>/disable/",
+        webhooks.webhook_disable_view,
+        name="webhook_disable",
+    ),
     path("audit/", audit.project_audit, name="project_audit"),
     path("members/<id:user_pk>/remove/", members.member_remove, name="member_remove"),
     path("members/<id:user_pk>/unlock/", members.member_unlock, name="member_unlock"),

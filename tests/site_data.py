@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import override_settings
+from django.utils import timezone
 
 from judging.demo import SLUG as JUDGE_DEMO
 from judging.models import GateSetting, JudgeConfig, ModelPrice, Run
@@ -33,7 +34,18 @@ from judging.services.runs.runner import run_execute
 from judging.services.scoring.score import predictions_score
 from judging.stub_model import make_server
 from reviews.demo.load import DEMO_SLUG, DEMO_USERS, demo_project
-from reviews.models import Document, EventKind, ImportJob, Item, Job, Project, Role
+from reviews.models import (
+    Document,
+    EventKind,
+    ImportJob,
+    Item,
+    Job,
+    Project,
+    Role,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
+)
 from reviews.services.approval.approve import approval_record
 from reviews.services.assignment.batches import batch_create
 from reviews.services.assignment.queue import assignment_claim_next
@@ -43,6 +55,7 @@ from reviews.services.imports.pipeline import file_import
 from reviews.services.projects.members import membership_add
 from reviews.services.projects.tokens import token_create
 from reviews.services.rating.quality import gold_mark, rater_quality_setting_update
+from reviews.services.webhooks.hooks import webhook_create, webhook_disable
 from tests.builders import attach_evidence, rate, review_item_builder
 from tests.factories import UserFactory
 from tests.judging.helpers import (
@@ -83,6 +96,7 @@ class Site:
     score_run_pk: int
     token_pk: int
     url: str  # the stub model server's base URL
+    hook_pk: int = 0  # a (disabled) webhook of the review demo, with deliveries
 
 
 def _judge_settings(url: str, prompt: str = PROMPT) -> JudgeSettings:
@@ -160,6 +174,30 @@ def _admin_rows(site: Site, users) -> None:
         membership_add(actor=alex, project=demo, user=keeper, role=role)
     key = trusted_key_register(actor=keeper, project=demo, pem=pem.decode())
     trusted_key_revoke(actor=keeper, project=demo, key_id=key.key_id, reason="leaked")
+    site.hook_pk = _webhook(demo, alex).pk
+
+
+def _webhook(project, admin, deliveries: int = 2) -> Webhook:
+    """A webhook whose deliveries each had two attempts. Disabled at once, so nothing the
+    site does afterwards tries to reach its (made-up) host."""
+    with override_settings(WEBHOOK_ALLOWED_HOSTS=["hooks.example.com"]):
+        hook, _ = webhook_create(
+            actor=admin, project=project, url="https://hooks.example.com/e",
+            events=["item.approved"],
+        )  # fmt: skip
+    webhook_disable(actor=admin, project=project, hook_pk=hook.pk)
+    webhook_log_grow(hook, deliveries)
+    return hook
+
+
+def webhook_log_grow(hook, deliveries: int) -> None:
+    now = timezone.now()
+    for _ in range(deliveries):
+        delivery = WebhookDelivery.objects.create(hook=hook, event="item.approved", body="{}")
+        for number, code in ((1, 500), (2, 200)):
+            WebhookAttempt.objects.create(
+                delivery=delivery, number=number, started_at=now, duration_ms=5, status_code=code
+            )
 
 
 def site_build(stub_url: str) -> Site:
@@ -242,6 +280,8 @@ def site_grow(
         _score(site.judged, alex, str(5 + k))
     for k in range(2):
         _approved_case(site.judged, users, f"{APPROVED}-{k}")
+    webhook_log_grow(Webhook.objects.get(pk=site.hook_pk), 5)
+    _webhook(site.demo, alex)
     for project in (site.demo, site.judged):
         dashboard_refresh(project=project)
 

@@ -34,6 +34,7 @@ NOT_PAGES = {
     "rater_quality_settings": "POST: saves the rater-quality alert",
     "member_remove": "POST: removes a member",
     "member_unlock": "POST: clears a member's password lockout",
+    "webhook_disable": "POST: disables a webhook",
     "item_gold": "POST: marks an item gold",
     "review_submit": "POST: submits the rater's answers",
     "review_skip": "POST: skips an item",
@@ -146,6 +147,8 @@ PINNED = {
     "project_instructions": 3,
     "project_settings": 3,
     "members": 5,
+    "webhooks": 4,
+    "webhook_detail": 6,  # + its deliveries, then their attempts in one query
     "project_audit": 4,
     "item_list": 10,  # + the filters' slices and raters, the bulk actions' raters, batches, criteria
     "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
@@ -202,6 +205,7 @@ def _values(site: Site, route: Route) -> dict:
         "user_pk": users.get(username=VISITORS["rater"]).pk,
         "job_pk": site.job.pk,
         "job_id": site.background_job.pk,
+        "hook_pk": site.hook_pk,
         "sha256": site.document.sha256,
         "page": 1,
         "name": "faithful"

@@ -41,7 +41,8 @@ from judging.reports.dashboard.rows import (
 )
 from judging.selectors_labels import criterion_questions
 from judging.services.calibration.splits import current_draw, items_in_split, split_extend
-from reviews.models import ItemRevision, Resolution, Slice
+from reviews.models import ItemRevision, Resolution, Slice, WebhookEvent
+from reviews.services.webhooks.emit import webhook_events_emit
 
 SEED = 0
 RESAMPLES = 2000
@@ -311,9 +312,31 @@ def dashboard_refresh(*, project) -> DashboardSnapshot:
     split_extend(project=project)
     fingerprint = inputs_fingerprint(project)
     payload = dashboard_compute(project)
-    return DashboardSnapshot.objects.create(
+    previous = latest_snapshot(project)
+    snapshot = DashboardSnapshot.objects.create(
         project=project, fingerprint=fingerprint, payload=payload
     )
+    before = previous.payload.get("decisions", []) if previous else []
+    changed = gate_changes(before, payload["decisions"])
+    if changed:
+        webhook_events_emit(project, WebhookEvent.GATE_CHANGED, changed)
+    return snapshot
+
+
+def gate_changes(before: list[dict], after: list[dict]) -> list[dict]:
+    """The judges whose release decision (GO / HOLD) differs between two snapshots' decisions
+    (a judge gated for the first time: from None)."""
+    was = {d["label"]: d["decision"] for d in before}
+    return [
+        {
+            "judge": d["label"],
+            "from": was.get(d["label"]),
+            "to": d["decision"],
+            "failing_criteria": d["failing_criteria"],
+        }
+        for d in after
+        if was.get(d["label"]) != d["decision"]
+    ]
 
 
 def latest_snapshot(project) -> DashboardSnapshot | None:

@@ -21,6 +21,13 @@ from reviews.models.keys import KeyRevocation, TrustedKey
 from reviews.models.projects import ApiToken, Membership, Project, ResolutionRule, Role, Slice
 from reviews.models.quality import GoldMark, RaterQualitySetting
 from reviews.models.renders import CachedRender
+from reviews.models.webhooks import (
+    DeliveryStatus,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEvent,
+)
 from reviews.models.workflow import (
     HOLDING_STATUSES,
     Answer,
@@ -39,6 +46,11 @@ from reviews.models.workflow import (
 )
 
 __all__ = [
+    "DeliveryStatus",
+    "Webhook",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEvent",
     "KeyRevocation",
     "GoldMark",
     "RaterQualitySetting",

@@ -27,6 +27,8 @@ class ProjectAction(models.TextChoices):
     RUN_CANCELLED = "run_cancelled", "Run cancelled"
     PRICE_ADDED = "price_added", "Model price added"
     CRITERION_DEFINED = "criterion_defined", "Question defined"
+    WEBHOOK_ADDED = "webhook_added", "Webhook added"
+    WEBHOOK_REMOVED = "webhook_removed", "Webhook disabled"
 
 
 # Site-wide actions (project empty): a token belongs to a user, a price to a provider's model.

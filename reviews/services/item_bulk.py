@@ -7,10 +7,19 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from reviews.models import EventKind, Item, ItemStatus, Question, QuestionReason, QuestionStatus
+from reviews.models import (
+    EventKind,
+    Item,
+    ItemStatus,
+    Question,
+    QuestionReason,
+    QuestionStatus,
+    WebhookEvent,
+)
 from reviews.services.assignment.batches import CHOSEN, batch_create, batch_extend
 from reviews.services.events import events_record
 from reviews.services.items import items_reopen
+from reviews.services.webhooks.emit import webhook_events_emit
 
 SETTLED = (QuestionStatus.RESOLVED, QuestionStatus.ADJUDICATION)
 
@@ -41,6 +50,20 @@ def items_reopen_asked(*, actor, project, item_ids) -> str:
         ),
     )
     Item.objects.filter(pk__in=reopened).update(updated_at=timezone.now())
+    webhook_events_emit(
+        project,
+        WebhookEvent.ITEM_REOPENED,
+        [
+            {
+                "item": external_id,
+                "questions": [key for i, key in asked if i == item_id],
+                "reopened_by": actor.get_username(),
+            }
+            for item_id, external_id in items.filter(pk__in=reopened).values_list(
+                "pk", "external_id"
+            )
+        ],
+    )
     said = f"Re-opened {_plural(len(reopened), 'item')} ({_plural(len(asked), 'question')} asked again)"
     if approved:
         said += f"; {_plural(approved, 'approved item')} left as they are (correct them on their own pages)"

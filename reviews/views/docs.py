@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-PAGES = ("formats", "api", "scoring", "agreement-report")  # the docs pages link to
+PAGES = ("formats", "api", "scoring", "agreement-report", "webhooks")  # the docs pages link to
 
 
 @require_safe

@@ -18,7 +18,8 @@ from judging.services.audit import run_event
 from judging.services.calibration.splits import SPLIT_CHOICES, current_draw
 from judging.services.judges.configs import JudgeConfigError, version_get
 from judging.services.runs.budgets import BudgetError, budget_amount, budget_needs_price
-from reviews.models import ProjectAction
+from reviews.models import ProjectAction, WebhookEvent
+from reviews.services.webhooks.emit import webhook_event_emit
 from reviews.signals import project_data_changed
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING)
@@ -133,10 +134,14 @@ def runs_recover() -> list[int]:
     stale = Run.objects.alias(beat=beat).filter(beat__lt=_stale_before())
     now = timezone.now()
     stale.filter(status=RunStatus.CANCELLING).update(status=RunStatus.CANCELLED, finished_at=now)
-    stale.filter(status=RunStatus.RUNNING).update(
+    dead = list(stale.filter(status=RunStatus.RUNNING).select_related("project", "version"))
+    Run.objects.filter(pk__in=[run.pk for run in dead], status=RunStatus.RUNNING).update(
         status=RunStatus.INTERRUPTED,
         error=f"interrupted: its worker stopped (no heartbeat for {settings.RUN_STALE_SECONDS} s)",
     )
+    for run in dead:
+        run.status = RunStatus.INTERRUPTED
+        webhook_event_emit(run.project, WebhookEvent.RUN_INTERRUPTED, run_summary(run))
     resumable = Run.objects.filter(
         status=RunStatus.INTERRUPTED, from_site=True, version__criterion__isnull=False
     )
@@ -177,9 +182,26 @@ def run_resume(run: Run, actor=None, budget_usd=None) -> Run:
 
 
 def run_finished(run: Run) -> None:
-    """New verdicts: the project's dashboard is recomputed (judging listens to this signal)."""
+    """New verdicts: the project's dashboard is recomputed (judging listens to this signal).
+    Whatever its end, the project's webhooks hear of it."""
     if run.status == RunStatus.DONE or run.done or run.unparsed:
         transaction.on_commit(lambda: project_data_changed.send(Run, project=run.project))
+    webhook_event_emit(run.project, WebhookEvent.RUN_FINISHED, run_summary(run))
+
+
+def run_summary(run: Run) -> dict:
+    """What a webhook says about a run: which judge version, over what, how it ended."""
+    return {
+        "run": run.pk,
+        "judge_version": run.version_id,
+        "split": run.split,
+        "status": run.status,
+        "planned": run.planned,
+        "done": run.done,
+        "unparsed": run.unparsed,
+        "failed": run.failed,
+        "error": run.error,
+    }
 
 
 @dataclass(frozen=True)

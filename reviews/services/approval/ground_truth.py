@@ -28,6 +28,7 @@ from reviews.models import (
     Item,
     ItemStatus,
     Reference,
+    WebhookEvent,
 )
 from reviews.services.approval import signing
 from reviews.services.approval.references import (
@@ -36,6 +37,7 @@ from reviews.services.approval.references import (
     next_version,
 )
 from reviews.services.events import event_record
+from reviews.services.webhooks.emit import webhook_event_emit
 
 STATEMENT = (
     "I have checked each decision against the evidence, and I approve these rows as the "
@@ -194,6 +196,17 @@ def _mark_approved(item: Item, actor, reference: Reference, *, kind: EventKind, 
         actor=actor,
         kind=kind,
         data={"version": reference.version, "sha256": reference.sha256, **data},
+    )
+    webhook_event_emit(
+        item.project,
+        WebhookEvent.ITEM_APPROVED,
+        {
+            "item": item.external_id,
+            "version": reference.version,
+            "sha256": reference.sha256,
+            "approved_by": actor.get_username() if actor else "",
+            "how": str(kind),
+        },
     )
 
 
