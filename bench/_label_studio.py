@@ -64,12 +64,12 @@ class LabelStudio:
 
     name = "Label Studio"
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, *, port: int | None = None, user: str = "bench@example.com"):
         self.data = work / "label-studio"
         shutil.rmtree(self.data, ignore_errors=True)
         self.data.mkdir(parents=True)
         self.token = secrets.token_hex(20)
-        self.port = free_port()
+        self.port = port or free_port()
         self.base = f"http://{HOST}:{self.port}"
         env = {
             "PATH": f"{VENV / 'bin'}:/usr/bin:/bin",
@@ -82,7 +82,7 @@ class LabelStudio:
         argv = [
             str(BIN), "start", "--no-browser", "--data-dir", str(self.data),
             "--internal-host", HOST, "--port", str(self.port), "--log-level", "WARNING",
-            "--username", "bench@example.com", "--password", secrets.token_urlsafe(16),
+            "--username", user, "--password", secrets.token_urlsafe(16),
             "--user-token", self.token, "--enable-legacy-api-token",
         ]  # fmt: skip
         self.server = Server(argv, env=env, log=self.data / "server.log")

@@ -19,9 +19,9 @@ class JudgingConfig(AppConfig):
     def ready(self):
         from judging.reports import rows
 
-        # TextFlow, the judging record kinds and the `criterion` question source and definer
+        # TextFlow, Label Studio, the judging record kinds and the `criterion` question source and definer
         # join reviews' import registry (reviews/services/imports/registry.py).
-        from judging.services.imports import records  # noqa: F401
+        from judging.services.imports import label_studio, records  # noqa: F401
         from reviews.signals import project_data_changed
 
         # Calls, verdicts and labels join reviews' row exports.

@@ -39,12 +39,14 @@ def file_upload_import(
     file: File[list[UploadedFile]],
     format: Form[str] = "",
     questions: Form[list[str]] = None,
+    label_config: Form[str] = "",
 ):
     """The file is read like `import_items FILE`: its format detected from its name and content
     unless `format` names one; a bundle's review files cite only evidence inside the bundle.
     Several `file` parts are images and PDFs (or .zips of them), an item each, like
     `import_items a.jpg b.pdf`. A refused file answers 422 naming the file, record, path and
-    reason; nothing is kept."""
+    reason; nothing is kept. `label_config`: a Label Studio export's label config (its XML),
+    as `import_items --label-config`."""
     access = project_for_user(request.auth, slug, roles=[Role.ADMIN])
     names = [PurePath(one.name or "upload").name or "upload" for one in file]
     if format and format not in import_formats():
@@ -72,6 +74,6 @@ def file_upload_import(
             path=paths[0] if len(paths) == 1 else paths,
             name=names[0] if len(names) == 1 else None,
             format=format or None,
-            options=import_options(questions=questions),
+            options=import_options(questions=questions, label_config=label_config),
         )
     return Status(201, report.as_dict())

@@ -6,6 +6,8 @@ in by the import pipeline's registry); the containers are judged here. Rules, in
   * an image (PNG, JPEG, WebP, TIFF) or a PDF, by its magic bytes -> the format that reads
     ``evidence`` (each file an item of its own);
   * ``.zip`` name or zip magic -> the format that reads ``zip``;
+  * a top-level JSON array: its first element is asked of the formats whose files are arrays
+    (``array``), e.g. Label Studio's export, a list of tasks;
   * a JSON object on the first line followed by more lines (or a ``.jsonl``/``.ndjson`` name) is
     JSONL: its first record decides, among the formats that read JSONL;
   * otherwise a (possibly truncated) JSON object is scanned key by key and each format's
@@ -41,6 +43,7 @@ class Sniffer:
     looks_like: Callable[[dict[str, Any]], bool]  # a (partial) JSON object of this format?
     lines: bool = False  # may come as JSONL, one object per line
     container: str = ""  # "zip", "csv" or "evidence": the format that reads that container
+    array: bool = False  # its files are a JSON array of objects: looks_like gets the first one
 
 
 _COLUMN = re.compile(r"^[A-Za-z_][\w.-]*$")  # snake_case-like names, no spaces
@@ -156,6 +159,20 @@ def _refuse_nul_bytes(name: str, sample: bytes) -> None:
         )
 
 
+def _detect_array(name: str, body: str, sniffers: Sequence[Sniffer]) -> str:
+    """A top-level array is read only by a format whose files are arrays, judged by the first
+    element (scanned as far as the head goes)."""
+    start = _ws(body, 1)
+    arrays = [s for s in sniffers if s.array]
+    if start < len(body) and body[start] == "{" and arrays:
+        found = [s.format for s in arrays if s.looks_like(_scan_object(body, start))]
+        if len(found) == 1:
+            return found[0]
+    raise FormatError(
+        f"a top-level JSON array is not an import format; {_choices(sniffers)}", file=name
+    )
+
+
 def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
     """The format of the sniffer that recognises the name and first bytes."""
     lower = name.lower()
@@ -186,9 +203,7 @@ def detect_format(name: str, head: bytes, sniffers: Sequence[Sniffer]) -> str:
             what="JSON object",
         )
     if body[0] == "[":
-        raise FormatError(
-            f"a top-level JSON array is not an import format; {_choices(sniffers)}", file=name
-        )
+        return _detect_array(name, body, sniffers)
     if lower.endswith((".json", ".jsonl", ".ndjson")):
         raise FormatError(f"does not start with a JSON object; {_choices(sniffers)}", file=name)
     return _detect_csv(name, text, sniffers)

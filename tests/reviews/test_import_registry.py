@@ -27,7 +27,7 @@ def empty(monkeypatch):
 
 
 def test_the_site_registers_every_format_kind_and_source_once():
-    assert import_formats() == ("review", "jsonl", "csv", "files", "textflow")
+    assert import_formats() == ("review", "jsonl", "csv", "files", "textflow", "label-studio")
     assert set(record_schemas()) == {
         "item",
         "criterion",

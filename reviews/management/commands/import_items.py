@@ -37,7 +37,15 @@ class Command(ProjectCommand):
             action="append",
             default=[],
             metavar="FROM=TO",
-            help="rename a label before checking it against the criterion (repeatable)",
+            help="rename a label before checking it against the criterion (repeatable); "
+            "label-studio: input=KEY, output=KEY, reference=KEY choose the item's fields from "
+            "the task's data",
+        )
+        parser.add_argument(
+            "--label-config",
+            type=Path,
+            metavar="XML",
+            help="label-studio: the project's label config (its controls' labels)",
         )
         parser.add_argument(
             "--questions",
@@ -71,6 +79,7 @@ class Command(ProjectCommand):
         clip,
         as_generated,
         questions,
+        label_config,
         **_,
     ):
         for one in path:
@@ -83,6 +92,7 @@ class Command(ProjectCommand):
             "clip": clip,
             "as_generated": as_generated,
             "questions": split_requests(questions),
+            **_label_config(label_config),
         }
         try:  # the report names the file by its name (several: "N files"), file_import's default
             report = file_import(
@@ -98,6 +108,15 @@ class Command(ProjectCommand):
         for note in report.notes:
             self.stdout.write(f"note: {note}")
         self.stdout.write(report.summary())
+
+
+def _label_config(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    try:
+        return {"label_config": path.read_text(encoding="utf-8"), "label_config_name": path.name}
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"{path}: cannot read the label config ({error}).") from None
 
 
 def _label_map(pairs: list[str]) -> dict[str, str]:

@@ -3,6 +3,8 @@ a folder of them), and the error that says what a format reads when it cannot.""
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,6 +66,8 @@ def choose_format(path: Path | Sequence[Path], *, name: str, requested: str | No
     chosen = detect(name, head)
     if chosen != FILES and _zip_of_files(path, head):
         return FILES
+    if head.startswith(b"PK\x03\x04"):
+        return _zipped_array(path) or chosen
     return chosen
 
 
@@ -73,6 +77,7 @@ _READS = {
     "jsonl": "it reads typed JSONL records",
     "csv": "it reads CSV records or a path,expected table",
     "textflow": "it reads TextFlow evaluated results (.json)",
+    "label-studio": "it reads Label Studio's JSON export, or a .zip of it with its media",
 }
 
 
@@ -83,6 +88,27 @@ def _a(kind: str) -> str:
 def _zip_of_files(path: Path, head: bytes) -> bool:
     """A .zip holding no review file: images and PDFs to import one item each."""
     return head.startswith(b"PK\x03\x04") and not holds_review_files(path)
+
+
+def _zipped_array(path: Path) -> str | None:
+    """The format of a .zip whose one .json is a top-level array (a format whose files are
+    arrays, shipped with its media: Label Studio's export), judged by that file's head; else
+    None (a review bundle's .json files are objects)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            jsons = [i for i in zf.infolist() if i.filename.lower().endswith(".json")]
+            if len(jsons) != 1:
+                return None
+            with zf.open(jsons[0]) as stream:
+                head = stream.read(HEAD_BYTES)
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError):
+        return None  # the bundle reader names what is wrong with it
+    if not head.lstrip().startswith(b"["):
+        return None
+    try:
+        return detect(jsons[0].filename, head)
+    except FormatError:
+        return None
 
 
 def _files_only(paths, *, name: str, requested: str | None) -> str:

@@ -148,6 +148,8 @@ COUNT_WORDS = {
     "pairwise_verdicts": "of them pairwise",
     "human_labels": "human labels",
     "human_labels_unchanged": "human labels already there",
+    "cancelled_annotations": "cancelled (skipped) annotations: not labels",
+    "empty_annotations": "empty annotations: not labels",
 }
 SHOWN_ITEMS = 20  # items the result page links to by name
 
