@@ -7,6 +7,13 @@ from django.contrib import admin
 
 from evalsite.admin_scope import ProjectScoped, ReadOnlyAdmin, SuperuserOnly
 from judging import models as m
+from judging.services.audit import panel_configured
+from judging.services.calibration.gate_settings import (
+    THRESHOLDS,
+    gate_setting_remove,
+    gate_setting_save,
+)
+from judging.services.calibration.panels import member_ref
 from judging.services.runs.budgets import budget_set
 from judging.services.runs.prices import price_add
 
@@ -61,8 +68,21 @@ class HeldOutAccessAdmin(ProjectScoped, ReadOnlyAdmin):
 
 @admin.register(m.GateSetting)
 class GateSettingAdmin(ProjectScoped, admin.ModelAdmin):
+    """Gates change through their service, which writes the project audit log's line."""
+
     list_display = ["project", "criterion", "min_lower", "min_n", "max_ci_width"]
     list_filter = ["project"]
+
+    def save_model(self, request, obj, form, change):
+        before = {name: form.initial.get(name) for name in THRESHOLDS} if change else {}
+        gate_setting_save(actor=request.user, setting=obj, before=before)
+
+    def delete_model(self, request, obj):
+        gate_setting_remove(actor=request.user, setting=obj)
+
+    def delete_queryset(self, request, queryset):
+        for setting in queryset.select_related("project"):
+            gate_setting_remove(actor=request.user, setting=setting)
 
 
 @admin.register(m.DashboardSnapshot)
@@ -170,6 +190,8 @@ class PanelMemberForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        if self.instance.pk:  # a pinned member, shown read-only: nothing of it is posted
+            return data
         version, judge = data.get("version"), data.get("judge")
         if version is not None:
             if version.judge_id is None or version.criterion_id is None:
@@ -187,6 +209,7 @@ class PanelMemberFormSet(forms.BaseInlineFormSet):
         foreign = [
             str(form.cleaned_data["judge"])
             for form in self.forms
+            if not form.instance.pk  # pinned members were checked when the panel was made
             if form.cleaned_data.get("judge") and not form.cleaned_data.get("DELETE")
             if form.cleaned_data["judge"].project_id != project_id
         ]
@@ -227,3 +250,11 @@ class PanelAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["name", "project", "rule", "send_dissent"]
     fields = ["project", "name", "rule", "send_dissent"]
     inlines = [PanelMemberInline]
+
+    def save_related(self, request, form, formsets, change):
+        """Made or changed here: a line in the project audit log, as `panel_config` leaves."""
+        super().save_related(request, form, formsets, change)
+        panel = form.instance
+        members = sorted(member_ref(m) for m in panel.members.select_related("judge", "version"))
+        before = {name: form.initial.get(name) for name in ("rule", "send_dissent")}
+        panel_configured(panel, request.user, members=members, before=before if change else None)

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from evalsite.admin_scope import ProjectScoped, ReadOnly, ReadOnlyAdmin, SuperuserOnly
 from reviews import models as m
+from reviews.services.items import slices_critical_set
 from reviews.services.projects.members import (
     SETTINGS_FIELDS,
     may_manage_members,
@@ -120,6 +121,15 @@ class MembershipAdmin(ProjectScoped, ActorForm, admin.ModelAdmin):
 class SliceAdmin(ProjectScoped, admin.ModelAdmin):
     list_display = ["project", "name", "critical"]
     list_filter = ["project", "critical"]
+
+    def save_model(self, request, obj, form, change):
+        """Whether a slice is critical changes through its service (an audit line)."""
+        critical = obj.critical
+        obj.critical = form.initial.get("critical", False) if change else False
+        super().save_model(request, obj, form, change)
+        slices_critical_set(
+            project=obj.project, names=[obj.name], critical=critical, actor=request.user
+        )
 
 
 @admin.register(m.ApiToken)

@@ -14,7 +14,7 @@ from judging.models import (
     SplitDraw,
 )
 from reviews.models import ProjectAction
-from reviews.services.projects.audit import project_event_record
+from reviews.services.projects.audit import changed_values, project_event_record
 
 
 def split_drawn(draw: SplitDraw, actor) -> None:
@@ -115,6 +115,33 @@ def criterion_defined(criterion: Criterion, actor, *, previous: Criterion | None
         target=f"{criterion.name} v{criterion.version}",
         before={k: v for k, v in before.items() if after.get(k) != v},
         after={k: v for k, v in after.items() if before.get(k) != v},
+    )
+
+
+def panel_configured(panel, actor, *, members: list[str], before: dict | None = None) -> None:
+    """A panel made (`before` None: its rule, pinned members and dissent choice), or its rule or
+    dissent choice changed in the admin (`before`: those as they were; only what moved)."""
+    now = {"rule": panel.rule, "send_dissent": panel.send_dissent}
+    if before is None:
+        old, new = {}, {**now, "members": members}
+    else:
+        old, new = changed_values(before, now)
+        if not new:
+            return
+    project_event_record(
+        panel.project,
+        actor,
+        ProjectAction.PANEL_CONFIGURED,
+        target=panel.name,
+        before=old,
+        after=new,
+    )
+
+
+def gate_changed(project, actor, criterion: str, before: dict, after: dict) -> None:
+    """A release gate's thresholds set, changed or removed (back to the defaults)."""
+    project_event_record(
+        project, actor, ProjectAction.GATE_CHANGED, target=criterion, before=before, after=after
     )
 
 

@@ -29,6 +29,10 @@ class ProjectAction(models.TextChoices):
     CRITERION_DEFINED = "criterion_defined", "Question defined"
     WEBHOOK_ADDED = "webhook_added", "Webhook added"
     WEBHOOK_REMOVED = "webhook_removed", "Webhook disabled"
+    PANEL_CONFIGURED = "panel_configured", "Ground-truth panel configured"
+    GATE_CHANGED = "gate_changed", "Release gate changed"
+    LOCKOUT_CLEARED = "lockout_cleared", "Login lockout cleared"
+    SLICES_CRITICAL_SET = "slices_critical_set", "Critical slices set"
 
 
 # Site-wide actions (project empty): a token belongs to a user, a price to a provider's model.

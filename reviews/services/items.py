@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ from reviews.models import (
     ItemStatus,
     Membership,
     Project,
+    ProjectAction,
     Question,
     QuestionKind,
     QuestionReason,
@@ -33,6 +35,7 @@ from reviews.models import (
     Slice,
 )
 from reviews.services.events import event_record, events_record
+from reviews.services.projects.audit import project_event_record
 from reviews.services.revisions import content_changes, revision_keep
 
 CHUNK = 1000
@@ -307,7 +310,23 @@ def items_pairwise_keep(pairs: Sequence[tuple[int, str, Any]]) -> int:
     return len(changed)
 
 
-def slices_critical_set(*, project: Project, names: Sequence[str]) -> int:
-    """Mark the project's slices `names` critical (a release gate looks at them on their own);
-    returns how many were found."""
-    return Slice.objects.filter(project=project, name__in=list(names)).update(critical=True)
+@transaction.atomic
+def slices_critical_set(
+    *, project: Project, names: Sequence[str], critical: bool = True, actor=None
+) -> int:
+    """Mark the project's slices `names` critical (a release gate looks at them on their own),
+    or no longer critical; the slices that changed make one audit line. Returns how many of
+    `names` were found."""
+    slices = Slice.objects.filter(project=project, name__in=list(names))
+    changed = sorted(slices.exclude(critical=critical).values_list("name", flat=True))
+    found = slices.update(critical=critical)
+    if changed:
+        project_event_record(
+            project,
+            actor,
+            ProjectAction.SLICES_CRITICAL_SET,
+            target=", ".join(changed),
+            before={"critical": not critical, "slices": changed},
+            after={"critical": critical, "slices": changed},
+        )
+    return found

@@ -7,11 +7,12 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from judging.models import Run
+from judging.models import GateSetting, Run
+from judging.services.calibration.panels import panel_configure
 from judging.services.judges.configs import JudgeSettings, judge_config_save
 from judging.services.runs.control import run_cancel, run_create, run_resume
 from reviews.models import ProjectAction, ProjectEvent, Role
-from tests.factories import member
+from tests.factories import UserFactory, member
 from tests.judging.run_helpers import PROMPT, judge, labelled_project
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +109,52 @@ def test_a_price_is_a_site_wide_line_every_projects_audit_shows(client, labelled
     client.force_login(member(labelled, Role.ADMIN))
     page = client.get(reverse("project_audit", args=[labelled.slug]))
     assert [row.action for row in page.context["page"].rows][0] == ProjectAction.PRICE_ADDED
+
+
+def _root():
+    return UserFactory(username="root", is_staff=True, is_superuser=True)
+
+
+def test_a_panel_made_by_the_service_and_changed_in_the_admin(client, project, tmp_path, settings):
+    settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1:9"]
+    labelled_project(project, tmp_path, n=2)
+    judge(project, "http://127.0.0.1:9/v1", name="m1", model="m1")
+    panel = panel_configure(project=project, name="p", rule="majority", members=["m1@1"])
+    (made,) = _lines(project, ProjectAction.PANEL_CONFIGURED)
+    assert (made.actor, made.target, made.before) == (None, "p", {})
+    assert made.after == {"rule": "majority", "send_dissent": False, "members": ["m1@1"]}
+    panel_configure(project=project, name="p", rule="majority", members=["m1@1"])  # no change
+    assert len(_lines(project, ProjectAction.PANEL_CONFIGURED)) == 1
+    client.force_login(_root())
+    data = {
+        "project": project.pk, "name": "p", "rule": "unanimous",
+        "members-TOTAL_FORMS": 1, "members-INITIAL_FORMS": 1,
+        "members-0-id": panel.members.get().pk, "members-0-panel": panel.pk,
+    }  # fmt: skip
+    response = client.post(reverse("admin:judging_panel_change", args=[panel.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    changed = _lines(project, ProjectAction.PANEL_CONFIGURED)[-1]
+    assert (changed.actor_name, changed.before, changed.after) == (
+        "root",
+        {"rule": "majority"},
+        {"rule": "unanimous"},
+    )
+
+
+def test_a_gate_set_changed_and_removed_in_the_admin(client, project):
+    client.force_login(_root())
+    fields = {"project": project.pk, "criterion": "faithful", "min_n": 50, "max_ci_width": 0.3}
+    client.post(reverse("admin:judging_gatesetting_add"), {**fields, "min_lower": 0.6})
+    gate = GateSetting.objects.get()
+    change = reverse("admin:judging_gatesetting_change", args=[gate.pk])
+    client.post(change, {**fields, "min_lower": 0.7})
+    client.post(change, {**fields, "min_lower": 0.7})  # saved unchanged: no line
+    delete = reverse("admin:judging_gatesetting_delete", args=[gate.pk])
+    client.post(delete, {"post": "yes"})
+    assert not GateSetting.objects.exists()
+    lines = _lines(project, ProjectAction.GATE_CHANGED)
+    assert [(x.actor_name, x.target, x.before, x.after) for x in lines] == [
+        ("root", "faithful", {}, {"min_lower": 0.6, "min_n": 50, "max_ci_width": 0.3}),
+        ("root", "faithful", {"min_lower": 0.6}, {"min_lower": 0.7}),
+        ("root", "faithful", {"min_lower": 0.7, "min_n": 50, "max_ci_width": 0.3}, {}),
+    ]

@@ -281,3 +281,49 @@ def test_only_the_projects_admins_see_the_page(client, audited):
     assert client.get(url).status_code == 403
     client.force_login(UserFactory(username="stranger", is_staff=True))
     assert client.get(url).status_code == 404
+
+
+def test_clearing_a_lockout_from_the_members_page_is_a_line(client, project):
+    from axes.models import AccessAttempt
+
+    nina = member(project, Role.APPROVER, username="nina")
+    AccessAttempt.objects.create(
+        username="nina", ip_address="10.0.0.9", user_agent="t", failures_since_start=9
+    )
+    client.force_login(member(project, Role.ADMIN, username="ada"))
+    client.post(reverse("member_unlock", args=[project.slug, nina.pk]))
+    line = _only(project, action=ProjectAction.LOCKOUT_CLEARED)
+    assert (line.actor_name, line.target) == ("ada", "nina")
+    assert (line.before, line.after) == (
+        {"failed_attempt_records": 1},
+        {"failed_attempt_records": 0},
+    )
+
+
+def test_critical_slices_set_by_the_service_and_the_admin_are_lines(client, project):
+    from reviews.models import Slice
+    from reviews.services.items import slices_critical_set
+
+    safety = Slice.objects.create(project=project, name="safety")
+    Slice.objects.create(project=project, name="tone", critical=True)
+    assert slices_critical_set(project=project, names=["safety", "tone", "nope"]) == 2
+    line = _only(project, action=ProjectAction.SLICES_CRITICAL_SET)  # tone already was
+    assert (line.actor, line.target) == (None, "safety")
+    assert (line.before, line.after) == (
+        {"critical": False, "slices": ["safety"]},
+        {"critical": True, "slices": ["safety"]},
+    )
+    slices_critical_set(project=project, names=["safety"])  # the same again: no line
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    client.force_login(root)
+    url = reverse("admin:reviews_slice_change", args=[safety.pk])
+    data = {"project": project.pk, "name": "safety"}  # the box unticked
+    assert client.post(url, data).status_code == 302
+    safety.refresh_from_db()
+    assert not safety.critical
+    last = _lines(project, action=ProjectAction.SLICES_CRITICAL_SET)[-1]
+    assert (last.actor_name, last.before["critical"], last.after["critical"]) == (
+        "root",
+        True,
+        False,
+    )

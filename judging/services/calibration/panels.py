@@ -15,6 +15,7 @@ from django.db import transaction
 
 from judging.models import Panel, PanelMember, PanelRule, Verdict
 from judging.reports.agreement.panels import panel_item_votes
+from judging.services.audit import panel_configured
 from judging.services.calibration.send_to_humans import CHOSEN, items_send_to_humans
 from judging.services.calibration.splits import items_in_split
 from judging.services.judges.refs import JudgeRefError, judge_ref_resolve
@@ -110,7 +111,13 @@ def panel_decide(*, panel: Panel, split: str = "all", actor=None) -> PanelResult
 
 @transaction.atomic
 def panel_configure(
-    *, project: Project, name: str, rule: str, members: list[str], send_dissent: bool = False
+    *,
+    project: Project,
+    name: str,
+    rule: str,
+    members: list[str],
+    send_dissent: bool = False,
+    actor=None,
 ) -> Panel:
     """Create a panel with its rule and members, each pinned as `NAME@VERSION` (or
     `provider/model` for an imported judge). Saying the same again changes nothing; a different
@@ -143,4 +150,5 @@ def panel_configure(
     PanelMember.objects.bulk_create(
         PanelMember(panel=panel, judge=r.judge, version=r.version) for r in resolved
     )
+    panel_configured(panel, actor, members=wanted)
     return panel

@@ -7,8 +7,10 @@ from axes.models import AccessAttempt
 from axes.utils import reset
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 
-from reviews.models import Membership, Project
+from reviews.models import Membership, Project, ProjectAction
+from reviews.services.projects.audit import project_event_record
 from reviews.services.projects.members import may_manage_members
 
 
@@ -20,6 +22,7 @@ def locked_out(usernames) -> set[str]:
     return set(attempts.values_list("username", flat=True))
 
 
+@transaction.atomic
 def lockout_clear(*, actor, project: Project, user) -> int:
     """Forget every failed password of `user` (all addresses): they may sign in and sign again
     at once. The project's admins (or a superuser) for one of its members; returns how many
@@ -28,4 +31,13 @@ def lockout_clear(*, actor, project: Project, user) -> int:
         raise PermissionDenied(f"Only the admins of {project.slug!r} can clear lockouts.")
     if not Membership.objects.filter(project=project, user=user).exists():
         raise PermissionDenied(f"{user.get_username()} is not a member of {project.slug!r}.")
-    return reset(username=user.get_username())
+    cleared = reset(username=user.get_username())
+    project_event_record(
+        project,
+        actor,
+        ProjectAction.LOCKOUT_CLEARED,
+        target=user.get_username(),
+        before={"failed_attempt_records": cleared},
+        after={"failed_attempt_records": 0},
+    )
+    return cleared
