@@ -8,9 +8,10 @@ Each call that reads held-out labels (split `held_out` or `all`) is a recorded l
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from django.http import HttpRequest
+from evalsite_client.models import Estimates
 from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
@@ -35,14 +36,9 @@ class EstimateQuery(Schema):
     )
 
 
-class EstimatesOut(Schema):
-    project: str
-    estimates: list[dict[str, Any]]
-
-
 @router.get(
     "/{slug}/estimates",
-    response={200: EstimatesOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut},
+    response={200: Estimates, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut},
     summary="A criterion's true score: PPI++, human-only and judge-only",
 )
 def estimate_read(request: HttpRequest, slug: str, query: Query[EstimateQuery]):

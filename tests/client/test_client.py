@@ -6,7 +6,14 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from evalsite_client import AgreementReport, Client, EvalsiteError, ImportReport
+from evalsite_client import (
+    AgreementReport,
+    Client,
+    Estimate,
+    Estimates,
+    EvalsiteError,
+    ImportReport,
+)
 from sklearn.metrics import cohen_kappa_score
 
 from reviews.models import Role
@@ -90,6 +97,35 @@ def test_judge_runs_from_the_client(evalsite, project, tmp_path, settings):
     assert evalsite.run(project.slug, run.id).finished == run.planned
     with pytest.raises(EvalsiteError, match="none of its calls failed"):
         evalsite.resume_run(project.slug, run.id)
+
+
+def test_an_estimate_is_typed_and_the_commands_document(evalsite, project):
+    evalsite.import_records(project.slug, _records())
+    estimates = evalsite.estimate(
+        project.slug, "faithful", "openai/gpt-4o", assume_random_labels=True, half_width=0.2
+    )
+    assert isinstance(estimates, Estimates)
+    (estimate,) = estimates.estimates
+    assert isinstance(estimate, Estimate) and estimate.n_labeled == 10
+    assert estimate.human_only.value == pytest.approx(LABELS.count("pass") / 10)
+    assert estimate.judge_only.value == pytest.approx(JUDGED.count("pass") / 10)
+    assert estimate.lam == 0.0  # every item labelled: nothing for the judge to add
+    out = StringIO()
+    call_command("estimate", "--project", project.slug, "--criterion", "faithful",
+                 "--judge", "openai/gpt-4o", "--assume-random-labels", "--half-width", "0.2",
+                 "--format", "json", stdout=out)  # fmt: skip
+    assert estimates.model_dump() == json.loads(out.getvalue())
+    with pytest.raises(EvalsiteError, match="no criterion|unknown criterion|criterion") as refused:
+        evalsite.estimate(project.slug, "nope", "openai/gpt-4o")
+    assert refused.value.status == 422
+
+
+def test_the_server_answers_estimates_with_the_clients_model():
+    from judging.api import estimates
+
+    (route,) = [r for r in estimates.router.path_operations.values()]
+    (operation,) = route.operations
+    assert operation.response_models[200].__annotations__["response"] is Estimates
 
 
 def test_a_bad_token_is_refused(live_server, project):

@@ -4,6 +4,8 @@ from evalsite_client.client import Client, EvalsiteError
 from evalsite_client.models import (
     AgreementReport,
     Comparison,
+    Estimate,
+    Estimates,
     ImportReport,
     Judge,
     JudgeVersion,
@@ -15,6 +17,8 @@ __all__ = [
     "AgreementReport",
     "Client",
     "Comparison",
+    "Estimate",
+    "Estimates",
     "EvalsiteError",
     "ImportReport",
     "Judge",

@@ -20,6 +20,7 @@ from evalsite_client.models import (
     AgreementReport,
     Comparison,
     ErrorDetail,
+    Estimates,
     ImportReport,
     Judge,
     Project,
@@ -150,10 +151,17 @@ class Client:
             self._call("GET", f"projects/{slug}/compare", params=params)
         )
 
-    def estimate(self, slug: str, **params: Any) -> dict[str, Any]:
-        """The estimates endpoint's document (`GET /api/projects/{slug}/estimates`; its query
-        parameters as keyword arguments: see the server's /api/docs)."""
-        return self._call("GET", f"projects/{slug}/estimates", params=params)
+    def estimate(self, slug: str, criterion: str, judge: str, *, split: str = "all",
+                 slice: str | None = None, assume_random_labels: bool = False,
+                 alpha: float | None = None, half_width: float | None = None) -> Estimates:  # fmt: skip
+        """A criterion's true score through `judge`: the same document as `manage.py estimate
+        --format json` (docs/estimates.md); held-out (and all) figures are a recorded look."""
+        given = {"slice": slice, "alpha": alpha, "half_width": half_width}
+        params = {"criterion": criterion, "judge": judge, "split": split,
+                  "assume_random_labels": assume_random_labels,
+                  **{k: v for k, v in given.items() if v is not None}}  # fmt: skip
+        data = self._call("GET", f"projects/{slug}/estimates", params=params)
+        return Estimates.model_validate(data)
 
     def score_predictions(self, slug: str, records: list[Mapping], **options: Any) -> ScoreRun:
         body = {"records": list(records), **options}

@@ -160,6 +160,45 @@ class Comparison(_Open):
     computed_at: str
 
 
+class Interval(BaseModel):
+    value: float
+    ci: list[float] = Field(description="[low, high], two-sided at level 1 - alpha.")
+
+
+class Estimate(_Open):
+    """One criterion and judge of an estimate (docs/estimates.md): PPI++, human-only and
+    judge-only figures of the same measure. Its λ is the key `lambda` (a Python keyword:
+    read it as `estimate.lam`); `labels_needed` comes with a half-width asked for."""
+
+    criterion: str
+    criterion_version: str
+    judge: str = Field(description="provider/model (imported) or NAME@VERSION")
+    measure: str = Field(description="What the figures are a mean of, in words.")
+    split: str
+    slice: str | None
+    alpha: float
+    n_labeled: int = Field(description="Items labelled by people (and the judge).")
+    n_unlabeled: int = Field(description="Items labelled by the judge only.")
+    ppi: Interval
+    human_only: Interval
+    judge_only: Interval
+    label_selection: dict[str, Any] = Field(description="Which labels were used, and why.")
+    judge_undecided: int
+    humans_without_judge_label: int
+
+    @property
+    def lam(self) -> float:
+        """PPI++'s λ: 0 ignores the judge, 1 is plain PPI."""
+        return (self.model_extra or {})["lambda"]
+
+
+class Estimates(_Open):
+    """`manage.py estimate --format json`'s document: one entry per criterion and judge."""
+
+    project: str
+    estimates: list[Estimate]
+
+
 class ScoreRun(BaseModel):
     id: int
     url: str
