@@ -225,6 +225,8 @@ WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
 
 # Judge runs: a run whose worker has not reported for this long may be resumed elsewhere.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60, minimum=1)
+# How many task workers share each judge run (each takes items as it goes; docs/architecture.md).
+RUN_WORKERS = env_int("RUN_WORKERS", 1, minimum=1)
 
 # Minutes between runs of the periodic evidence_gc task (started by `evidence_gc --schedule`).
 EVIDENCE_GC_MINUTES = env_int("EVIDENCE_GC_MINUTES", 60, minimum=1)

@@ -359,6 +359,7 @@ from judging.models_runs import (  # noqa: E402, F401
     PanelRule,
     ProjectBudget,
     Run,
+    RunClaim,
     RunStatus,
 )
 

@@ -153,6 +153,11 @@ class Run(models.Model):
     split = models.CharField(max_length=16, default="calibration")
     limit = models.PositiveIntegerField(null=True, blank=True)
     concurrency = models.PositiveSmallIntegerField(default=4)
+    workers = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="Task workers sharing the run (RUN_WORKERS): each keeps its share of "
+        "`concurrency` calls in flight, on items it claimed (RunClaim).",
+    )
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     planned = models.PositiveIntegerField(default=0, help_text="Calls this run needs in all.")
     reused = models.PositiveIntegerField(default=0, help_text="Finished earlier: not repeated.")
@@ -194,6 +199,27 @@ class CallStatus(models.TextChoices):
     DONE = "done"
     UNPARSED = "unparsed"
     FAILED = "failed"
+
+
+class RunClaim(models.Model):
+    """An item still to judge in a run shared by several workers: empty `worker` while nobody
+    has it; a worker takes a few at a time (skip-locked on PostgreSQL) and deletes each once its
+    calls are recorded. A claim not refreshed for RUN_STALE_SECONDS (its worker died) is taken
+    again; the calls its worker recorded are not made twice (Call fingerprints)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="claims")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    worker = models.CharField(max_length=64, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item"], name="run_claim_once"),
+        ]
+        indexes = [models.Index(fields=["run", "worker"], name="run_claim_worker")]
+
+    def __str__(self):
+        return f"run {self.run_id}, item {self.item_id}: {self.worker or 'free'}"
 
 
 class Call(models.Model):

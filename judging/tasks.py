@@ -34,6 +34,12 @@ def recompute_dashboard(project_pk: int) -> None:
         cache.delete(pending_key(project_pk))
 
 
+def run_enqueue(run) -> None:
+    """Queue a run for the task workers: once per worker that shares it (`Run.workers`)."""
+    for _ in range(run.workers):
+        run_judge_task.enqueue(run.pk)
+
+
 @task()
 def run_judge_task(run_pk: int) -> None:
     """A queued run (the *Run* button, or *Resume*): makes the calls still missing."""

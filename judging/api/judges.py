@@ -23,7 +23,7 @@ from judging.reports.api_rows import (
 )
 from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
 from judging.services.runs.control import RunError, run_cancel, run_create, run_resume
-from judging.tasks import run_judge_task
+from judging.tasks import run_enqueue
 from reviews.access import project_for_user
 from reviews.models import Role
 
@@ -102,7 +102,7 @@ def run_start(request: HttpRequest, slug: str, name: str, payload: RunIn):
         run = run_create(config=config, actor=request.auth, from_site=True, **form.cleaned_data)
     except RunError as exc:
         raise HttpError(422, str(exc)) from None
-    run_judge_task.enqueue(run.pk)
+    run_enqueue(run)
     return Status(201, run_document(_run(project, run.pk)))
 
 
@@ -137,5 +137,5 @@ def run_continue(request: HttpRequest, slug: str, pk: int):
         run = run_resume(run, actor=request.auth)
     except RunError as exc:
         raise HttpError(422, str(exc)) from None
-    run_judge_task.enqueue(run.pk)
+    run_enqueue(run)
     return run_document(_run(run.project, pk))

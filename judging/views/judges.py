@@ -24,7 +24,7 @@ from judging.services.runs.control import (
     run_progress,
     run_resume,
 )
-from judging.tasks import run_judge_task
+from judging.tasks import run_enqueue
 from reviews.access import project_for_user
 from reviews.models import Role
 
@@ -138,7 +138,7 @@ def run_start(request, slug, name):
     except RunError as exc:
         messages.error(request, f"Not started: {exc}.")
         return redirect("judge_page", slug, name)
-    run_judge_task.enqueue(run.pk)
+    run_enqueue(run)
     messages.success(request, f"Run {run.pk} of v{run.version.number} on {run.split} queued.")
     return redirect("judge_page", slug, name)
 
@@ -183,5 +183,5 @@ def run_continue(request, slug, pk):
     except RunError as exc:
         messages.error(request, f"Not resumed: {exc}.")
     else:
-        run_judge_task.enqueue(run.pk)
+        run_enqueue(run)
     return redirect("judge_page", slug, run.version.config.name)

@@ -41,8 +41,9 @@ def site_env(tmp_path) -> dict:
     }
 
 
-def site_with_judge(env, tmp_path, server) -> None:
-    """A project `kill` with N_ITEMS items and a judge `j` at `server`."""
+def site_with_judge(env, tmp_path, server, *, migrated: bool = False) -> None:
+    """A project `kill` with N_ITEMS items and a judge `j` at `server` (`migrated`: the
+    database has its tables already)."""
     env["JUDGE_ALLOWED_HOSTS"] = server.host_port  # the stub model server, its port only
     records = [{"type": "criterion", "name": "faithful", "labels": ["pass", "fail"]}] + [
         {"type": "item", "item_id": f"i{i:03}", "input": "q", "output": f"a{i}"}
@@ -52,7 +53,8 @@ def site_with_judge(env, tmp_path, server) -> None:
     items.write_text("".join(json.dumps(r) + "\n" for r in records))
     prompt = tmp_path / "prompt.txt"
     prompt.write_text(PROMPT)
-    migrate(env)
+    if not migrated:
+        migrate(env)
     manage(env, "create_project", "kill")
     manage(env, "import_items", "--project", "kill", str(items))
     manage(env, "judge_config", "--project", "kill", "--name", "j", "--provider",

@@ -78,6 +78,7 @@ def run_create(
     run = Run.objects.create(
         project=config.project,
         version=chosen,
+        workers=settings.RUN_WORKERS if from_site else 1,  # queued for the task workers
         split=split,
         limit=limit,
         concurrency=concurrency,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import islice
 
+from django.db import transaction
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -26,6 +27,13 @@ from judging.services.runs.budgets import Budget, budget_for
 from judging.services.runs.control import run_finished
 from judging.services.runs.plan import PlannedCall, has_pair, plan_calls
 from judging.services.runs.record import Outcome, record_outcomes
+from judging.services.runs.shared import (
+    LATER,
+    Claims,
+    claims_create,
+    run_left_to_share,
+    share_of_concurrency,
+)
 
 FLUSH_EVERY = 64
 FLUSH_SECONDS = 0.25
@@ -145,6 +153,24 @@ def _cancelling(run: Run) -> bool:
     return Run.objects.filter(pk=run.pk, status=RunStatus.CANCELLING).exists()
 
 
+def _take(run: Run) -> bool | None:
+    """True: this executor starts the run; False: it joins a run other workers share (see
+    shared.py); None: nothing to do here (taken, or finished, meanwhile)."""
+    if run.workers <= 1:
+        return True if _claim(run) else None
+    with transaction.atomic():
+        if _claim(run):
+            claims_create(run, run_items(run).values_list("pk", flat=True).iterator())
+            return True
+    return False if Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING).exists() else None
+
+
+def _planned_items(run: Run, item_ids: list[int]) -> list[PlannedCall]:
+    """A shared run's calls still missing for the items this worker just took."""
+    items = items_in_split(project=run.project, split=run.split).filter(pk__in=item_ids)
+    return list(_missing(plan_calls(run.version, items.order_by("pk").iterator()), run))
+
+
 def run_execute(
     run: Run,
     *,
@@ -153,59 +179,84 @@ def run_execute(
     on_progress: Callable[[Run], None] | None = None,
 ) -> Run:
     """Execute a queued run to its end (done, cancelled, budget reached or failed) and return
-    it refreshed."""
-    if not _claim(run):
+    it refreshed; or, for a run several workers share, do this worker's part of it."""
+    first = _take(run)
+    if first is None:
         return Run.objects.get(pk=run.pk)
     run.refresh_from_db()
     own_provider = provider is None
-    planned = (plan or (lambda r: plan_calls(r.version, run_items(r).iterator())))(run)
-    _plan_counts(run)
+    claims = Claims(run, lambda ids: _planned_items(run, ids)) if run.workers > 1 else None
+    if claims is None:
+        planned = (plan or (lambda r: plan_calls(r.version, run_items(r).iterator())))(run)
+        todo = _missing(planned, run)
+    else:
+        todo = claims.calls()
+    if first:
+        _plan_counts(run)
     status, error = RunStatus.FAILED, "interrupted"
     try:
         provider = provider or provider_for(run)  # refused endpoints fail the run, named
-        status, error = _pump(run, provider, _missing(planned, run), on_progress)
+        status, error = _pump(run, provider, todo, on_progress, claims)
     except Exception as exc:  # recorded on the run, then raised for the worker's log too
         error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
         if own_provider and provider is not None:
             provider.close()
-        Run.objects.filter(pk=run.pk).update(
-            status=status, error=error[:2000], finished_at=timezone.now()
-        )
+        ended = _end(run, status, error, shared=claims is not None)
     run.refresh_from_db()
-    run_finished(run)
+    if ended:
+        run_finished(run)
     return run
 
 
-def _pump(run, provider, todo: Iterator[PlannedCall], on_progress) -> tuple[str, str]:
-    """Keep `concurrency` calls in flight (fewer when a budget needs it); write results every
-    FLUSH_EVERY or FLUSH_SECONDS. Returns the run's end: (status, error)."""
+def _end(run: Run, status: str, error: str, *, shared: bool) -> bool:
+    """Record how the run ended; True if this executor ended it. A shared run is ended by
+    its last worker out (a done one once no item is left), and only once."""
+    rows = Run.objects.filter(pk=run.pk)
+    if shared:
+        if status == RunStatus.DONE and run_left_to_share(run):
+            return False
+        rows = rows.filter(status__in=(RunStatus.RUNNING, RunStatus.CANCELLING))
+    return bool(rows.update(status=status, error=error[:2000], finished_at=timezone.now()))
+
+
+def _pump(run, provider, todo, on_progress, claims: Claims | None) -> tuple[str, str]:
+    """Keep `concurrency` calls in flight (fewer when a budget needs it; a shared run's worker
+    its share); write results every FLUSH_EVERY or FLUSH_SECONDS. Returns the run's end:
+    (status, error)."""
     pending: set[Future] = set()
     results: list[Outcome] = []
     last_flush = time.monotonic()
     cancelled = False
     budget = budget_for(run)
+    concurrency = share_of_concurrency(run) if claims else run.concurrency
     waiting: PlannedCall | None = None  # the next call, held back by the budget
-    with ThreadPoolExecutor(max_workers=run.concurrency) as pool:
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
         while True:
-            while not cancelled and len(pending) < run.concurrency * 2:
+            later = False
+            while not cancelled and len(pending) < concurrency * 2:
                 waiting = waiting or next(todo, None)
+                if waiting is LATER:  # other workers hold the rest: look again soon
+                    waiting, later = None, True
+                    break
                 if waiting is None or not budget.allows(len(pending), waiting.request):
                     break
                 pending.add(pool.submit(_call, provider, waiting))
                 waiting = None
-            if not pending:
+            if not pending and not later:
                 break
             finished, pending = wait(pending, timeout=FLUSH_SECONDS, return_when=FIRST_COMPLETED)
+            if not pending and not finished:
+                time.sleep(FLUSH_SECONDS)
             results.extend(_answered(f.result(), budget) for f in finished)
             if len(results) >= FLUSH_EVERY or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                _flush(run, results, budget)
+                _flush(run, results, budget, claims)
                 results, last_flush = [], time.monotonic()
                 cancelled = cancelled or _cancelling(run)
                 if on_progress:
                     on_progress(run)
-    _flush(run, results, budget)
+    _flush(run, results, budget, claims)
     if cancelled or _cancelling(run):
         return RunStatus.CANCELLED, ""
     if waiting is not None:
@@ -219,7 +270,9 @@ def _answered(outcome: Outcome, budget: Budget) -> Outcome:
     return outcome
 
 
-def _flush(run: Run, results: list[Outcome], budget: Budget) -> None:
+def _flush(run: Run, results: list[Outcome], budget: Budget, claims: Claims | None) -> None:
     record_outcomes(run, run.version, results)
+    if claims is not None:
+        claims.recorded(outcome.planned for outcome in results)
     if budget.limited and results:
         budget.refresh(run)

@@ -19,15 +19,16 @@ logger = logging.getLogger(__name__)
 
 
 def interrupted_work_resume() -> None:
+    from judging.models import Run
     from judging.services.runs.control import runs_recover
-    from judging.tasks import run_judge_task
+    from judging.tasks import run_enqueue
     from reviews.tasks import import_jobs_resume, jobs_resume
 
     import_jobs_resume()
     jobs_resume()
     for pk in runs_recover():
         logger.warning("resuming run %s: its worker died", pk)
-        run_judge_task.enqueue(pk)
+        run_enqueue(Run.objects.get(pk=pk))
 
 
 class Recovery(threading.Thread):
