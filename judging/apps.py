@@ -29,6 +29,16 @@ class JudgingConfig(AppConfig):
         project_data_changed.connect(_labels_changed, dispatch_uid="judging-dashboard-recompute")
         _item_list_register()
         _jobs_register()
+        _project_tabs_add()
+
+
+def _project_tabs_add():
+    """Judging's pages on the project home (reviews' templates name them by key only)."""
+    from reviews.navigation import ProjectTab, project_tab_add
+
+    project_tab_add(ProjectTab("dashboard", "Dashboard", "project_dashboard", "overseer"))
+    project_tab_add(ProjectTab("scores", "Scores", "score_list", "overseer"))
+    project_tab_add(ProjectTab("questions", "Questions", "questions", "admin"))
 
 
 def _item_list_register():

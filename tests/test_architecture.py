@@ -7,6 +7,7 @@ import still ties two modules together. Migrations are left out (they are histor
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -199,8 +200,8 @@ def test_services_folders_stay_small():
 
 
 # What judging may use of reviews: its tables, services, reads, access rules, signals and hooks
-# (`item_hooks`: the item list's filters and bulk actions), and the public interfaces of its two
-# pure packages (`reviews.evidence` is its `__init__`).
+# (`item_hooks`: the item list's filters and bulk actions; `navigation`: the project pages judging
+# adds), and the public interfaces of its two pure packages (`reviews.evidence` is its `__init__`).
 REVIEWS_FOR_JUDGING = (
     "models",
     "services",
@@ -208,6 +209,7 @@ REVIEWS_FOR_JUDGING = (
     "access",
     "signals",
     "item_hooks",
+    "navigation",
     "formats",
 )
 
@@ -352,3 +354,31 @@ data = request.POST if request.method == "POST" else None
         "line 3",
         "line 4",
     ]
+
+
+def _url_names(path: Path) -> set[str]:
+    """The `name=` of every `path(...)` in a urls module."""
+    return {
+        keyword.value.value
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "name" and isinstance(keyword.value, ast.Constant)
+    }
+
+
+URL_TAG = re.compile(r"""\{%\s*url\s+['"]([\w:-]+)['"]""")
+
+
+def test_reviews_templates_name_no_judging_url():
+    """Reviews' pages link to judging's through the navigation registry judging fills
+    (reviews/navigation.py, judging/apps.py), never by judging's URL names."""
+    judging_names = _url_names(ROOT / "judging" / "urls.py")
+    assert {"project_dashboard", "questions", "score_list"} <= judging_names
+    found = sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in (ROOT / "templates" / "reviews").rglob("*.html")
+        for name in URL_TAG.findall(path.read_text(encoding="utf-8"))
+        if name in judging_names or name.startswith("judging:")
+    )
+    assert found == []

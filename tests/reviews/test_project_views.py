@@ -265,3 +265,24 @@ def test_the_item_list_filters_parse_through_a_form(client, project, query, show
     assert response.status_code == 200
     page = response.content.decode()
     assert {name for name in ("open-1", "adj-1") if name in page} == shown
+
+
+def test_the_project_home_shows_the_pages_judging_added(client, project):
+    """Judging adds its pages to reviews' navigation (judging/apps.py); reviews names none."""
+    from reviews.navigation import ProjectTab, project_tab_add
+
+    home = reverse("project_home", args=[project.slug])
+    client.force_login(member(project, Role.ADMIN, username="ada"))
+    page = client.get(home).content.decode()
+    for name in ("project_dashboard", "score_list", "questions"):
+        assert f'href="{reverse(name, args=[project.slug])}"' in page
+    client.force_login(member(project, Role.APPROVER, username="april"))
+    page = client.get(home).content.decode()
+    assert reverse("project_dashboard", args=[project.slug]) in page
+    assert reverse("questions", args=[project.slug]) not in page  # admins only
+    client.force_login(member(project, Role.RATER, username="rita"))
+    assert (
+        reverse("project_dashboard", args=[project.slug]) not in client.get(home).content.decode()
+    )
+    with pytest.raises(ValueError, match="already added"):
+        project_tab_add(ProjectTab("questions", "Questions", "project_home", "admin"))
