@@ -257,10 +257,13 @@ class MultipleFileField(forms.FileField):
         return [super(MultipleFileField, self).clean(one, initial) for one in uploads]
 
 
+LABEL_CONFIG_BYTES = 1024 * 1024
+
+
 class ImportUploadForm(forms.Form):
     """The upload page: a file (or several images and PDFs, or a folder of them), its format
     (detected from the file when blank) and the options an import takes (record kind, judge,
-    as generated, questions asked of every item)."""
+    as generated, questions asked of every item, a Label Studio label config)."""
 
     file = MultipleFileField(required=False)
     folder = MultipleFileField(required=False)
@@ -269,6 +272,7 @@ class ImportUploadForm(forms.Form):
     judge = forms.CharField(required=False)
     as_generated = forms.BooleanField(required=False)
     questions = forms.CharField(required=False)
+    label_config = forms.FileField(required=False)  # a Label Studio export's label config
 
     def clean(self):
         cleaned = super().clean()
@@ -299,6 +303,18 @@ class ImportUploadForm(forms.Form):
             raise forms.ValidationError(f"Unknown format {chosen!r}.")
         return chosen
 
+    def clean_label_config(self) -> dict:
+        """{"label_config": XML text, "label_config_name": its file's name}, or {}."""
+        upload = self.cleaned_data["label_config"]
+        if not upload:
+            return {}
+        if upload.size > LABEL_CONFIG_BYTES:
+            raise forms.ValidationError(f"{upload.name}: a label config is at most 1 MB.")
+        try:
+            return {"label_config": upload.read().decode("utf-8"), "label_config_name": upload.name}
+        except UnicodeDecodeError:
+            raise forms.ValidationError(f"{upload.name}: not UTF-8 text.") from None
+
     def options(self) -> dict:
         data = self.cleaned_data
         return import_options(
@@ -306,6 +322,7 @@ class ImportUploadForm(forms.Form):
             judge=data["judge"],
             as_generated=data["as_generated"],
             questions=split_requests(data["questions"]),
+            **data["label_config"],
         )
 
 

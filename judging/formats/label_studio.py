@@ -49,7 +49,7 @@ class Mark:
 class Annotation:
     id: Any
     rater: str  # the annotator's e-mail when the export has it, else "label-studio user N"
-    user_id: int
+    user_id: int | None
     marks: list[Mark]
     cancelled: bool
     lead_time: Any = None
@@ -190,7 +190,7 @@ def _annotation(obj: Any, path: str, file: str, record: str, ignored: Counter) -
         raise _fail("expected an annotation object", file, record, path)
     by = obj.get("completed_by")
     user_id = by.get("id") if isinstance(by, dict) else by
-    if not _whole(user_id):
+    if not (_whole(user_id) or by is None):
         raise _fail(
             "completed_by must be a user id or a user object with an id",
             file,
@@ -200,12 +200,15 @@ def _annotation(obj: Any, path: str, file: str, record: str, ignored: Counter) -
     email = by.get("email") if isinstance(by, dict) else None
     if email is not None and (not isinstance(email, str) or "@" not in email):
         raise _fail("not an e-mail address", file, record, f"{path}.completed_by.email")
+    # A deleted user leaves completed_by null: the annotation is its own (unknown) rater.
+    rater = email or (f"label-studio user {user_id}" if by is not None else None)
+    rater = rater or f"label-studio annotation {obj.get('id')} (annotator deleted)"
     cancelled = obj.get("was_cancelled", False)
     if not isinstance(cancelled, bool):
         raise _fail("was_cancelled must be true or false", file, record, f"{path}.was_cancelled")
     return Annotation(
         id=obj.get("id"),
-        rater=email or f"label-studio user {user_id}",
+        rater=rater,
         user_id=user_id,
         marks=_marks(obj, path, file, record, ignored),
         cancelled=cancelled,

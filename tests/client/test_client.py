@@ -3,6 +3,7 @@ it, the typed models the server declares, errors naming the record, rows streame
 
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -78,6 +79,20 @@ def test_import_file_and_a_refused_record_names_it(evalsite, project, tmp_path):
     assert refused.value.status == 422
     assert (refused.value.error.file, refused.value.error.record) == ("bad.jsonl", "line 1")
     assert refused.value.error.path == "$.slices"
+
+
+def test_import_a_label_studio_export_with_its_label_config(evalsite, project):
+    data = Path(__file__).resolve().parent.parent / "data" / "label_studio"
+    report = evalsite.import_file(
+        project.slug, data / "text_export.json", label_config=data / "text_label_config.xml"
+    )
+    assert report.format == "label-studio" and report.counts["human_labels"] == 19
+    assert not any("warning: no label config" in note for note in report.notes)
+    agreement = evalsite.agreement_report(project.slug, criterion="correct", split="all")
+    (pair,) = [e for e in agreement.human_human if e["kind"] == "rater_pair"]
+    assert pair["cohen_kappa"]["value"] == pytest.approx(
+        cohen_kappa_score(["pass", "fail", "pass", "pass"], ["pass", "fail", "fail", "pass"])
+    )
 
 
 def test_judge_runs_from_the_client(evalsite, project, tmp_path, settings):

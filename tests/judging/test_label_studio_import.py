@@ -233,3 +233,33 @@ def test_the_upload_page_imports_a_zipped_project(
     assert "imported 3 items, 0 questions, 3 human labels, 1 criterion, 0 errors" in page
     assert "Evidence files stored" in page or "evidence files stored" in page
     assert ItemSource.objects.filter(item__project=project).count() == 2
+
+
+def test_the_upload_page_takes_the_label_config(
+    client, project, django_capture_on_commit_callbacks
+):
+    client.force_login(member(project, Role.ADMIN))
+    files = {
+        "file": SimpleUploadedFile("text_export.json", EXPORT.read_bytes()),
+        "label_config": SimpleUploadedFile("config.xml", CONFIG.read_bytes()),
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("import_upload", args=[project.slug]), files)
+    assert response.status_code == 302
+    assert Criterion.objects.get(name="correct").labels == ["pass", "fail"]  # the config's order
+    page = client.get(response.url).content.decode()
+    assert "<td>Cancelled (skipped) annotations: not labels</td>" in page
+    assert "<td>Empty annotations: not labels</td>" in page
+    assert "warning: no label config" not in page
+
+
+def test_an_annotation_of_a_deleted_user_is_its_own_rater(tmp_path, project):
+    tasks = json.loads(EXPORT.read_text())
+    for annotation in tasks[0]["annotations"]:
+        annotation["completed_by"] = None
+    (tmp_path / "export.json").write_text(json.dumps(tasks))
+    import_items(project, tmp_path / "export.json", "--label-config", str(CONFIG))
+    raters = set(HumanLabel.objects.filter(item__external_id="label-studio-1").values_list(
+        "rater", flat=True))  # fmt: skip
+    ids = [a["id"] for a in tasks[0]["annotations"]]
+    assert raters == {f"label-studio annotation {i} (annotator deleted)" for i in ids}

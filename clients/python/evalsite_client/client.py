@@ -119,13 +119,17 @@ class Client:
         return ImportReport.model_validate(data)
 
     def import_file(self, slug: str, path: str | os.PathLike, format: str | None = None, *,
-                    questions: Iterable[str] = ()) -> ImportReport:  # fmt: skip
+                    questions: Iterable[str] = (),
+                    label_config: str | os.PathLike | None = None) -> ImportReport:  # fmt: skip
         """Import one file as `manage.py import_items` reads it: a .zip bundle, JSONL, CSV,
-        review JSON, TextFlow or a Label Studio export (`format` detected unless given)."""
+        review JSON, TextFlow or a Label Studio export (`format` detected unless given);
+        `label_config`: the Label Studio project's label config file (its labels)."""
         path = Path(path)
         data = {"questions": list(questions)}
         if format:
             data["format"] = format
+        if label_config is not None:
+            data["label_config"] = Path(label_config).read_text(encoding="utf-8")
         with path.open("rb") as handle:
             report = self._call("POST", f"projects/{slug}/imports", data=data,
                                 files={"file": (path.name, handle)})  # fmt: skip
