@@ -45,6 +45,9 @@ def test_the_export_is_detected_as_label_studio():
     head = EXPORT.read_bytes()[:65536]
     assert detect("export.json", head) == "label-studio"
     assert detect("min.json", (DATA / "text_export_min.json").read_bytes()) == "label-studio"
+    # A first task whose annotations fill the whole head, its id after them.
+    long = {"annotations": [{"result": [], "note": "x" * 70_000}], "id": 1, "data": {}}
+    assert detect("big.json", json.dumps([long]).encode()[:65536]) == "label-studio"
 
 
 def test_tasks_annotations_and_predictions_become_items_labels_and_verdicts(project):

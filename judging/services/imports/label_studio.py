@@ -46,10 +46,10 @@ def external_id(task: Task) -> str:
 
 
 def _looks_like(first: dict) -> bool:
-    """A task (`id` with `data`, `annotations` or `predictions`), or a JSON_MIN row (refused
-    by the importer, which says to export JSON)."""
-    keys = first.keys()
-    return "id" in keys and bool({"data", "annotations", "predictions", "annotator"} & keys)
+    """A task (`data`, `annotations` or `predictions`: whichever key comes first, the head may
+    end inside its value), or a JSON_MIN row (refused by the importer, which says to export
+    JSON)."""
+    return bool({"data", "annotations", "predictions", "annotator", "annotation_id"} & first.keys())
 
 
 @dataclass
