@@ -1,10 +1,11 @@
-"""Load test: 16 raters at once against gunicorn on PostgreSQL, over loopback HTTP.
+"""Load test: 16 raters at once against gunicorn on PostgreSQL or SQLite, over loopback HTTP.
 
 ``.venv/bin/python -m bench.load [--raters 16] [--answers 480] [--items 2000] [--seconds 180]
-[--during-import N]``
+[--during-import N] [--database postgresql|sqlite]``
 
 Builds a fresh project in the PostgreSQL database ``DATABASE_URL`` names (default
-``postgres://postgres@127.0.0.1:5432/evalsite_load``; dropped and created, then migrated):
+``postgres://postgres@127.0.0.1:5432/evalsite_load``; dropped and created, then migrated), or
+with ``--database sqlite`` in a new SQLite file in a temporary folder:
 ``--items`` items with one field question and two candidates each, overlap 1, and ``--raters``
 raters. Starts gunicorn (``--workers``, production settings, loopback only: a free port on
 127.0.0.1, HTTPS redirects and secure cookies off) and lets every rater loop, each on its own
@@ -45,14 +46,19 @@ PASSWORD = "load-test-password-1"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _environment(work: Path) -> dict[str, str]:
+def _environment(work: Path, database: str) -> dict[str, str]:
+    url = (
+        f"sqlite:///{work / 'load.sqlite3'}"
+        if database == "sqlite"
+        else os.environ.get("DATABASE_URL", DEFAULT_DB)
+    )
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1",
-        "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DB),
+        "DATABASE_URL": url,
         "EVALSITE_VAR_DIR": str(work),
         "TASKS_BACKEND": "immediate",
         # Loopback only: plain HTTP, so no HTTPS redirect, HSTS or secure-only cookies.
@@ -260,15 +266,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="meanwhile import N items into another project through the API (one request)",
     )
+    parser.add_argument("--database", choices=("postgresql", "sqlite"), default="postgresql")
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="evalsite-load-"))
     atexit.register(shutil.rmtree, work, ignore_errors=True)  # static files, media, logs
-    env = _environment(work)
+    env = _environment(work, args.database)
     os.environ.update(env)
     (work / "static").mkdir(parents=True, exist_ok=True)
     try:
-        fresh_postgres(env["DATABASE_URL"])
+        if args.database == "postgresql":
+            fresh_postgres(env["DATABASE_URL"])
     except Exception as error:  # psycopg's OperationalError and friends
         print(f"skipped: PostgreSQL at {env['DATABASE_URL']} is not reachable ({error})")
         return 0
@@ -305,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     lost, over = _check(slug, raters)
     errors = [e for r in raters for e in r.errors]
     print(
-        f"{args.raters} raters, gunicorn {args.workers} workers, PostgreSQL, {args.items:,} items, "
+        f"{args.raters} raters, gunicorn {args.workers} workers, {args.database}, "
+        f"{args.items:,} items, "
         f"overlap 1: {answers} answers in {elapsed:.1f} s"
         + (f"; during an import of {args.during_import:,} items" if importer else "")
     )

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.run_bound                      # 2,000 calls, concurrency 16, 100 ms
     .venv/bin/python -m bench.run_bound --workers 2          # the same run shared by 2 db_workers
-    DATABASE_URL=postgres://… .venv/bin/python -m bench.run_bound --workers 2
+    .venv/bin/python -m bench.run_bound --workers 2 --database postgresql
 
 The stub model server (judging/stub_model.py) runs in its own process on 127.0.0.1, answers
 every call after `--model-ms`, and counts the calls it answered and when. With `--workers 1` the
@@ -10,7 +10,8 @@ run executes in this process (`run_execute`, as `manage.py run_judge` does); wit
 is started as the site starts one (RUN_WORKERS=N, N tasks queued) and N real `manage.py
 db_worker` processes share it. calls/s is counted at the model: calls answered / (last answer -
 first request), against the bound concurrency / latency (160 calls/s at 16 and 100 ms). A fresh
-SQLite database unless DATABASE_URL names another; no manual step.
+database each time: SQLite in a temporary folder, or PostgreSQL's `evalsite_bench_run_bound`
+(dropped and created on 127.0.0.1 as user postgres); no manual step.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import time
 from pathlib import Path
 
 from bench._django import setup_django
+from bench._evalsite_http import PG_BASE
+from bench._evalsite_setup import fresh_postgres
+from bench._servers import load_average
 
 ROOT = Path(__file__).resolve().parent.parent
 STUB = """
@@ -100,7 +104,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--model-ms", type=float, default=100)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args(argv)
+    if args.database == "postgresql":
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/evalsite_bench_run_bound"
+        fresh_postgres(os.environ["DATABASE_URL"])
     if args.workers > 1:
         os.environ.setdefault("TASKS_BACKEND", "database")  # the workers take the queued tasks
     setup_django()
@@ -122,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| {connection.vendor} | {args.workers} | {args.concurrency} | {args.model_ms:g} | "
           f"{answered} | {run.status} (done {run.done}) | {rate:.1f} | {bound:.0f} | "
           f"{rate / bound:.1%} |")  # fmt: skip
+    print(f"load average (1, 5, 15 min) at the end: {load_average()}")
     print(f"RESULT run_bound_calls_per_s={rate:.1f}")
     print(f"RESULT run_bound_share={rate / bound:.3f}")
     assert answered == run.done == args.calls, "a call was made twice, or not at all"

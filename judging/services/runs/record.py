@@ -89,7 +89,12 @@ def _one(run: Run, version: JudgeVersion, outcome: Outcome, price) -> tuple[str,
             ).save()
     except IntegrityError:  # another run finished the same call first: keep theirs
         return "reused", 0, 0
-    verdict = Verdict(
+    _verdict_latest_wins(_verdict(run, version, planned, label, raw, explanation, confidence))
+    return status, reply.input_tokens or 0, reply.output_tokens or 0
+
+
+def _verdict(run, version, planned, label, raw, explanation, confidence) -> Verdict:
+    return Verdict(
         item_id=planned.item_id,
         revision=planned.revision,
         criterion=version.criterion,
@@ -103,8 +108,6 @@ def _one(run: Run, version: JudgeVersion, outcome: Outcome, price) -> tuple[str,
         extra={"run": run.pk, "version": version.number},
         source_name=f"run {run.pk} ({version})",
     )
-    _verdict_latest_wins(verdict)
-    return status, reply.input_tokens or 0, reply.output_tokens or 0
 
 
 _REPLACED = ("label", "raw", "explanation", "confidence", "extra", "source_name")
@@ -132,16 +135,92 @@ def _verdict_latest_wins(verdict: Verdict) -> None:
     earlier.save(update_fields=[*_REPLACED])
 
 
+def _verdicts_latest_win(verdicts: list[Verdict]) -> None:
+    """`_verdict_latest_wins` for one flush's verdicts (one judge, one criterion) in three
+    statements: the earlier verdicts of those items, then one insert and one update."""
+    if not verdicts:
+        return
+
+    def key(v):
+        return (v.item_id, v.revision, v.sample, v.display_order)
+
+    first = verdicts[0]
+    earlier = {
+        key(e): e
+        for e in Verdict.objects.filter(
+            item_id__in={v.item_id for v in verdicts},
+            criterion=first.criterion,
+            judge=first.judge,
+        ).order_by()
+    }
+    new, replaced = [], []
+    for verdict in verdicts:
+        old = earlier.get(key(verdict))
+        if old is None:
+            new.append(verdict)
+            continue
+        verdict.extra["replaced"] = {"label": old.label, "source_name": old.source_name}
+        for name in _REPLACED:
+            setattr(old, name, getattr(verdict, name))
+        replaced.append(old)
+    Verdict.objects.bulk_create(new)
+    Verdict.objects.bulk_update(replaced, list(_REPLACED))
+
+
+def _outcomes_batched(run: Run, version: JudgeVersion, outcomes: list[Outcome], price, counts):
+    """The outcomes' Call rows and verdicts in a few statements (the calls finished by another
+    run before are counted `reused`); (input tokens, output tokens). Raises IntegrityError if
+    another run finished one of these calls meanwhile (the caller then writes them one by
+    one)."""
+    fingerprints = [o.planned.fingerprint for o in outcomes if o.error is None]
+    finished = set(
+        Call.objects.filter(fingerprint__in=fingerprints)
+        .exclude(status=CallStatus.FAILED)
+        .values_list("fingerprint", flat=True)
+    )
+    calls, verdicts, tokens_in, tokens_out = [], [], 0, 0
+    for outcome in outcomes:
+        planned, reply = outcome.planned, outcome.reply
+        if outcome.error is not None:
+            calls.append(_call(run, outcome, CallStatus.FAILED, error=str(outcome.error)[:2000]))
+            counts[CallStatus.FAILED] += 1
+            continue
+        if planned.fingerprint in finished:
+            counts["reused"] += 1
+            continue
+        finished.add(planned.fingerprint)
+        label, confidence, explanation, error = _label(version, planned, reply)
+        status = CallStatus.UNPARSED if label == UNPARSED else CallStatus.DONE
+        raw = _raw(reply)
+        calls.append(_call(run, outcome, status, reply=raw, error=error, attempts=reply.attempts,
+                           **usage_fields(price, reply)))  # fmt: skip
+        verdicts.append(_verdict(run, version, planned, label, raw, explanation, confidence))
+        counts[status] += 1
+        tokens_in += reply.input_tokens or 0
+        tokens_out += reply.output_tokens or 0
+    with transaction.atomic():
+        Call.objects.bulk_create(calls)
+    _verdicts_latest_win(verdicts)
+    return tokens_in, tokens_out
+
+
 @transaction.atomic
 def record_outcomes(run: Run, version: JudgeVersion, outcomes: list[Outcome]) -> None:
+    """One flush of the runner: its calls and verdicts in a few statements; if another run
+    finished one of the same calls meanwhile, one by one (`_one`), keeping theirs."""
     counts = {"done": 0, "unparsed": 0, "failed": 0, "reused": 0}
-    tokens_in = tokens_out = 0
     price = price_in_force(version.provider, version.model) if outcomes else None
-    for outcome in outcomes:
-        status, t_in, t_out = _one(run, version, outcome, price)
-        counts[status] += 1
-        tokens_in += t_in
-        tokens_out += t_out
+    try:
+        with transaction.atomic():
+            tokens_in, tokens_out = _outcomes_batched(run, version, outcomes, price, counts)
+    except IntegrityError:
+        counts = dict.fromkeys(counts, 0)
+        tokens_in = tokens_out = 0
+        for outcome in outcomes:
+            status, t_in, t_out = _one(run, version, outcome, price)
+            counts[status] += 1
+            tokens_in += t_in
+            tokens_out += t_out
     Run.objects.filter(pk=run.pk).update(
         done=F("done") + counts["done"],
         unparsed=F("unparsed") + counts["unparsed"],
