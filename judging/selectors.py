@@ -19,6 +19,7 @@ from judging.models import (
     JudgeConfig,
     JudgeVersion,
     Run,
+    ScoreRun,
     Verdict,
 )
 from judging.services.calibration.failures import buckets_for, current_tags, failure_summary
@@ -248,3 +249,27 @@ def split_condition(split: str) -> tuple[str, list]:
     """The item list's split filter, as SQL on reviews' `reviews_item i` (reviews/item_hooks.py)."""
     sql, params = ItemSplit.objects.filter(split=split).values("item_id").query.sql_with_params()
     return f"i.id IN ({sql})", list(params)
+
+
+def judge_config(project, name: str) -> JudgeConfig | None:
+    return JudgeConfig.objects.filter(project=project, name=name).first()
+
+
+def criterion_names(project) -> list[str]:
+    """The project's criteria by name, each once (a criterion has a row per version)."""
+    names = Criterion.objects.filter(project=project).order_by("name")
+    return list(dict.fromkeys(names.values_list("name", flat=True)))
+
+
+def project_runs(project):
+    """The project's judge runs, each with its version and judge (a run page's header)."""
+    return Run.objects.filter(project=project).select_related("version__config")
+
+
+def generation_runs(project, *, limit: int = 10):
+    """The latest ground-truth generation runs (their versions judge no criterion)."""
+    return Run.objects.filter(project=project, version__criterion__isnull=True)[:limit]
+
+
+def score_runs(project):
+    return ScoreRun.objects.filter(project=project).select_related("created_by")

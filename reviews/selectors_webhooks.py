@@ -1,6 +1,6 @@
 """Reads for the webhooks pages."""
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
 from reviews.models import Webhook, WebhookAttempt
 
@@ -14,3 +14,7 @@ def webhook_deliveries(hook: Webhook) -> list:
             Prefetch("attempt_log", queryset=WebhookAttempt.objects.order_by("number"))
         )[:DELIVERIES_SHOWN]
     )
+
+
+def project_webhooks(project) -> QuerySet:
+    return Webhook.objects.filter(project=project).select_related("created_by")

@@ -327,16 +327,20 @@ def _hand_reads(tree: ast.AST) -> list[str]:
     return found
 
 
+def _in_views(finder) -> list[str]:
+    """What `finder` finds in every view module, named by module."""
+    return [
+        f"{module} {hit}"
+        for module, path in project_modules().items()
+        if "views" in module.split(".")
+        for hit in finder(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+
 def test_views_read_requests_through_forms():
     """Every view reads request data through a Django form (or a ninja schema): a value that
     does not parse is the form's clear error, never a 500 or a silent default."""
-    found = [
-        f"{module} {read}"
-        for module, path in project_modules().items()
-        if "views" in module.split(".")
-        for read in _hand_reads(ast.parse(path.read_text(encoding="utf-8")))
-    ]
-    assert found == []
+    assert _in_views(_hand_reads) == []
 
 
 def test_the_hand_read_finder_sees_hand_reads():
@@ -382,3 +386,17 @@ def test_reviews_templates_name_no_judging_url():
         if name in judging_names or name.startswith("judging:")
     )
     assert found == []
+
+
+def _manager_queries(tree: ast.AST) -> list[str]:
+    """`Model.objects` used anywhere: a query written in place."""
+    return [
+        f"line {node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "objects"
+    ]
+
+
+def test_views_query_through_selectors():
+    """Views ask selectors (or services) for rows; no `Model.objects` query sits in a view."""
+    assert _in_views(_manager_queries) == []

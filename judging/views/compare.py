@@ -6,9 +6,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from judging.forms import CompareForm
-from judging.models import Criterion, JudgeConfig
 from judging.reports.compare.report import CompareError, judges_compare
 from judging.reports.judge_page import compare_defaults
+from judging.selectors import criterion_names, judge_config
 from judging.services.calibration.splits import current_draw
 from judging.services.judges.refs import judge_ref_choices
 from judging.views.held_out import held_out_shown
@@ -20,15 +20,12 @@ from reviews.models import Role
 def judge_compare(request, slug, name):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     project = access.project
-    config = JudgeConfig.objects.filter(project=project, name=name).first()
+    config = judge_config(project, name)
     if config is None:
         raise Http404("no such judge")
-    criteria = (
-        Criterion.objects.filter(project=project).order_by("name").values_list("name", flat=True)
-    )
     form = CompareForm(
         request.GET or compare_defaults(config) or None,
-        criteria=list(dict.fromkeys(criteria)),
+        criteria=criterion_names(project),
         refs=judge_ref_choices(project),
     )
     context = {"project": project, "config": config, "form": form, "report": None}

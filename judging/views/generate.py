@@ -9,8 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from judging.forms import GenerateForm
-from judging.models import Run
-from judging.selectors import generations_recent
+from judging.selectors import generation_runs, generations_recent
 from judging.services.generation.reconcile import GenerationError, reader_runs_create
 from judging.services.runs.control import runs_progress
 from judging.tasks import generate_task
@@ -60,7 +59,7 @@ def generate(request, slug):
                 "listed under them once the runs are done.",
             )
             return redirect("generate", slug)
-    runs = Run.objects.filter(project=access.project, version__criterion__isnull=True)[:10]
+    runs = generation_runs(access.project)
     return render(
         request,
         "judging/generate.html",

@@ -7,10 +7,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from judging.forms import JudgeForm, ResumeForm, RunForm
-from judging.models import JudgeConfig, Run
+from judging.models import JudgeConfig
 from judging.presenters import run_charts
 from judging.reports.judge_page import compare_defaults, version_rows
-from judging.selectors import judge_rows, judge_runs
+from judging.selectors import judge_config, judge_rows, judge_runs, project_runs
 from judging.services.judges.configs import (
     JUDGED_SETTINGS,
     JudgeConfigError,
@@ -31,7 +31,7 @@ from reviews.models import Role
 
 def _config(request, slug, name):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    config = JudgeConfig.objects.filter(project=access.project, name=name).first()
+    config = judge_config(access.project, name)
     if config is None:
         raise Http404("no such judge")
     return access, config
@@ -112,7 +112,7 @@ def judge_save(request, slug):
             return redirect("judge_page", slug, result.config.name)
     messages.error(request, "Not saved: " + "; ".join(_errors(form)))
     name = form["name"].value() or ""
-    config = JudgeConfig.objects.filter(project=access.project, name=name).first()
+    config = judge_config(access.project, name)
     if config is not None:
         return _page(request, access.project, config, form, status=400)
     return _list(request, access.project, form, status=400)
@@ -145,9 +145,7 @@ def run_start(request, slug, name):
 
 def _run(request, slug, pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    return get_object_or_404(
-        Run.objects.select_related("version__config"), pk=pk, project=access.project
-    )
+    return get_object_or_404(project_runs(access.project), pk=pk)
 
 
 @require_safe

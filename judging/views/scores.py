@@ -11,6 +11,7 @@ from judging.models import ScoreRun
 from judging.reports.attribution import CONTEXTS
 from judging.reports.pipeline_graph import layout
 from judging.reports.scoring.build import NO_CONTEXT
+from judging.selectors import score_runs
 from judging.services.runs.baseline import baseline_run
 from judging.services.runs.baselines import BaselineError
 from judging.services.scoring.claim_judge import ClaimJudgeError
@@ -25,7 +26,7 @@ MAX_GRAPHS = 100  # pipeline graphs drawn per section; the tables list every rec
 
 
 def _list(request, access, form=None, baseline_form=None):
-    runs = ScoreRun.objects.filter(project=access.project).select_related("created_by")
+    runs = score_runs(access.project)
     if access.is_admin:
         form = form or ScoreUploadForm(project=access.project)
         baseline_form = baseline_form or BaselineForm(project=access.project)

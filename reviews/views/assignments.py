@@ -1,14 +1,14 @@
 """Project admin: pre-assigned batches and each rater's progress."""
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from reviews.access import project_for_user
 from reviews.forms import BatchForm
-from reviews.models import AssignmentBatch, Membership, Role
+from reviews.models import Role
+from reviews.selectors_admin import has_raters, project_raters, recent_batches
 from reviews.services.assignment.batches import batch_create, rater_progress
 
 
@@ -16,11 +16,7 @@ from reviews.services.assignment.batches import batch_create, rater_progress
 def assignments(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     project = access.project
-    raters = (
-        get_user_model()
-        .objects.filter(memberships__project=project, memberships__role=Role.RATER)
-        .order_by("username")
-    )
+    raters = project_raters(project)
     form = BatchForm(request.POST if request.method == "POST" else None, raters=raters)
     if request.method == "POST" and form.is_valid():
         try:
@@ -41,8 +37,8 @@ def assignments(request, slug):
             "chosen_raters": [str(pk) for pk in (form["raters"].value() or [])],
             "slices": project.slices.order_by("name"),
             "progress": rater_progress(project),
-            "batches": AssignmentBatch.objects.filter(project=project).order_by("-created_at")[:20],
-            "has_raters": Membership.objects.filter(project=project, role=Role.RATER).exists(),
+            "batches": recent_batches(project),
+            "has_raters": has_raters(project),
         },
     )
 

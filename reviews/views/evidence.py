@@ -12,12 +12,13 @@ from reviews.access import project_for_user
 from reviews.forms import PageImageForm
 from reviews.forms_inputs import LocateForm
 from reviews.models import Document
+from reviews.selectors_admin import project_document
 from reviews.services.files import renders
 
 
 def _document(request, slug: str, sha256: str, page: int) -> Document:
     access = project_for_user(request.user, slug)
-    document = Document.objects.filter(sha256=sha256, sources__item__project=access.project).first()
+    document = project_document(access.project, sha256)
     if document is None or not 1 <= page <= document.page_count:
         raise Http404("No such evidence page.")
     return document

@@ -8,7 +8,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from reviews.access import project_for_user
 from reviews.forms import ImportUploadForm
-from reviews.models import ImportJob, Item, Role
+from reviews.models import ImportJob, Role
+from reviews.selectors_admin import import_job_items, recent_import_jobs
 from reviews.services.imports.job_progress import job_stalled, records_done
 from reviews.services.imports.jobs import RetryRefused, import_job_retry, import_job_start
 from reviews.services.imports.pipeline import count_rows, import_formats
@@ -38,7 +39,7 @@ def import_upload(request, slug):
         else:
             transaction.on_commit(lambda: run_import_job.enqueue(job.pk))
             return redirect("import_job", slug, job.pk)
-    jobs = ImportJob.objects.filter(project=access.project).select_related("created_by")[:20]
+    jobs = recent_import_jobs(access.project)
     return render(
         request,
         "reviews/import_upload.html",
@@ -60,10 +61,7 @@ def import_job(request, slug, job_pk):
     template = (
         "reviews/import_job.html#import-progress" if request.htmx else "reviews/import_job.html"
     )
-    report = job.report or {}
-    items = Item.objects.filter(project=access.project, pk__in=report.get("items", [])).order_by(
-        "external_id"
-    )
+    items = import_job_items(access.project, job)
     return render(
         request,
         template,
@@ -73,7 +71,7 @@ def import_job(request, slug, job_pk):
             "job": job,
             "done": records_done(job),
             "stalled": job_stalled(job),
-            "counts": count_rows(report.get("counts", {})),
+            "counts": count_rows((job.report or {}).get("counts", {})),
             "items": items.only("pk", "external_id", "project_id"),
         },
     )

@@ -5,7 +5,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from reviews.access import project_for_user
-from reviews.models import Job, Role
+from reviews.models import Role
+from reviews.selectors_admin import project_jobs
 from reviews.services.jobs.progress import job_progress, job_stalled
 from reviews.services.jobs.registry import KINDS
 
@@ -13,9 +14,7 @@ from reviews.services.jobs.registry import KINDS
 @require_safe
 def job_detail(request, slug, job_id):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    job = get_object_or_404(
-        Job.objects.select_related("created_by"), pk=job_id, project=access.project
-    )
+    job = get_object_or_404(project_jobs(access.project), pk=job_id)
     done, total = job_progress(job)
     kind = KINDS.get(job.kind)
     template = "reviews/job.html#job-progress" if request.htmx else "reviews/job.html"

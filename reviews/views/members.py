@@ -1,7 +1,6 @@
 """Project admin: members and their roles."""
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -10,8 +9,9 @@ from evalsite.posting import errors_text
 from reviews.access import project_for_user
 from reviews.forms import MemberAddForm
 from reviews.forms_inputs import MemberRemoveForm
-from reviews.models import Membership, Role
-from reviews.services.projects.lockouts import locked_out, lockout_clear
+from reviews.models import Role
+from reviews.selectors_admin import member_rows, project_members
+from reviews.services.projects.lockouts import lockout_clear
 from reviews.services.projects.members import membership_add, membership_remove
 
 
@@ -25,20 +25,13 @@ def members(request, slug):
         membership_add(actor=request.user, project=project, user=user, role=role)
         messages.success(request, f"{user.username} is now {Role(role).label.lower()}.")
         return redirect("members", slug)
-    rows: dict[int, dict] = {}
-    for membership in Membership.objects.filter(project=project).select_related("user"):
-        row = rows.setdefault(membership.user_id, {"user": membership.user, "roles": []})
-        row["roles"].append(membership.role)
-    locked = locked_out(row["user"].username for row in rows.values())
-    for row in rows.values():
-        row["locked"] = row["user"].username in locked
     return render(
         request,
         "reviews/members.html",
         {
             "access": access,
             "project": project,
-            "rows": rows.values(),
+            "rows": member_rows(project),
             "roles": Role.choices,
             "form": form,
         },
@@ -77,5 +70,4 @@ def member_unlock(request, slug, user_pk):
 
 
 def _member(access, user_pk):
-    members_of_project = get_user_model().objects.filter(memberships__project=access.project)
-    return get_object_or_404(members_of_project.distinct(), pk=user_pk)
+    return get_object_or_404(project_members(access.project), pk=user_pk)

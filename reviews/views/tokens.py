@@ -6,7 +6,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.forms import TokenForm
-from reviews.models import ApiToken
+from reviews.selectors_admin import user_tokens
 from reviews.services.projects.tokens import token_create, token_revoke
 
 
@@ -21,7 +21,7 @@ def api_tokens(request):
             days=form.cleaned_data["lifetime"],
         )
         form = TokenForm()
-    tokens = ApiToken.objects.filter(user=request.user)
+    tokens = user_tokens(request.user)
     return render(
         request,
         "reviews/api_tokens.html",

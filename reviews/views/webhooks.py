@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from reviews.access import project_for_user
 from reviews.forms_webhooks import WebhookForm
 from reviews.models import Role, Webhook
-from reviews.selectors_webhooks import webhook_deliveries
+from reviews.selectors_webhooks import project_webhooks, webhook_deliveries
 from reviews.services.webhooks.deliver import REPLAY_WINDOW_SECONDS, SIGNATURE_HEADER
 from reviews.services.webhooks.hooks import (
     SETTING,
@@ -40,7 +40,7 @@ def webhooks(request, slug):
             "project": project,
             "form": form,
             "created": created,
-            "hooks": Webhook.objects.filter(project=project).select_related("created_by"),
+            "hooks": project_webhooks(project),
             "allowed": webhook_hosts_allowed(),
             "setting": SETTING,
             "header": SIGNATURE_HEADER,
