@@ -110,16 +110,18 @@ def test_reimporting_the_same_export_changes_nothing(project):
     assert "6 unchanged" in out
 
 
-def test_kappa_between_the_two_annotators_is_scikit_learns(project):
+@pytest.mark.parametrize(("criterion", "kappa"), [("correct", 0.5), ("quality", 1 / 13)])
+def test_kappa_between_the_two_annotators_is_scikit_learns(project, criterion, kappa):
     import_items(project, EXPORT, "--label-config", str(CONFIG))
-    report = report_json(project, "--criterion", "correct", "--split", "all")
+    report = report_json(project, "--criterion", criterion, "--split", "all")
     (pair,) = [e for e in report["human_human"] if e["kind"] == "rater_pair"]
-    ana, ben = _rows("ana@example.com", "correct"), _rows("ben@example.com", "correct")
+    assert pair["raters"] == ["ana@example.com", "ben@example.com"]
+    ana, ben = _rows("ana@example.com", criterion), _rows("ben@example.com", criterion)
     both = sorted(ana.keys() & ben.keys())
     assert pair["n"] == len(both) == 4
     expected = cohen_kappa_score([ana[t] for t in both], [ben[t] for t in both])
     assert pair["cohen_kappa"]["value"] == pytest.approx(expected)
-    assert expected == pytest.approx(0.5)
+    assert expected == pytest.approx(kappa)
 
 
 def test_the_quick_export_names_annotators_by_id_and_predictions_by_id(project):
