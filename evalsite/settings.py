@@ -84,6 +84,40 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 page
 ]
 
+# Single sign-on (OpenID Connect, evalsite/sso.py): off unless OIDC_RP_CLIENT_ID is set; then the
+# provider's four endpoints and the client secret are required too. Users are matched by verified
+# e-mail; new ones get no project role. SSO-only users approve within SSO_REAUTH_MINUTES of
+# signing in at the provider (they have no site password to re-enter).
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", "")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_RP_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_USE_PKCE = True
+OIDC_CREATE_USER = True
+OIDC_USERNAME_ALGO = "evalsite.sso.username_for"
+SSO_ENABLED = bool(OIDC_RP_CLIENT_ID)
+SSO_REAUTH_MINUTES = env_int("SSO_REAUTH_MINUTES", 10, minimum=1)
+_sso_missing = [
+    name
+    for name in (
+        "OIDC_RP_CLIENT_SECRET",
+        "OIDC_OP_AUTHORIZATION_ENDPOINT",
+        "OIDC_OP_TOKEN_ENDPOINT",
+        "OIDC_OP_USER_ENDPOINT",
+        "OIDC_OP_JWKS_ENDPOINT",
+    )
+    if not globals()[name]
+]
+if SSO_ENABLED and _sso_missing:
+    raise ImproperlyConfigured(
+        f"OIDC_RP_CLIENT_ID is set, so single sign-on is on, but {', '.join(_sso_missing)} "
+        "is not set (see the README's *Single sign-on*)."
+    )
+
 # Throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one account from one
 # client address, that account is locked for LOGIN_LOCKOUT_MINUTES from that address only (a
 # guesser elsewhere cannot lock an approver out); after as many from one address, across
@@ -92,6 +126,7 @@ MIDDLEWARE = [
 # reverse proxies set TRUSTED_PROXIES to their number, or every user shares the proxy's address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "evalsite.sso.SsoBackend",  # answers only when single sign-on is configured
     # ModelBackend with the request's user read by hand (evalsite/auth.py says why). A session
     # signed in through django.contrib.auth.backends.ModelBackend (before this) signs in again.
     "evalsite.auth.UserBackend",

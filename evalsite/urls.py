@@ -2,12 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from evalsite import views
+from evalsite import sso, views
 from evalsite.admin_scope import view_on_site
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
+    # Single sign-on (evalsite/sso.py): 404 unless configured.
+    path("accounts/sso/login/", sso.sso_login, name="oidc_authentication_init"),
+    path("accounts/sso/callback/", sso.sso_callback, name="oidc_authentication_callback"),
+    path("accounts/sso/again/", sso.sso_reauth, name="sso_reauth"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/",

@@ -1,5 +1,7 @@
-"""Site-wide views: the home redirect, the favicon and a health check for load balancers."""
+"""Site-wide views: the login page, the home redirect, the favicon and a health check for load balancers."""
 
+from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpResponse
@@ -8,6 +10,13 @@ from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
 from reviews.selectors import has_queue_role
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page, offering single sign-on too when it is configured."""
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "sso_enabled": settings.SSO_ENABLED}
 
 
 @require_safe

@@ -73,6 +73,9 @@ NO_PAGE = {
     "admin:login": "a signed-in user is sent on to the admin's index",
     "admin:view_on_site": "a redirect to the object's own page",
     "api:api-root": "django-ninja's root: a 404 for everyone (the docs are at api/docs)",
+    "oidc_authentication_init": "single sign-on: a 404 unless configured (tests/reviews/test_sso.py)",
+    "oidc_authentication_callback": "single sign-on: a 404 unless configured",
+    "sso_reauth": "single sign-on: a 404 unless configured",
 }
 # Admin models with no row to show (their change, history and delete pages answer the admin's
 # "no such object" redirect), and why.

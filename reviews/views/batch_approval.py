@@ -4,12 +4,13 @@ password once; each item is still approved and signed on its own."""
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.reauth import password_checker
+from reviews.reauth import approval_reauth, password_checker
 from reviews.services.approval.approve import STATEMENT, ApprovalRefused
 from reviews.services.approval.batch import approval_batch_record, approval_waiting, batch_preview
 
@@ -51,7 +52,12 @@ def approval_batch(request, slug):
     if not items:
         messages.error(request, "Select the items to approve.")
         return redirect("approval_queue", slug)
-    context = {"access": access, "project": access.project, "statement": STATEMENT}
+    context = {
+        "access": access,
+        "project": access.project,
+        "statement": STATEMENT,
+        "reauth": approval_reauth(request, reverse("approval_queue", args=[slug])),
+    }
     if form.cleaned_data["sign"]:
         try:
             result = approval_batch_record(

@@ -13,7 +13,7 @@ from reviews.access import OVERSEERS, item_for_overseer, project_for_user
 from reviews.forms import AnswerChoiceForm, ApprovalForm
 from reviews.forms_inputs import CursorForm
 from reviews.models import ItemStatus, Question, QuestionStatus, Role
-from reviews.reauth import password_checker
+from reviews.reauth import approval_reauth, password_checker
 from reviews.selectors import (
     adjudication_panels,
     agreed_rows,
@@ -153,6 +153,7 @@ def item_approve(request, slug, item_pk):
         "reviews/item_approve.html",
         {
             **_item_page(access, item),
+            "reauth": approval_reauth(request, request.path),
             "diff": diff,
             "shown": diff_fingerprint(diff),
             "blockers": approval_blockers(item, request.user),
