@@ -12,7 +12,7 @@ class WebhookForm(forms.Form):
         max_length=500,
         assume_scheme="https",
         label="Endpoint URL",
-        help_text="https:// on a host this server allows (listed below).",
+        help_text="https:// on a host this server allows (listed above).",
     )
     events = forms.MultipleChoiceField(
         choices=WebhookEvent.choices,
