@@ -154,6 +154,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "evalsite.context_processors.navigation",
+                "reviews.context_processors.choices",
             ],
         },
     }

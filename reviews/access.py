@@ -27,6 +27,7 @@ from reviews.models import (
 # Who oversees a project's items and reads its figures (item pages, the item list, dashboards,
 # scores, estimates, their API): every role but rater, whose work stays blind to others'.
 OVERSEERS = (Role.ADMIN, Role.ADJUDICATOR, Role.APPROVER)
+EXPORTERS = (Role.ADMIN, Role.APPROVER)  # who downloads approved ground truth
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,20 @@ class ProjectAccess:
     @property
     def is_admin(self) -> bool:
         return Role.ADMIN in self.roles
+
+    # Decisions pages show or hide by; computed here once, not combined again in templates.
+    @property
+    def is_overseer(self) -> bool:
+        return self.has(*OVERSEERS)
+
+    @property
+    def rater_only(self) -> bool:
+        """A rater and nothing more: sees counts, never the items behind them."""
+        return self.is_rater and not self.is_overseer
+
+    @property
+    def can_export(self) -> bool:
+        return self.has(*EXPORTERS)
 
 
 def roles_of(user, project: Project) -> frozenset[str]:

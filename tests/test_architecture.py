@@ -400,3 +400,33 @@ def _manager_queries(tree: ast.AST) -> list[str]:
 def test_views_query_through_selectors():
     """Views ask selectors (or services) for rows; no `Model.objects` query sits in a view."""
     assert _in_views(_manager_queries) == []
+
+
+BARE_STATUS = re.compile(r"""\b\w*(?:status|decision)\s*(?:==|!=|in)\s*['"]""")
+
+
+def test_reviews_templates_compare_enums_not_strings():
+    """`q.status != QuestionStatus.OPEN`, not `!= "open"` (reviews/context_processors.py
+    gives the templates the choices): a renamed state cannot be missed silently."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {match.group(0)}"
+        for path in (ROOT / "templates" / "reviews").rglob("*.html")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for match in BARE_STATUS.finditer(line)
+    ]
+    assert found == []
+
+
+ROLE_COMBINATION = re.compile(r"access\.is_\w+\s+(?:and|or)\s+(?:not\s+)?access\.is_\w+")
+
+
+def test_reviews_templates_get_decisions_not_role_combinations():
+    """A page shows by one decision the access object computes (`access.is_overseer`,
+    `access.can_export`, `can_approve`, ...), never by roles combined in the template."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in (ROOT / "templates" / "reviews").rglob("*.html")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ROLE_COMBINATION.search(line)
+    ]
+    assert found == []

@@ -27,3 +27,16 @@ def test_each_page_marks_its_section(path, section):
     request = RequestFactory().get(path)
     request.resolver_match = resolve(path)
     assert navigation(request) == {"nav": section}
+
+
+def test_templates_compare_against_the_choices():
+    """reviews.context_processors.choices: `Decision.SET` in a template is the member itself."""
+    from django.template import engines
+
+    template = engines["django"].from_string(
+        "{% if value == Decision.SET and state != QuestionStatus.OPEN %}"
+        "{{ JobStatus.SUCCEEDED }}{% endif %}"
+    )
+    request = RequestFactory().get("/")
+    assert template.render({"value": "set", "state": "resolved"}, request) == "succeeded"
+    assert template.render({"value": "label", "state": "resolved"}, request) == ""

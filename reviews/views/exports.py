@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST, require_safe
 
-from reviews.access import project_for_user
+from reviews.access import EXPORTERS, project_for_user
 from reviews.formats.rows import ROW_FORMATS
 from reviews.models import Role
 from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
@@ -24,7 +24,7 @@ class ExportForm(forms.Form):
 
 @require_POST  # it writes an `exported` event per item
 def project_export(request, slug):
-    access = project_for_user(request.user, slug, roles=[Role.ADMIN, Role.APPROVER])
+    access = project_for_user(request.user, slug, roles=EXPORTERS)
     form = ExportForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Choose a format: {', '.join(EXPORT_FORMATS)}.")

@@ -286,3 +286,18 @@ def test_the_project_home_shows_the_pages_judging_added(client, project):
     )
     with pytest.raises(ValueError, match="already added"):
         project_tab_add(ProjectTab("questions", "Questions", "project_home", "admin"))
+
+
+def test_the_project_home_decides_by_the_access_objects_decisions(client, project):
+    """A rater only sees the counts; an overseer's counts link to the item list; only admins
+    and approvers see the export."""
+    home = reverse("project_home", args=[project.slug])
+    items = reverse("item_list", args=[project.slug])
+    client.force_login(member(project, Role.RATER, username="rita"))
+    page = client.get(home).content.decode()
+    assert f'href="{items}?status=' not in page and "export-heading" not in page
+    client.force_login(member(project, Role.RATER, Role.ADJUDICATOR, username="adam"))
+    page = client.get(home).content.decode()
+    assert f'href="{items}?status=' in page and "export-heading" not in page
+    client.force_login(member(project, Role.APPROVER, username="april"))
+    assert "export-heading" in client.get(home).content.decode()
