@@ -157,3 +157,24 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path, monkeypatch):
     }
     with override_settings(**changed):
         call_command("check", "--deploy", "--fail-level", "WARNING")
+
+
+def test_single_sign_on_half_configured_refuses_to_start(monkeypatch):
+    """OIDC_RP_CLIENT_ID turns single sign-on on: the rest must be set, and is named if not."""
+    env = {"DEBUG": "true", "OIDC_RP_CLIENT_ID": "evalsite",
+           "OIDC_OP_TOKEN_ENDPOINT": "https://idp.example.com/token"}  # fmt: skip
+    with pytest.raises(ImproperlyConfigured) as refused:
+        _settings_under(env, monkeypatch)
+    message = str(refused.value)
+    assert "OIDC_RP_CLIENT_SECRET, OIDC_OP_AUTHORIZATION_ENDPOINT" in message
+    assert "OIDC_OP_TOKEN_ENDPOINT" not in message
+    assert _settings_under({"OIDC_RP_CLIENT_ID": ""}, monkeypatch)["SSO_ENABLED"] is False
+
+
+def test_env_int_list_reads_whole_numbers_and_refuses_junk():
+    from evalsite.env import env_int_list
+
+    assert env_int_list("X", [10, 60], environ={}) == [10, 60]
+    assert env_int_list("X", [10], environ={"X": "5, 30"}) == [5, 30]
+    with pytest.raises(ImproperlyConfigured, match="X='5,soon' is not a list of whole numbers"):
+        env_int_list("X", [10], environ={"X": "5,soon"})

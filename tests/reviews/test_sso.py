@@ -169,3 +169,26 @@ def test_a_password_account_signed_in_by_sso_still_types_its_password(
     shown = parse_qs_value(page, "shown")
     client.post(url, {"confirm": "yes", "shown": shown, "password": PASSWORD})
     assert Approval.objects.filter(approver=user).count() == 1
+
+
+def test_batch_approval_asks_an_sso_account_for_the_same_recent_sign_in(
+    client, project, resolved, sso_approver, idp, settings
+):
+    idp.auth_age = settings.SSO_REAUTH_MINUTES * 60 + 5
+    sso_sign_in(client)
+    url = reverse("approval_batch", args=[project.slug])
+    preview = client.post(url, {"item": [resolved.pk]}).content.decode()
+    assert "Sign in again with SSO" in preview and 'type="password"' not in preview
+    sign = {
+        "item": [resolved.pk],
+        "confirm": "on",
+        "sign": "on",
+        f"shown-{resolved.pk}": parse_qs_value(preview, f"shown-{resolved.pk}"),
+    }
+    assert "Signing needs a recent sign-in" in client.post(url, sign).content.decode()
+    assert not Approval.objects.exists()
+    idp.auth_age = 0
+    response = sso_sign_in(client, start=reverse("sso_reauth"))
+    assert response["Location"] == reverse("home")  # no page to go back to was given
+    client.post(url, sign)
+    assert Approval.objects.filter(item=resolved, approver=sso_approver).count() == 1
