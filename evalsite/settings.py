@@ -155,6 +155,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "evalsite.context_processors.navigation",
                 "reviews.context_processors.choices",
+                "judging.context_processors.choices",
             ],
         },
     }

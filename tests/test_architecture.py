@@ -402,15 +402,17 @@ def test_views_query_through_selectors():
     assert _in_views(_manager_queries) == []
 
 
-BARE_STATUS = re.compile(r"""\b\w*(?:status|decision)\s*(?:==|!=|in)\s*['"]""")
+BARE_STATUS = re.compile(r"""\b\w*(?:status|decision|split)\s*(?:==|!=|in)\s*['"]""")
 
 
-def test_reviews_templates_compare_enums_not_strings():
-    """`q.status != QuestionStatus.OPEN`, not `!= "open"` (reviews/context_processors.py
-    gives the templates the choices): a renamed state cannot be missed silently."""
+def test_templates_compare_enums_not_strings():
+    """`q.status != QuestionStatus.OPEN`, not `!= "open"` (reviews/context_processors.py and
+    judging/context_processors.py give the templates the choices; a claim decision's badge is
+    `claim_badge`): a renamed state cannot be missed silently."""
     found = [
         f"{path.relative_to(ROOT)}:{number}: {match.group(0)}"
-        for path in (ROOT / "templates" / "reviews").rglob("*.html")
+        for app in ("reviews", "judging")
+        for path in (ROOT / "templates" / app).rglob("*.html")
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         for match in BARE_STATUS.finditer(line)
     ]

@@ -40,3 +40,18 @@ def test_templates_compare_against_the_choices():
     request = RequestFactory().get("/")
     assert template.render({"value": "set", "state": "resolved"}, request) == "succeeded"
     assert template.render({"value": "label", "state": "resolved"}, request) == ""
+
+
+def test_judging_templates_compare_against_its_choices():
+    """judging.context_processors.choices and the claim badge filter."""
+    from django.template import engines
+
+    template = engines["django"].from_string(
+        "{% load claim_badges %}{% if p == RunStatus.BUDGET_REACHED %}budget{% endif %}"
+        "{% if split == Split.HELD_OUT %} held{% endif %}{% if gate == Gate.HOLD %} hold{% endif %}"
+        " {{ 'supported'|claim_badge }} {{ 'missed'|claim_badge }} {{ 'undecidable'|claim_badge }}"
+    )
+    context = {"p": "budget_reached", "split": "held_out", "gate": "HOLD"}
+    assert template.render(context, RequestFactory().get("/")) == (
+        "budget held hold badge-ok badge-bad badge-warn"
+    )
