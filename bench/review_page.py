@@ -1,7 +1,7 @@
 """Review workflow benchmark: ``.venv/bin/python -m bench.review_page``.
 
-Builds two projects in a fresh, migrated SQLite database (``bench/_django.py``; set
-``DATABASE_URL`` for PostgreSQL), of 1,000 and 100,000 items (``bulk_create``; a project in
+Builds two projects in a fresh, migrated SQLite database (``bench/_django.py``; with
+``--database postgresql``, PostgreSQL's ``evalsite_bench_review_page``, dropped and created), of 1,000 and 100,000 items (``bulk_create``; a project in
 progress: 40 % of the items resolved, and one open item in ten held by another rater), then
 what an import does when it ends (``evalsite.planner_statistics``: on PostgreSQL the tables it
 changed are analyzed). Only the item being reviewed has questions, candidates with citations and a one-page PDF.
@@ -14,7 +14,9 @@ Per size, the median of ``--repeats`` (30) server-side runs through Django's tes
     ``answer_record`` called directly;
   * my queue: GET of the rater's queue page (counts the pool).
 Targets (DESIGN §6): review page queries <= 12 and equal at both sizes, next item <= 15 ms,
-save <= 6 ms at 100k. ``--profile`` adds a cProfile of assignment_claim_next at the largest size and the
+save <= 6 ms at 100k. The query counts of the review page, next, save and my queue are pinned
+(PINNED_QUERIES) at every size measured: the run exits 1 if one differs. ``--sizes 1000
+100000 1000000`` adds the opt-in 1M run (its build alone takes many minutes). ``--profile`` adds a cProfile of assignment_claim_next at the largest size and the
 query plan of its candidate query.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import statistics
 import sys
@@ -30,6 +33,8 @@ import time
 from datetime import timedelta
 
 from bench._django import setup_django
+from bench._evalsite_http import PG_BASE
+from bench._evalsite_setup import fresh_postgres
 
 SIZES = (1_000, 100_000)
 CHUNK = 5_000
@@ -174,13 +179,33 @@ class Sized:
             )
 
 
-def _median_ms(fn, repeats: int) -> float:
+def _median_ms(fn, repeats: int, counted: dict | None = None, key: str = "") -> float:
+    """The median of `repeats` runs of fn(i); with `counted`, the SQL queries of the last run
+    go to counted[key]."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     times = []
     for i in range(repeats):
+        capture = CaptureQueriesContext(connection)
+        last = counted is not None and i == repeats - 1
+        if last:
+            capture.__enter__()
         start = time.perf_counter()
         fn(i)
         times.append((time.perf_counter() - start) * 1000)
+        if last:
+            capture.__exit__(None, None, None)
+            counted[key] = len(capture)
     return statistics.median(times)
+
+
+# Queries per request, the same at every size (1k, 100k, and 1M with --sizes 1000000): the
+# run exits 1 if one differs. Review page: the rater's page; next: POST review/next/ (a claim);
+# save: the htmx autosave of one answer; my queue: the rater's queue page.
+# PostgreSQL takes one more for next and save (the claim's and the answer's row locks).
+PINNED_QUERIES = {"queries": 12, "next_queries": 10, "save_queries": 11, "queue_queries": 5}
+PINNED_POSTGRESQL = {**PINNED_QUERIES, "next_queries": 11, "save_queries": 12}
 
 
 def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
@@ -217,7 +242,7 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
         )
         assert response.status_code == 200, response.content[:300]
 
-    results["save_ms"] = _median_ms(save_view, repeats)
+    results["save_ms"] = _median_ms(save_view, repeats, results, "save_queries")
 
     second = sized.questions[1]
     assignment = active_assignment(rater=sized.rater, item=item)
@@ -246,14 +271,16 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
         response = next_clients[i].post(next_url)
         assert response.status_code == 302 and "/review/" in response.url, response
 
-    results["next_ms"] = _median_ms(next_view, repeats)
+    results["next_ms"] = _median_ms(next_view, repeats, results, "next_queries")
     results["claim_service_ms"] = _median_ms(
         lambda i: assignment_claim_next(rater=sized.service_raters[i], project=sized.project),
         repeats,
     )
 
     queue_url = reverse("my_queue")
-    results["queue_ms"] = _median_ms(lambda i: client.get(queue_url), max(5, repeats // 3))
+    results["queue_ms"] = _median_ms(
+        lambda i: client.get(queue_url), max(5, repeats // 3), results, "queue_queries"
+    )
     return results
 
 
@@ -292,9 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     # `python -m bench review_page` calls main() with no arguments: never read the runner's argv.
     args = parser.parse_args([] if argv is None else argv)
-
+    if args.database == "postgresql":  # a fresh database of its own, as SQLite's temp file
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/evalsite_bench_review_page"
+        fresh_postgres(os.environ["DATABASE_URL"])
     setup_django()
     from django.db import connection
     from django.test.utils import override_settings
@@ -354,10 +384,11 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(profiled)
     by_size = {n: r for n, _, r in rows}
-    for n, label in ((1_000, "1k"), (100_000, "100k")):
+    for n, label in ((1_000, "1k"), (100_000, "100k"), (1_000_000, "1m")):
         if n in by_size:
             print(f"RESULT review_page_ms_{label}={by_size[n]['page_ms']:.2f}")
-            print(f"RESULT review_page_queries_{label}={by_size[n]['queries']}")
+            for key in PINNED_QUERIES:
+                print(f"RESULT review_page_{key}_{label}={by_size[n][key]}")
     if 100_000 in by_size:
         big = by_size[100_000]
         print(f"RESULT claim_next_ms_100k={big['next_ms']:.2f}")
@@ -366,7 +397,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"RESULT answer_save_service_ms_100k={big['save_service_ms']:.2f}")
         print(f"RESULT my_queue_ms_100k={big['queue_ms']:.2f}")
     overrides.disable()
-    return 0
+    return _pinned(by_size)
+
+
+def _pinned(by_size: dict) -> int:
+    """Each size's query counts against PINNED_QUERIES; 1 if any differs."""
+    from django.db import connection
+
+    pins = PINNED_POSTGRESQL if connection.vendor == "postgresql" else PINNED_QUERIES
+    wrong = [
+        f"{n:,} items: {key} {r[key]} (pinned {pinned})"
+        for n, r in by_size.items()
+        for key, pinned in pins.items()
+        if r[key] != pinned
+    ]
+    counts = ", ".join(f"{key} {pinned}" for key, pinned in pins.items())
+    print(f"pinned query counts ({counts}) at {', '.join(f'{n:,}' for n in by_size)} items: "
+          + ("NOT MET: " + "; ".join(wrong) if wrong else "met"))  # fmt: skip
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
