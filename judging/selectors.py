@@ -251,6 +251,10 @@ def split_condition(split: str) -> tuple[str, list]:
     return f"i.id IN ({sql})", list(params)
 
 
+def latest_version(config: JudgeConfig) -> JudgeVersion | None:
+    return config.versions.order_by("-number").first()
+
+
 def judge_config(project, name: str) -> JudgeConfig | None:
     return JudgeConfig.objects.filter(project=project, name=name).first()
 

@@ -1,5 +1,6 @@
 """The item list's forms: its filters (a GET), the rows chosen for a bulk action, and reviews'
-own bulk actions' fields (re-open has none; assign names a rater; add to a batch names one)."""
+own bulk actions' fields (re-open has none; assign names a rater; add to a batch names one);
+and batch approval's choice of the waiting items."""
 
 from __future__ import annotations
 
@@ -145,3 +146,31 @@ class AddToBatchForm(forms.Form):
             "-created_at"
         )
         self.fields["batch"].label_from_instance = lambda batch: batch.name
+
+
+class ApprovalBatchForm(forms.Form):
+    """Batch approval's post: the ticked waiting items (or all), the statement's box, the
+    password, whether to sign now, and what the preview showed of each item."""
+
+    item = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
+    all = forms.BooleanField(required=False)
+    confirm = forms.BooleanField(required=False)
+    password = forms.CharField(required=False, strip=False)
+    sign = forms.BooleanField(required=False)
+
+    def __init__(self, *args, waiting, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.waiting = waiting
+        waiting_pks = list(waiting.values_list("pk", flat=True))
+        self.fields["item"].choices = [(pk, pk) for pk in waiting_pks]
+        # What the preview showed of each item (its diff's fingerprint), checked by the service.
+        for pk in waiting_pks:
+            self.fields[f"shown-{pk}"] = forms.CharField(required=False)
+
+    def shown(self, items) -> dict[int, str]:
+        return {item.pk: self.cleaned_data.get(f"shown-{item.pk}", "") for item in items}
+
+    def items(self):
+        if self.cleaned_data["all"]:
+            return list(self.waiting)
+        return list(self.waiting.filter(pk__in=self.cleaned_data["item"]))

@@ -182,6 +182,18 @@ def candidate_view(claim: Claim, number: int, blind: bool) -> CandidateView:
     )
 
 
+def item_slices(item):
+    return item.slices.order_by("name")
+
+
+def item_history(item) -> tuple:
+    """The item's timeline (events, oldest first, with their actors) and its references'
+    versions (with who made each): the timeline page."""
+    events = item.events.select_related("actor").order_by("created_at", "id")
+    references = item.references.select_related("created_by").order_by("version")
+    return events, references
+
+
 def item_documents(item) -> list[Document]:
     """The item's evidence documents in source order, each once."""
     seen: dict[int, Document] = {}

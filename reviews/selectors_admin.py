@@ -77,3 +77,7 @@ def project_document(project: Project, sha256: str) -> Document | None:
 def project_jobs(project: Project) -> QuerySet:
     """The project's background jobs, each with who started it."""
     return Job.objects.filter(project=project).select_related("created_by")
+
+
+def project_slices(project: Project) -> QuerySet:
+    return project.slices.order_by("name")

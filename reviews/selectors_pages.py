@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from evalsite import raw_rows
@@ -235,6 +235,11 @@ class QueuePage:
     total: int
     total_more: bool
     next_cursor: str | None  # "<updated_at iso>~<id>" of the last row, when there is more
+
+
+def adjudication_waiting(project) -> QuerySet:
+    """The project's items waiting for an adjudicator."""
+    return project.items.filter(status=ItemStatus.ADJUDICATION)
 
 
 def waiting_items_page(items, *, cursor: str | None = None, per_page: int = 50) -> QueuePage:

@@ -388,17 +388,31 @@ def test_reviews_templates_name_no_judging_url():
     assert found == []
 
 
+QUERYSET_METHODS = {
+    "filter",
+    "exclude",
+    "order_by",
+    "select_related",
+    "prefetch_related",
+    "values_list",
+    "annotate",
+    "aggregate",
+}
+
+
 def _manager_queries(tree: ast.AST) -> list[str]:
-    """`Model.objects` used anywhere: a query written in place."""
+    """`Model.objects` used anywhere, or a queryset built in place (`item.events.filter(...)`,
+    `.order_by(...)`, ...): a query written where it is used."""
     return [
         f"line {node.lineno}: {ast.unparse(node)}"
         for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and node.attr == "objects"
+        if isinstance(node, ast.Attribute)
+        and (node.attr == "objects" or node.attr in QUERYSET_METHODS)
     ]
 
 
 def test_views_query_through_selectors():
-    """Views ask selectors (or services) for rows; no `Model.objects` query sits in a view."""
+    """Views ask selectors (or services) for rows; no query is built in a view."""
     assert _in_views(_manager_queries) == []
 
 

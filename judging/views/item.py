@@ -13,7 +13,7 @@ from judging.selectors_item import item_criterion_panels, item_split
 from judging.services.calibration.failures import buckets_for, current_tags
 from judging.views.held_out import held_out_shown
 from reviews.access import OVERSEERS, item_for_overseer
-from reviews.selectors import item_documents
+from reviews.selectors import item_documents, item_slices
 from reviews.services.revisions import earlier_outputs
 
 
@@ -32,7 +32,7 @@ def dashboard_item(request, slug, item_pk):
             "item": item,
             "split": split,
             "documents": item_documents(item),
-            "slices": item.slices.order_by("name"),
+            "slices": item_slices(item),
             "panels": [] if hidden else item_criterion_panels(item, tags),
             "earlier_outputs": [] if hidden else earlier_outputs(item),
             "buckets": buckets_for(access.project),

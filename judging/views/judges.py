@@ -10,7 +10,7 @@ from judging.forms import JudgeForm, ResumeForm, RunForm
 from judging.models import JudgeConfig
 from judging.presenters import run_charts
 from judging.reports.judge_page import compare_defaults, version_rows
-from judging.selectors import judge_config, judge_rows, judge_runs, project_runs
+from judging.selectors import judge_config, judge_rows, judge_runs, latest_version, project_runs
 from judging.services.judges.configs import (
     JUDGED_SETTINGS,
     JudgeConfigError,
@@ -38,7 +38,7 @@ def _config(request, slug, name):
 
 
 def _initial(config: JudgeConfig) -> dict:
-    latest = config.versions.order_by("-number").first()
+    latest = latest_version(config)
     initial = {"name": config.name}
     if latest:
         initial |= {name: getattr(latest, name) for name in JUDGED_SETTINGS} | {

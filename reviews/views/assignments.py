@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 from reviews.access import project_for_user
 from reviews.forms import BatchForm
 from reviews.models import Role
-from reviews.selectors_admin import has_raters, project_raters, recent_batches
+from reviews.selectors_admin import has_raters, project_raters, project_slices, recent_batches
 from reviews.services.assignment.batches import batch_create, rater_progress
 
 
@@ -35,7 +35,7 @@ def assignments(request, slug):
             "raters": raters,
             "form": form,
             "chosen_raters": [str(pk) for pk in (form["raters"].value() or [])],
-            "slices": project.slices.order_by("name"),
+            "slices": project_slices(project),
             "progress": rater_progress(project),
             "batches": recent_batches(project),
             "has_raters": has_raters(project),

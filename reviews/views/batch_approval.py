@@ -1,7 +1,6 @@
 """Batch approval: select resolved items (or all waiting), see the diff summary, re-enter the
 password once; each item is still approved and signed on its own."""
 
-from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -9,42 +8,18 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from reviews.access import project_for_user
+from reviews.forms_items import ApprovalBatchForm
 from reviews.models import Role
 from reviews.reauth import approval_reauth, password_checker
 from reviews.services.approval.approve import STATEMENT, ApprovalRefused
 from reviews.services.approval.batch import approval_batch_record, approval_waiting, batch_preview
 
 
-class BatchForm(forms.Form):
-    item = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
-    all = forms.BooleanField(required=False)
-    confirm = forms.BooleanField(required=False)
-    password = forms.CharField(required=False, strip=False)
-    sign = forms.BooleanField(required=False)
-
-    def __init__(self, *args, waiting, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.waiting = waiting
-        waiting_pks = list(waiting.values_list("pk", flat=True))
-        self.fields["item"].choices = [(pk, pk) for pk in waiting_pks]
-        # What the preview showed of each item (its diff's fingerprint), checked by the service.
-        for pk in waiting_pks:
-            self.fields[f"shown-{pk}"] = forms.CharField(required=False)
-
-    def shown(self, items) -> dict[int, str]:
-        return {item.pk: self.cleaned_data.get(f"shown-{item.pk}", "") for item in items}
-
-    def items(self):
-        if self.cleaned_data["all"]:
-            return list(self.waiting)
-        return list(self.waiting.filter(pk__in=self.cleaned_data["item"]))
-
-
 @never_cache
 @require_POST
 def approval_batch(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.APPROVER])
-    form = BatchForm(request.POST, waiting=approval_waiting(access.project))
+    form = ApprovalBatchForm(request.POST, waiting=approval_waiting(access.project))
     if not form.is_valid():
         messages.error(request, "Some selected items are no longer waiting for approval.")
         return redirect("approval_queue", slug)

@@ -18,9 +18,10 @@ from reviews.selectors import (
     adjudication_panels,
     agreed_rows,
     first_question_to_decide,
+    item_history,
     next_item_to_adjudicate,
 )
-from reviews.selectors_pages import waiting_items_page
+from reviews.selectors_pages import adjudication_waiting, waiting_items_page
 from reviews.services.approval.approve import (
     STATEMENT,
     ApprovalRefused,
@@ -168,8 +169,7 @@ def item_approve(request, slug, item_pk):
 @require_safe
 def item_timeline(request, slug, item_pk):
     access, item = item_for_overseer(request.user, slug, item_pk, roles=OVERSEERS)
-    events = item.events.select_related("actor").order_by("created_at", "id")
-    references = item.references.select_related("created_by").order_by("version")
+    events, references = item_history(item)
     return render(
         request,
         "reviews/item_timeline.html",
@@ -186,15 +186,13 @@ def item_timeline(request, slug, item_pk):
 @require_safe
 def work_queue(request, slug, kind):
     """Items that need an adjudicator (kind=adjudication) or an approver (kind=approval)."""
-    role, status = {
-        "adjudication": (Role.ADJUDICATOR, ItemStatus.ADJUDICATION),
-        "approval": (Role.APPROVER, ItemStatus.RESOLVED),
+    role, waiting = {
+        "adjudication": (Role.ADJUDICATOR, adjudication_waiting),
+        # Resolved items with a generated reference: nothing to approve without one.
+        "approval": (Role.APPROVER, approval_waiting),
     }[kind]
     access = project_for_user(request.user, slug, roles=[role])
-    if kind == "approval":  # nothing to approve without a generated reference
-        items = approval_waiting(access.project)
-    else:
-        items = access.project.items.filter(status=status)
+    items = waiting(access.project)
     page = waiting_items_page(items, cursor=CursorForm(request.GET).cursor())
     return render(
         request,
