@@ -16,7 +16,7 @@ from reviews.models import (
     Role,
 )
 from reviews.services.approval.approve import approval_record
-from reviews.services.rating.quality import GoldError, gold_mark, rater_alerts, rater_accuracy
+from reviews.services.rating.quality import GoldError, gold_mark, rater_accuracy, rater_alerts
 from reviews.services.rating.resolution import adjudication_record
 from tests.factories import PASSWORD, member
 
