@@ -255,6 +255,10 @@ def latest_version(config: JudgeConfig) -> JudgeVersion | None:
     return config.versions.order_by("-number").first()
 
 
+def judge_configs(project):
+    return JudgeConfig.objects.filter(project=project).order_by("name")
+
+
 def judge_config(project, name: str) -> JudgeConfig | None:
     return JudgeConfig.objects.filter(project=project, name=name).first()
 

@@ -8,6 +8,7 @@ from django.db.models import Count, Q
 
 from reviews.models import (
     Answer,
+    Approval,
     Assignment,
     AssignmentStatus,
     Authority,
@@ -180,6 +181,22 @@ def candidate_view(claim: Claim, number: int, blind: bool) -> CandidateView:
         bbox=claim.bbox,
         document_sha=document.sha256 if document else None,
     )
+
+
+def current_approvals(project, *, after: str | None = None, external_id: str | None = None):
+    """The same rows as `exports.approved_items` (current ground truth, by external id), as a
+    queryset so a page is one bounded query rather than a walk over every approval; from after
+    the case id `after`, or the one case `external_id`."""
+    approvals = (
+        Approval.objects.filter(item__project=project, reference__superseded_by__isnull=True)
+        .select_related("item", "reference__supersedes", "reference__derived_from")
+        .order_by("item__external_id")
+    )
+    if after:
+        approvals = approvals.filter(item__external_id__gt=after)
+    if external_id is not None:
+        approvals = approvals.filter(item__external_id=external_id)
+    return approvals
 
 
 def item_slices(item):

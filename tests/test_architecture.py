@@ -328,11 +328,11 @@ def _hand_reads(tree: ast.AST) -> list[str]:
 
 
 def _in_views(finder) -> list[str]:
-    """What `finder` finds in every view module, named by module."""
+    """What `finder` finds in every view module (pages and the ninja API), named by module."""
     return [
         f"{module} {hit}"
         for module, path in project_modules().items()
-        if "views" in module.split(".")
+        if {"views", "api"} & set(module.split("."))
         for hit in finder(ast.parse(path.read_text(encoding="utf-8")))
     ]
 
@@ -406,9 +406,15 @@ def _manager_queries(tree: ast.AST) -> list[str]:
     return [
         f"line {node.lineno}: {ast.unparse(node)}"
         for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute)
-        and (node.attr == "objects" or node.attr in QUERYSET_METHODS)
+        if isinstance(node, ast.Attribute) and (_is_manager(node) or node.attr in QUERYSET_METHODS)
     ]
+
+
+def _is_manager(node: ast.Attribute) -> bool:
+    """`Model.objects` or `get_user_model().objects` (not a schema's field named `objects`)."""
+    owner = node.value
+    model = isinstance(owner, ast.Name) and owner.id[:1].isupper()
+    return node.attr == "objects" and (model or isinstance(owner, ast.Call))
 
 
 def test_views_query_through_selectors():

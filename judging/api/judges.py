@@ -14,13 +14,14 @@ from ninja.errors import HttpError
 
 from evalsite.api_errors import ErrorOut
 from judging.forms import JudgeForm, RunForm
-from judging.models import JudgeConfig, Run
+from judging.models import Run
 from judging.reports.api_rows import (
     judge_document,
     judge_versions,
     run_document,
     runs_documents,
 )
+from judging.selectors import judge_config, judge_configs, project_runs
 from judging.services.judges.configs import JudgeConfigError, JudgeSettings, judge_config_save
 from judging.services.runs.control import RunError, run_cancel, run_create, run_resume
 from judging.tasks import run_enqueue
@@ -47,7 +48,7 @@ def _form_errors(form) -> str:
 def judge_list(request: HttpRequest, slug: str):
     """Each judge with every version (provider, model, prompt and its SHA-256, criterion)."""
     project = _admin(request, slug)
-    configs = JudgeConfig.objects.filter(project=project).order_by("name")
+    configs = judge_configs(project)
     versions = judge_versions(project)
     return [judge_document(c, versions) for c in configs]
 
@@ -79,7 +80,7 @@ def judge_save(request: HttpRequest, slug: str, payload: JudgeIn):
 @router.get("/{slug}/judges/{name}", response={200: JudgeOut, **_ERRORS}, summary="One judge")
 def judge_detail(request: HttpRequest, slug: str, name: str):
     project = _admin(request, slug)
-    config = JudgeConfig.objects.filter(project=project, name=name).first()
+    config = judge_config(project, name)
     if config is None:
         raise Http404("No such judge.")
     return judge_document(config, judge_versions(project, config=config))
@@ -92,7 +93,7 @@ def judge_detail(request: HttpRequest, slug: str, name: str):
 )
 def run_start(request: HttpRequest, slug: str, name: str, payload: RunIn):
     project = _admin(request, slug)
-    config = JudgeConfig.objects.filter(project=project, name=name).first()
+    config = judge_config(project, name)
     if config is None:
         raise Http404("No such judge.")
     form = RunForm({k: v for k, v in payload.model_dump().items() if v is not None})
@@ -107,7 +108,7 @@ def run_start(request: HttpRequest, slug: str, name: str, payload: RunIn):
 
 
 def _run(project, pk: int) -> Run:
-    return get_object_or_404(Run.objects.select_related("version__config"), pk=pk, project=project)
+    return get_object_or_404(project_runs(project), pk=pk)
 
 
 @router.get("/{slug}/runs", response={200: list[RunOut], **_ERRORS}, summary="Every run")

@@ -14,10 +14,10 @@ from ninja.errors import HttpError
 
 from evalsite.api_errors import ErrorOut
 from judging.forms import CompareForm
-from judging.models import Criterion
 from judging.reports.agreement.cuts import CollapseError
 from judging.reports.agreement.report import AgreementReportError, agreement_report
 from judging.reports.compare.report import CompareError, judges_compare
+from judging.selectors import criterion_names
 from judging.services.calibration.splits import SplitError
 from judging.services.judges.refs import judge_ref_choices
 from reviews.access import OVERSEERS, project_for_user
@@ -63,10 +63,9 @@ def compare(
 ):  # fmt: skip
     """The compare page's document (docs/agreement-report.md, "Comparing two judges")."""
     project = project_for_user(request.auth, slug, roles=[Role.ADMIN]).project
-    names = Criterion.objects.filter(project=project).values_list("name", flat=True)
     form = CompareForm(
         {"criterion": criterion, "a": a, "b": b, "split": split},
-        criteria=sorted(set(names)),
+        criteria=criterion_names(project),
         refs=judge_ref_choices(project),
     )
     if not form.is_valid():

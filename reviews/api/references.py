@@ -12,21 +12,12 @@ from reviews.api.schemas import ReferencePage
 from reviews.formats.reference import ApprovedReference
 from reviews.models import Approval, Role
 from reviews.reports.exports import ApprovedItem, reference_document
+from reviews.selectors import current_approvals
 
 router = Router(tags=["references"])
 
 _ROLES = [Role.ADMIN, Role.APPROVER]
 _ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut}
-
-
-def _current_approvals(project):
-    """The same rows as `exports.approved_items` (current ground truth, by external id), as a
-    queryset so a page is one bounded query rather than a walk over every approval."""
-    return (
-        Approval.objects.filter(item__project=project, reference__superseded_by__isnull=True)
-        .select_related("item", "reference__supersedes", "reference__derived_from")
-        .order_by("item__external_id")
-    )
 
 
 def _etag(approval: Approval) -> str:
@@ -47,9 +38,7 @@ def reference_list(
 ):
     """Ordered by case id; page with `limit` and `after` (stable while approvals happen)."""
     access = project_for_user(request.auth, slug, roles=_ROLES)
-    approvals = _current_approvals(access.project)
-    if after:
-        approvals = approvals.filter(item__external_id__gt=after)
+    approvals = current_approvals(access.project, after=after)
     page = list(approvals[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
@@ -78,7 +67,7 @@ def reference_detail(request: HttpRequest, slug: str, external_id: str, response
     """The §3 JSON of the item's current ground truth. Send the `ETag` back as
     `If-None-Match` to get 304 while it is unchanged."""
     access = project_for_user(request.auth, slug, roles=_ROLES)
-    approval = _current_approvals(access.project).filter(item__external_id=external_id).first()
+    approval = current_approvals(access.project, external_id=external_id).first()
     if approval is None:
         raise Http404("No approved reference for this item.")
     conditional = get_conditional_response(request, etag=_etag(approval))
