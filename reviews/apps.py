@@ -57,8 +57,10 @@ class ReviewsConfig(AppConfig):
 
 def _item_actions_register():
     """Reviews' bulk actions on the item list, registered as another app's would be."""
-    from reviews import forms_items, item_hooks
+    from reviews import forms_items, item_choice, item_hooks
     from reviews.services import item_bulk
+
+    item_hooks.CHOOSE = item_choice.items_matching
 
     for action in (
         item_hooks.BulkAction(

@@ -6,8 +6,8 @@ actions register the same way (reviews/apps.py), so the list treats every action
 A bulk action is a Django form (the action's own fields, built with `project=`) and a service
 called with the chosen items: `run(actor=, project=, item_ids=, **form.cleaned_data)` returns
 the sentence the page shows. Services take item ids, never a request, so one over thousands of
-items runs as a background job (kind `items.<name>`, the chosen ids in its params) without
-changing them.
+items runs as a background job (kind `items.<name>`, the list's filters in its params: the
+worker finds the matching items with `CHOOSE`) without changing them.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ class BulkAction:
 
 FILTERS: dict[str, ListFilter] = {}
 ACTIONS: dict[str, BulkAction] = {}
+# (project, the list's query string) -> the matching item ids: reviews.item_choice, set by
+# reviews/apps.py (it imports the list's form, which imports this module).
+CHOOSE: Callable[[object, str], list[int]] | None = None
 
 
 def filter_register(item_filter: ListFilter) -> None:
@@ -46,8 +49,18 @@ def action_register(action: BulkAction) -> None:
     from reviews.services.jobs.registry import JobKind, job_kind_add
 
     ACTIONS[action.name] = action
-    job_kind_add(JobKind(bulk_job_kind(action.name), action.label, action.form, action.run))
+    job_kind_add(JobKind(bulk_job_kind(action.name), action.label, action.form, _as_job(action)))
 
 
 def bulk_job_kind(name: str) -> str:
     return f"items.{name}"
+
+
+def _as_job(action: BulkAction) -> Callable[..., str]:
+    """The action on every item the list's filters (`items`, its query string) match when the
+    job runs."""
+
+    def run(*, actor, project, items: str, **fields) -> str:
+        return action.run(actor=actor, project=project, item_ids=CHOOSE(project, items), **fields)
+
+    return run

@@ -185,13 +185,18 @@ def items_chosen(*, project, filters: ItemFilters, every: bool, ticked: list[int
         return [pk for (pk,) in cursor.fetchall()]
 
 
-def _bounded_total(where: str, params: list) -> tuple[int, bool]:
-    """`bounded_count` of the filtered items: at most COUNT_LIMIT + 1 rows read."""
+def items_more_than(*, project, filters: ItemFilters, limit: int) -> bool:
+    """Whether more than `limit` items match the filters (at most limit + 1 rows read)."""
+    return _bounded_total(*_items_where(project, filters), limit=limit)[1]
+
+
+def _bounded_total(where: str, params: list, limit: int = COUNT_LIMIT) -> tuple[int, bool]:
+    """`bounded_count` of the filtered items: at most `limit` + 1 rows read."""
     sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM reviews_item i WHERE {where} LIMIT %s) t"  # noqa: S608
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, COUNT_LIMIT + 1])
+        cursor.execute(sql, [*params, limit + 1])
         (n,) = cursor.fetchone()
-    return min(n, COUNT_LIMIT), n > COUNT_LIMIT
+    return min(n, limit), n > limit
 
 
 def _page_rows(where: str, params: list, direction: str, limit: int) -> list[tuple]:

@@ -13,7 +13,7 @@ from reviews import item_hooks
 from reviews.access import OVERSEERS, project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
 from reviews.models import Role
-from reviews.selectors_pages import items_chosen, items_page
+from reviews.selectors_pages import items_chosen, items_more_than, items_page
 from reviews.services.jobs.records import job_start
 
 # Ticked rows (at most forms_items.MAX_TICKED) and up to this many matching items are acted on
@@ -65,15 +65,14 @@ def item_bulk(request, slug):
         messages.error(request, f"{action.label}: {errors_text(fields)}")
         return redirect(back)
     every, ticked = form.cleaned_data["all"], form.cleaned_data["item"]
-    item_ids = items_chosen(
-        project=access.project, filters=listing.filters(), every=every, ticked=ticked
-    )
-    if len(item_ids) > INLINE_MAX:  # the items chosen now, acted on by the worker
+    filters = listing.filters()
+    if every and items_more_than(project=access.project, filters=filters, limit=INLINE_MAX):
         job = job_start(
             kind=item_hooks.bulk_job_kind(action.name), actor=request.user,
-            project=access.project, form=fields, back=back, extra={"item_ids": item_ids},
+            project=access.project, form=fields, back=back, extra={"items": kept},
         )  # fmt: skip
         return redirect("job", slug, job.pk)
+    item_ids = items_chosen(project=access.project, filters=filters, every=every, ticked=ticked)
     try:
         done = action.run(
             actor=request.user, project=access.project, item_ids=item_ids, **fields.cleaned_data
