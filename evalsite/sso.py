@@ -4,6 +4,9 @@ What this module adds to the library's code flow (settings: OIDC_*, SSO_REAUTH_M
 - a user is matched by e-mail only when the provider says it verified it (`email_verified`
   true, in the id_token or from the userinfo endpoint); one who matches no account gets a new
   one with no usable password and no project role (an admin gives roles, as to anyone);
+- a superuser's account is never signed in through it, whatever the provider says: anyone who
+  can get an address verified at the provider (a renamed mailbox, a self-service profile)
+  would otherwise become the site's operator; superusers sign in with their password;
 - the id_token's `auth_time` (when the provider last made the person sign in) is kept in the
   session: approving signs ground truth, so an SSO-only account (no site password to re-enter)
   may approve only within SSO_REAUTH_MINUTES of a sign-in at the provider. `sso_reauth` asks
@@ -35,7 +38,8 @@ AUTH_TIME = "sso_auth_time"  # session key: the provider's `auth_time` of this s
 REAUTH = "sso_reauth"  # session key: the next authorization request asks for a fresh sign-in
 FAILED = (
     "Single sign-on did not sign you in. Your identity provider must confirm your e-mail "
-    "address (email_verified), and the address must belong to at most one account here."
+    "address (email_verified), and the address must belong to at most one account here, "
+    "not a superuser's (a superuser signs in with a password)."
 )
 
 
@@ -76,6 +80,11 @@ class SsoBackend(OIDCAuthenticationBackend):
 
     def filter_users_by_claims(self, claims):
         return self.UserModel.objects.filter(email__iexact=claims["email"], is_active=True)
+
+    def update_user(self, user, claims):
+        if user.is_superuser:  # the operator's accounts: see the module's docstring
+            raise SuspiciousOperation("single sign-on never signs in a superuser")
+        return user
 
     def create_user(self, claims):
         user = self.UserModel(username=username_for(claims["email"]), email=claims["email"])

@@ -86,6 +86,16 @@ def test_an_existing_account_is_matched_by_its_address(client, idp):
     assert User.objects.count() == 1
 
 
+def test_a_verified_address_of_a_superuser_does_not_sign_in_as_them(client, idp):
+    root = UserFactory(username="root", email="ops@example.org", is_superuser=True, is_staff=True)
+    idp.person = {"sub": "sub-9", "email": "OPS@example.org", "email_verified": True}
+    response = sso_sign_in(client)
+    assert response.status_code == 302 and response["Location"] == reverse("login")
+    assert "_auth_user_id" not in client.session
+    assert "superuser" in client.get(reverse("login")).content.decode()
+    assert list(User.objects.filter(email__iexact="ops@example.org")) == [root]  # none made
+
+
 # --- approval re-authentication ----------------------------------------------------------------
 
 
