@@ -15,7 +15,15 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from judging.models import Criterion
-from reviews.models import Job, Question, QuestionKind, QuestionReason, QuestionStatus, Role
+from reviews.models import (
+    Job,
+    Membership,
+    Question,
+    QuestionKind,
+    QuestionReason,
+    QuestionStatus,
+    Role,
+)
 from reviews.services.jobs import records
 from reviews.services.jobs.records import job_claim, job_execute, jobs_resume_stalled
 from reviews.views import item_list
@@ -153,3 +161,41 @@ def test_only_the_projects_admins_see_a_job(client, project):
     job = Job.objects.create(project=project, kind="split_draw")
     client.force_login(member(project, Role.RATER, username="rita"))
     assert client.get(reverse("job", args=[project.slug, job.pk])).status_code == 403
+
+
+def test_a_job_runs_only_if_its_starter_still_holds_the_role(
+    admin, project, tmp_path, database_tasks, django_capture_on_commit_callbacks
+):
+    small_project(project, tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(
+            reverse("dashboard_send", args=[project.slug]),
+            {"criterion": "faithful", "selection": "held_out"},
+        )
+    Membership.objects.filter(project=project, user__username="boss").delete()  # while queued
+    database_tasks()
+    job = Job.objects.get()
+    assert response.url == reverse("job", args=[project.slug, job.pk])
+    assert job.status == Job.Status.FAILED
+    assert job.error == f"Nothing was changed: boss is no longer project admin of {project.name}"
+    assert not Question.objects.filter(key="faithful").exists()
+
+
+def test_a_job_of_a_closed_account_does_not_run(project, tmp_path):
+    small_project(project, tmp_path)
+    boss = member(project, Role.ADMIN, username="boss")
+    job = Job.objects.create(
+        project=project, kind="send_to_humans", created_by=boss,
+        params={"data": {"criterion": ["faithful"], "selection": ["held_out"]}, "by": boss.pk},
+    )  # fmt: skip
+    boss.is_active = False
+    boss.save()
+    job_execute(job_claim(job.pk))
+    job.refresh_from_db()
+    assert job.error == "Nothing was changed: the account that started this job is closed"
+    boss.delete()  # created_by is set to null: still not run as the operator's console
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
+    job_execute(job_claim(job.pk))
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED and "closed" in job.error
+    assert not Question.objects.filter(key="faithful").exists()

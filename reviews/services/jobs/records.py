@@ -18,7 +18,8 @@ from django.utils import timezone
 from django.utils.datastructures import MultiValueDict
 
 from evalsite.posting import errors_text
-from reviews.models import Job
+from reviews.access import roles_of
+from reviews.models import Job, Role
 from reviews.services.jobs.progress import job_stalled, progress_clear, progress_set
 from reviews.services.jobs.registry import KINDS
 from reviews.signals import job_queued
@@ -52,7 +53,12 @@ def job_start(*, kind: str, actor, project, form, extra=None, back: str = "") ->
         project=project,
         created_by=actor if getattr(actor, "pk", None) else None,
         kind=kind,
-        params={"data": form_data(form), "extra": extra or {}, "back": back},
+        params={
+            "data": form_data(form),
+            "extra": extra or {},
+            "back": back,
+            "by": getattr(actor, "pk", None),
+        },  # fmt: skip
     )
     transaction.on_commit(lambda: job_queued.send(Job, job=job))
     return job
@@ -86,6 +92,7 @@ def job_execute(job: Job) -> None:
         with transaction.atomic():
             if kind is None:
                 raise JobRefused(f"this site has no job of kind {job.kind!r}")
+            _starter_check(job, kind)
             form = kind.form(MultiValueDict(job.params.get("data", {})), project=job.project)
             if not form.is_valid():
                 raise JobRefused(errors_text(form))
@@ -105,6 +112,20 @@ def job_execute(job: Job) -> None:
         _finish(job, Job.Status.FAILED, error=message)
     finally:
         progress_clear(job.pk)
+
+
+def _starter_check(job: Job, kind) -> None:
+    """The person who started the job may still do it now: the worker acts in their name, and
+    a role taken away (or an account closed) while the job waited must stop it. A job started
+    by the operator's console (no person) runs as such."""
+    starter = job.created_by
+    if starter is None and job.params.get("by") is None:
+        return
+    if starter is None or not starter.is_active:
+        raise JobRefused("the account that started this job is closed")
+    if not roles_of(starter, job.project) & set(kind.roles):
+        names = " or ".join(Role(role).label.lower() for role in kind.roles)
+        raise JobRefused(f"{starter.get_username()} is no longer {names} of {job.project.name}")
 
 
 def jobs_resume_stalled() -> list[int]:

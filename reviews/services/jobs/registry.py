@@ -5,6 +5,8 @@ reviews imports nothing of judging.
 A kind is a Django form (built with `data, project=`) and a service: the worker validates the
 form data the job was started with again (a criterion may be gone since) and calls
 `run(actor=, project=, **form.cleaned_data, **extra)`, which returns what it did in a sentence.
+The worker runs it only if the person who started it still may: active and holding one of the
+kind's `roles` in the project when the job runs (a role taken away while it waited stops it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class JobKind:
     # Refusals the service raises on bad input: the job fails with the reason, nothing changed.
     refusals: tuple[type[Exception], ...] = ()
     progress: bool = False  # `run` takes progress=callable(done, total)
+    roles: tuple[str, ...] = ("admin",)  # Role values the starter must still hold when it runs
 
 
 KINDS: dict[str, JobKind] = {}
