@@ -186,3 +186,22 @@ def test_generation_runs_follow_the_monthly_cap(project, tmp_path):
         budget_set(project=project, monthly_usd="100")
         generate(project, tmp_path, srv)
         assert len(srv.requests) == 2  # the first read was reused
+
+
+def test_a_run_under_a_budget_runs_on_one_worker(labelled, server, settings):
+    """Each worker of a shared run counts only its own calls in flight: a budget is kept
+    exactly only by one worker, so a run under one is not shared (RUN_WORKERS aside)."""
+    settings.RUN_WORKERS = 2
+    config = judge(labelled, server.url).config
+
+    def site_run(**kwargs) -> Run:
+        return run_create(config=config, split="all", confirm_held_out=True, from_site=True,
+                          **kwargs)  # fmt: skip
+
+    shared = site_run()
+    assert shared.workers == 2 and site_run(budget_usd="5").workers == 1
+    shared.status = "interrupted"
+    shared.save(update_fields=["status"])
+    assert run_resume(shared, budget_usd="5").workers == 1
+    budget_set(project=labelled, monthly_usd="10")
+    assert site_run().workers == 1

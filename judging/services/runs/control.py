@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from judging.models import JudgeConfig, Run, RunStatus, Split
+from judging.models import JudgeConfig, ProjectBudget, Run, RunStatus, Split
 from judging.reports.run_costs import RunCost, run_costs
 from judging.services.audit import run_event
 from judging.services.calibration.splits import SPLIT_CHOICES, current_draw
@@ -78,7 +78,7 @@ def run_create(
     run = Run.objects.create(
         project=config.project,
         version=chosen,
-        workers=settings.RUN_WORKERS if from_site else 1,  # queued for the task workers
+        workers=_workers(config.project, budget) if from_site else 1,
         split=split,
         limit=limit,
         concurrency=concurrency,
@@ -89,6 +89,15 @@ def run_create(
     )
     run_event(run, actor, ProjectAction.RUN_STARTED)
     return run
+
+
+def _workers(project, budget) -> int:
+    """How many task workers share a site run: RUN_WORKERS, but one for a run under a budget
+    (its own or its project's monthly cap): each worker counts only its own calls in flight, so
+    only a run on one worker can stop exactly before the call that would pass the budget."""
+    if budget is not None or ProjectBudget.objects.filter(project=project).exists():
+        return 1
+    return settings.RUN_WORKERS
 
 
 def _budget(version, budget_usd):
@@ -177,7 +186,8 @@ def run_resume(run: Run, actor=None, budget_usd=None) -> Run:
         )
     run.status, run.finished_at, run.error = RunStatus.QUEUED, None, ""
     run.budget_usd = run.budget_usd if budget is None else budget
-    run.save(update_fields=["status", "finished_at", "error", "budget_usd"])
+    run.workers = min(run.workers, _workers(run.project, run.budget_usd))
+    run.save(update_fields=["status", "finished_at", "error", "budget_usd", "workers"])
     run_event(run, actor, ProjectAction.RUN_RESUMED)
     return run
 
