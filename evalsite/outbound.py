@@ -70,7 +70,8 @@ def url_parts_check(url: str, field: str) -> tuple[str, str, int | None]:
 
 
 def host_refusal(field: str, host: str, port: int | None, setting: str) -> HostRefused:
+    entry = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 literal: bracketed
     return HostRefused(
         f"{field}: host {host!r} port {port} is not allowed on this server; an operator can "
-        f"add {host}:{port} to {setting} (a bare host allows ports 80 and 443 only)"
+        f"add {entry} to {setting} (a bare host allows ports 80 and 443 only)"
     )
