@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.forms import TokenForm
@@ -10,6 +11,7 @@ from reviews.selectors_admin import user_tokens
 from reviews.services.projects.tokens import token_create, token_revoke
 
 
+@never_cache  # the answer to making a token shows it: kept in no cache, nor by Back
 @require_http_methods(["GET", "POST"])
 def api_tokens(request):
     new_secret = None

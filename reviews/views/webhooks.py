@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews.access import project_for_user
@@ -17,6 +18,7 @@ from reviews.services.webhooks.hooks import (
 )
 
 
+@never_cache  # the answer to adding a hook shows its secret: kept in no cache, nor by Back
 @require_http_methods(["GET", "POST"])
 def webhooks(request, slug):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])

@@ -187,6 +187,7 @@ def test_the_page_adds_a_hook_shows_its_secret_once_and_audits_it(admin_client, 
     hook = Webhook.objects.get(project=project)
     html = response.content.decode()
     assert hook.secret.startswith("whsec_") and hook.secret in html
+    assert "no-store" in response["Cache-Control"]  # the secret stays out of caches
     assert hook.secret not in admin_client.get(url).content.decode()  # shown once
     line = ProjectEvent.objects.get(project=project, action=ProjectAction.WEBHOOK_ADDED)
     assert (line.actor_name, line.target, line.after) == (
