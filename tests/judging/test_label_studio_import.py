@@ -268,3 +268,10 @@ def test_an_annotation_of_a_deleted_user_is_its_own_rater(tmp_path, project):
         "rater", flat=True))  # fmt: skip
     ids = [a["id"] for a in tasks[0]["annotations"]]
     assert raters == {f"label-studio annotation {i} (annotator deleted)" for i in ids}
+
+
+def test_the_upload_page_says_it_reads_label_studio_exports(client, project):
+    client.force_login(member(project, Role.ADMIN))
+    page = client.get(reverse("import_upload", args=[project.slug])).content.decode()
+    intro = page.split("<h1>Import</h1>", 1)[1].split("</p>", 1)[0]
+    assert "a Label Studio project's JSON export" in intro
