@@ -16,6 +16,7 @@ from reviews.models import (
     Document,
     Item,
     ItemStatus,
+    Job,
     Membership,
     Question,
     QuestionKind,
@@ -24,8 +25,17 @@ from reviews.models import (
     Resolution,
     Role,
 )
+from reviews.services.jobs.registry import KINDS
 
 COUNT_LIMIT = 1_000  # list totals are exact up to here, then "1,000+"
+RECENT_JOBS = 5
+
+
+def recent_jobs(project) -> list[tuple[Job, str]]:
+    """The project's latest background jobs with what each is (its kind's label), for the
+    pages that start them: a job page stays reachable after one leaves it."""
+    jobs = Job.objects.filter(project=project).only("kind", "status", "created_at")
+    return [(job, getattr(KINDS.get(job.kind), "label", job.kind)) for job in jobs[:RECENT_JOBS]]
 
 
 def bounded_count(queryset, limit: int = COUNT_LIMIT) -> tuple[int, bool]:

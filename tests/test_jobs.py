@@ -76,6 +76,8 @@ def test_send_to_humans_answers_with_a_job_page_and_the_worker_sends(
     page = admin.get(response.url).content.decode()
     assert f"{asked} new faithful questions in the review queue" in page
     assert reverse("project_dashboard", args=[project.slug]) in page  # back where it started
+    dashboard = admin.get(reverse("project_dashboard", args=[project.slug])).content.decode()
+    assert f'<a href="{response.url}">Send to humans</a>' in dashboard  # found again there
 
 
 def test_a_bulk_action_over_many_items_is_a_job(

@@ -153,7 +153,7 @@ PINNED = {
     "webhooks": 4,
     "webhook_detail": 6,  # + its deliveries, then their attempts in one query
     "project_audit": 4,
-    "item_list": 10,  # + the filters' slices and raters, the bulk actions' raters, batches, criteria
+    "item_list": 11,  # + the filters' slices and raters, the bulk actions' raters, batches, criteria, recent jobs
     "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
     "item_approve": 22,  # as the approver
     "item_timeline": 7,
@@ -183,7 +183,7 @@ PINNED = {
     "text_metrics": 8,  # slices, the draw, the split's late items, the items
     "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2).
-    "project_dashboard": 18,
+    "project_dashboard": 19,  # + the recent background jobs
     "dashboard_criterion": 14,
     "dashboard_item": 25,
     "dashboard_disagreements": 18,

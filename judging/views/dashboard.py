@@ -19,6 +19,7 @@ from judging.tasks import recompute_pending, request_recompute
 from judging.views.held_out import held_out_shown
 from reviews.access import OVERSEERS, project_for_user
 from reviews.models import Role
+from reviews.selectors import recent_jobs
 
 # What the setup panel's *Items* offers (send_to_humans' selections), in words.
 SEND_SELECTIONS = (
@@ -61,6 +62,7 @@ def project_dashboard(request, slug):
         context["refused_split"] = refused_input(request, "split")
         context["refused_send"] = refused_input(request, "send")
         context["send_selections"] = SEND_SELECTIONS
+        context["jobs"] = recent_jobs(context["project"])  # the split draws and sends
     return render(request, "judging/dashboard.html", context)
 
 

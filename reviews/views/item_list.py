@@ -13,6 +13,7 @@ from reviews import item_hooks
 from reviews.access import OVERSEERS, project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
 from reviews.models import Role
+from reviews.selectors import recent_jobs
 from reviews.selectors_pages import items_chosen, items_more_than, items_page
 from reviews.services.jobs.records import job_start
 
@@ -43,6 +44,7 @@ def item_list(request, slug):
             "filtered": filters.any,
             "kept": form.query_string(),
             "actions": actions,
+            "jobs": recent_jobs(access.project) if access.is_admin else [],
         },
     )
 
