@@ -201,3 +201,10 @@ def test_a_job_of_a_closed_account_does_not_run(project, tmp_path):
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED and "closed" in job.error
     assert not Question.objects.filter(key="faithful").exists()
+
+
+def test_a_queued_job_shows_an_empty_progress_bar_not_a_full_one(admin, project):
+    job = Job.objects.create(project=project, kind="split_draw")
+    page = admin.get(reverse("job", args=[project.slug, job.pk])).content.decode()
+    assert "Waiting for the task worker" in page
+    assert 'style="width: 0%"' in page and 'style="width: 100%"' not in page
