@@ -39,7 +39,7 @@ REAUTH = "sso_reauth"  # session key: the next authorization request asks for a 
 FAILED = (
     "Single sign-on did not sign you in. Your identity provider must confirm your e-mail "
     "address (email_verified), and the address must belong to at most one account here, "
-    "not a superuser's (a superuser signs in with a password)."
+    "not a superuser's (a superuser signs in with a password) nor a closed account's."
 )
 
 
@@ -79,7 +79,9 @@ class SsoBackend(OIDCAuthenticationBackend):
         return bool(claims.get("email")) and claims.get("email_verified") is True
 
     def filter_users_by_claims(self, claims):
-        return self.UserModel.objects.filter(email__iexact=claims["email"], is_active=True)
+        # Closed (inactive) accounts match too, so the callback refuses them: otherwise a
+        # person whose account was closed would come back as a new one.
+        return self.UserModel.objects.filter(email__iexact=claims["email"])
 
     def update_user(self, user, claims):
         if user.is_superuser:  # the operator's accounts: see the module's docstring

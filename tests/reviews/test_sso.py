@@ -96,6 +96,15 @@ def test_a_verified_address_of_a_superuser_does_not_sign_in_as_them(client, idp)
     assert list(User.objects.filter(email__iexact="ops@example.org")) == [root]  # none made
 
 
+def test_a_closed_account_does_not_come_back_as_a_new_one(client, idp):
+    gone = UserFactory(username="gone", email="gone@example.org", is_active=False)
+    idp.person = {"sub": "sub-8", "email": "gone@example.org", "email_verified": True}
+    response = sso_sign_in(client)
+    assert response.status_code == 302 and response["Location"] == reverse("login")
+    assert "_auth_user_id" not in client.session
+    assert list(User.objects.filter(email__iexact="gone@example.org")) == [gone]
+
+
 # --- approval re-authentication ----------------------------------------------------------------
 
 
