@@ -55,15 +55,20 @@ def admin(client, project):
     return client
 
 
-def test_send_to_humans_answers_with_a_job_page_and_the_worker_sends(
-    admin, project, tmp_path, database_tasks, django_capture_on_commit_callbacks
-):
+def _send_faithful(admin, project, tmp_path, capture):
+    """The dashboard's *Send to humans* of `faithful`'s held-out items, as the admin posts it."""
     small_project(project, tmp_path)
-    with django_capture_on_commit_callbacks(execute=True):
-        response = admin.post(
+    with capture(execute=True):
+        return admin.post(
             reverse("dashboard_send", args=[project.slug]),
             {"criterion": "faithful", "selection": "held_out"},
         )
+
+
+def test_send_to_humans_answers_with_a_job_page_and_the_worker_sends(
+    admin, project, tmp_path, database_tasks, django_capture_on_commit_callbacks
+):
+    response = _send_faithful(admin, project, tmp_path, django_capture_on_commit_callbacks)
     job = Job.objects.get()
     assert response.url == reverse("job", args=[project.slug, job.pk])
     assert job.status == Job.Status.QUEUED and not Question.objects.filter(key="faithful")
@@ -168,12 +173,7 @@ def test_only_the_projects_admins_see_a_job(client, project):
 def test_a_job_runs_only_if_its_starter_still_holds_the_role(
     admin, project, tmp_path, database_tasks, django_capture_on_commit_callbacks
 ):
-    small_project(project, tmp_path)
-    with django_capture_on_commit_callbacks(execute=True):
-        response = admin.post(
-            reverse("dashboard_send", args=[project.slug]),
-            {"criterion": "faithful", "selection": "held_out"},
-        )
+    response = _send_faithful(admin, project, tmp_path, django_capture_on_commit_callbacks)
     Membership.objects.filter(project=project, user__username="boss").delete()  # while queued
     database_tasks()
     job = Job.objects.get()
