@@ -75,7 +75,8 @@ def _jobs_register():
     job_kind_add(JobKind("split_draw", "Draw the split", SplitDrawForm, split_draw_said,
                          refusals=(SplitError,)))  # fmt: skip
     job_kind_add(JobKind("send_to_humans", "Send to humans", SendToHumansForm, items_send_said,
-                         refusals=(SendError, SplitError), progress=True))  # fmt: skip
+                         refusals=(SendError, SplitError), progress=True,
+                         in_steps=True))  # fmt: skip
 
 
 def _labels_changed(sender, *, project, **kwargs):

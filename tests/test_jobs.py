@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from judging.models import Criterion
+from judging.models import Criterion, LabelRequest
 from reviews.models import (
     Job,
     Membership,
@@ -208,3 +208,42 @@ def test_a_queued_job_shows_an_empty_progress_bar_not_a_full_one(admin, project)
     page = admin.get(reverse("job", args=[project.slug, job.pk])).content.decode()
     assert "Waiting for the task worker" in page
     assert 'style="width: 0%"' in page and 'style="width: 100%"' not in page
+
+
+def test_send_to_humans_commits_chunk_by_chunk_and_a_second_run_finishes_it(
+    project, tmp_path, monkeypatch
+):
+    """The job runs in steps (one transaction a chunk: on SQLite the raters' saves get the
+    write lock between them): a crash keeps the chunks done, the job says so, and the job
+    started again asks only the rest, each item once."""
+    from judging.services.calibration import send_to_humans
+    from reviews.services.imports import staging
+
+    small_project(project, tmp_path)
+    monkeypatch.setattr(send_to_humans, "CHUNK", 2)
+    monkeypatch.setattr(staging, "SLICE_SECONDS", 0)  # on SQLite, a transaction a chunk
+    real_add, calls = send_to_humans.questions_add, []
+
+    def crash_on_the_second_chunk(**kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the worker's disk failed")
+        return real_add(**kwargs)
+
+    monkeypatch.setattr(send_to_humans, "questions_add", crash_on_the_second_chunk)
+    params = {"data": {"criterion": ["faithful"], "selection": ["held_out"]}}
+    first = Job.objects.create(project=project, kind="send_to_humans", params=params)
+    job_execute(job_claim(first.pk))
+    first.refresh_from_db()
+    assert first.status == Job.Status.FAILED
+    assert "the steps it finished are kept, and starting it again finishes the rest" in first.error
+    assert Question.objects.filter(key="faithful").count() == 2  # the first chunk, committed
+
+    monkeypatch.setattr(send_to_humans, "questions_add", real_add)
+    again = Job.objects.create(project=project, kind="send_to_humans", params=params)
+    job_execute(job_claim(again.pk))
+    again.refresh_from_db()
+    held_out = LabelRequest.objects.filter(selection="held_out").count()
+    assert again.status == Job.Status.SUCCEEDED and held_out > 2
+    assert Question.objects.filter(key="faithful").count() == held_out  # each item once
+    assert again.result.startswith(f"{held_out - 2} new faithful questions")

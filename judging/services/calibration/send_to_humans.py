@@ -41,6 +41,7 @@ from judging.services.calibration.splits import (
 )
 from judging.services.imports.criteria import question_snapshot
 from reviews.models import Item, Project, QuestionKind
+from reviews.services.imports.staging import in_short_transactions, staged_writes
 from reviews.services.items import QuestionSpec, questions_add
 
 SELECTIONS = ("split_votes", "calibration_sample", "held_out", "inconsistent_pairs")
@@ -172,9 +173,9 @@ def _record_selection(criterion, item_ids, selection, n, seed) -> None:
     sample = {"seed": seed, "sample_size": n} if selection == "calibration_sample" else {}
     # No ignore_conflicts: the history table's guard refuses any INSERT over an existing row.
     known = set(
-        LabelRequest.objects.filter(criterion=criterion, selection=selection).values_list(
-            "item_id", flat=True
-        )
+        LabelRequest.objects.filter(
+            criterion=criterion, selection=selection, item_id__in=item_ids
+        ).values_list("item_id", flat=True)
     )
     LabelRequest.objects.bulk_create(
         [
@@ -186,7 +187,13 @@ def _record_selection(criterion, item_ids, selection, n, seed) -> None:
     )
 
 
-@transaction.atomic
+def _pairs_check(item_ids: list[int], criterion: Criterion) -> None:
+    """Every chosen pairwise item has its answers A and B, before anything is written."""
+    for start in range(0, len(item_ids), CHUNK):
+        for item in Item.objects.filter(pk__in=item_ids[start : start + CHUNK]).only("metadata"):
+            _pair(item, criterion)
+
+
 def items_send_to_humans(
     *,
     actor,
@@ -197,32 +204,68 @@ def items_send_to_humans(
     seed: int | None = None,
     item_ids: list[int] | None = None,
     progress=None,
+    in_steps: bool = False,
 ) -> SendResult:
     """Create the criterion's question on the selected items (once) and re-open them.
-    `progress(done, total)`, if given, hears after each chunk of items."""
+    `progress(done, total)`, if given, hears after each chunk of items.
+
+    One transaction, unless `in_steps` (the background job): then chunks of CHUNK items commit
+    with their selection records, on SQLite in transactions of about a quarter second with a
+    pause between them (staging.in_short_transactions), so raters' saves get the one write lock
+    instead of waiting out 50k items. Bad input is refused before the first
+    chunk; a worker killed between chunks leaves whole chunks, and running it again finishes the
+    rest (an item that has the question is left as it is)."""
     if selection not in (*SELECTIONS, CHOSEN):
         raise SendError(f"unknown selection {selection!r} (one of: {', '.join(SELECTIONS)})")
     if criterion.project_id != project.pk:
         raise SendError(f"criterion {criterion.name!r} belongs to another project")
-    chosen = _select(project, criterion, selection, n, seed, item_ids)
+    with transaction.atomic():  # the selection (a split extended) commits first
+        chosen = _select(project, criterion, selection, n, seed, item_ids)
+    if criterion.pairwise:
+        _pairs_check(chosen, criterion)
+    if not in_steps:
+        with transaction.atomic():
+            return _send(actor, criterion, chosen, selection, (n, seed), progress, in_steps)
+    return _send(actor, criterion, chosen, selection, (n, seed), progress, in_steps)
+
+
+def _send(actor, criterion, chosen, selection, sample, progress, in_steps) -> SendResult:
     kind = QuestionKind.PAIRWISE if criterion.pairwise else QuestionKind.CRITERION
-    created = reopened = 0
-    for start in range(0, len(chosen), CHUNK):  # chunks: pairwise specs need their items
-        specs = _questions(chosen[start : start + CHUNK], criterion, kind)
-        added = questions_add(actor=actor, specs=specs, source={"selection": selection})
-        created, reopened = created + len(added.created), reopened + added.reopened
+    counts = {"created": 0, "reopened": 0}
+
+    def write(start: int) -> None:  # chunks: pairwise specs need their items
+        chunk = chosen[start : start + CHUNK]
+        _record_selection(criterion, chunk, selection, *sample)
+        added = questions_add(
+            actor=actor, specs=_questions(chunk, criterion, kind), source={"selection": selection}
+        )
+        counts["created"] += len(added.created)
+        counts["reopened"] += added.reopened
         if progress:
             progress(min(start + CHUNK, len(chosen)), len(chosen))
-    _record_selection(criterion, chosen, selection, n, seed)
+
+    starts = range(0, len(chosen), CHUNK)
+    if in_steps and staged_writes():  # SQLite: short transactions, waiting writers between
+        in_short_transactions(starts, write)
+    else:
+        for start in starts:
+            with transaction.atomic():
+                write(start)
+    created = counts["created"]
     return SendResult(
-        criterion.name, selection, len(chosen), created, len(chosen) - created, reopened
+        criterion.name, selection, len(chosen), created, len(chosen) - created, counts["reopened"]
     )
 
 
 def items_send_said(*, actor, project: Project, criterion: Criterion, progress=None, **data) -> str:
     """The dashboard's *Send to humans* (a background job): what it did, in a sentence."""
     result = items_send_to_humans(
-        actor=actor, project=project, criterion=criterion, progress=progress, **data
+        actor=actor,
+        project=project,
+        criterion=criterion,
+        progress=progress,
+        in_steps=True,
+        **data,
     )
     noun = "question" if result.questions_created == 1 else "questions"
     return (

@@ -4,12 +4,14 @@ The caller starts a job with a bound, valid form; the job is queued once committ
 `job_queued` signal: services never import tasks, reviews.tasks listens). A worker claims it
 with one conditional UPDATE, so two workers never run the same job, and runs it in one
 transaction that also records the outcome: a worker killed mid-job leaves nothing of it, and
-the job is queued again (at most MAX_RESUMES times), then failed, saying why.
+the job is queued again (at most MAX_RESUMES times), then failed, saying why. A kind that runs
+`in_steps` (registry.py) commits its own steps instead; its resumed job finishes the rest.
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -80,16 +82,18 @@ def _finish(job: Job, status: str, *, result: str = "", error: str = "") -> None
 
 
 def job_execute(job: Job) -> None:
-    """Run a claimed job: its work and its outcome commit together, or neither does."""
+    """Run a claimed job: its work and its outcome commit together, or neither does; a kind
+    `in_steps` commits its own steps, and a crash keeps the steps done (said on the job)."""
     kind = KINDS.get(job.kind)
     refusals = (JobRefused, ValidationError, *(kind.refusals if kind else ()))
+    in_steps = kind is not None and kind.in_steps
 
     def progress(done: int, total: int | None) -> None:
         job.done, job.total = done, total
         progress_set(job.pk, done, total)
 
     try:
-        with transaction.atomic():
+        with nullcontext() if in_steps else transaction.atomic():
             if kind is None:
                 raise JobRefused(f"this site has no job of kind {job.kind!r}")
             _starter_check(job, kind)
@@ -106,9 +110,12 @@ def job_execute(job: Job) -> None:
         _finish(job, Job.Status.FAILED, error=f"Nothing was changed: {reason}")
     except Exception as error:  # a bug, not bad input: say so instead of hanging "running"
         logger.exception("job %s (%s) crashed", job.pk, job.kind)
-        message = (
-            f"The job stopped on an internal error ({type(error).__name__}); nothing was changed."
+        kept = (
+            "the steps it finished are kept, and starting it again finishes the rest"
+            if in_steps
+            else "nothing was changed"
         )
+        message = f"The job stopped on an internal error ({type(error).__name__}); {kept}."
         _finish(job, Job.Status.FAILED, error=message)
     finally:
         progress_clear(job.pk)

@@ -25,6 +25,11 @@ class JobKind:
     refusals: tuple[type[Exception], ...] = ()
     progress: bool = False  # `run` takes progress=callable(done, total)
     roles: tuple[str, ...] = ("admin",)  # Role values the starter must still hold when it runs
+    # The service commits its own short steps and may run again after a crash (it skips what is
+    # done): the worker runs it outside one long transaction, so on SQLite other writers (the
+    # raters' saves) get the write lock between steps. False: the work and the job's outcome
+    # commit together, or neither does.
+    in_steps: bool = False
 
 
 KINDS: dict[str, JobKind] = {}
