@@ -6,6 +6,7 @@ While it runs, its `127.0.0.1:port` is in WEBHOOK_ALLOWED_HOSTS, as an operator 
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,7 +27,8 @@ class Received:
 
 
 class Receiver:
-    def __init__(self, statuses=(204,)):
+    def __init__(self, statuses=(204,), dribble: float = 0.0):
+        """`dribble`: send a long reply one byte every so many seconds (a slow receiver)."""
         self.statuses = list(statuses)
         self.received: list[Received] = []
         outer = self
@@ -37,10 +39,14 @@ class Receiver:
                 outer.received.append(Received(dict(self.headers.items()), body))
                 status = outer.statuses[min(len(outer.received), len(outer.statuses)) - 1]
                 reply = b'{"ok": false}' if status >= 300 else b"thanks"
+                reply = b"." * 2000 if dribble else reply
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
-                self.wfile.write(reply)
+                for start in range(0, len(reply), 1 if dribble else len(reply)):
+                    self.wfile.write(reply[start : start + (1 if dribble else len(reply))])
+                    self.wfile.flush()
+                    time.sleep(dribble)
 
             def log_message(self, *args):
                 pass

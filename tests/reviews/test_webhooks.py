@@ -1,6 +1,8 @@
 """Webhooks: signed deliveries to a local receiver, retried after a failure, every attempt
 logged; events from approval and re-opening; the admin's page (host rules, secret once)."""
 
+import time
+
 import pytest
 from django.db import transaction
 from django.urls import reverse
@@ -126,6 +128,21 @@ def test_an_unreachable_receiver_is_logged_with_its_error(
     [attempt] = WebhookAttempt.objects.filter(delivery_id=pk)
     assert attempt.status_code is None and attempt.error.startswith("ConnectError")
     assert WebhookDelivery.objects.get(pk=pk).status == DeliveryStatus.FAILED
+
+
+def test_a_receiver_dribbling_its_reply_holds_the_worker_no_longer_than_the_timeout(
+    project, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_RETRY_SECONDS, settings.WEBHOOK_TIMEOUT_SECONDS = [], 1
+    with Receiver(statuses=[200], dribble=0.05) as receiver:  # 500 bytes would take 25 s
+        receiver.hook(project, events=["run.finished"])
+        started = time.monotonic()
+        with django_capture_on_commit_callbacks(execute=True):
+            [pk] = webhook_event_emit(project, "run.finished", {"run": 1})
+        took = time.monotonic() - started
+    [attempt] = WebhookAttempt.objects.filter(delivery_id=pk)
+    assert took < 5 and attempt.status_code == 200 and attempt.response_excerpt.startswith(".")
+    assert WebhookDelivery.objects.get(pk=pk).status == DeliveryStatus.DELIVERED
 
 
 def test_an_action_that_rolls_back_sends_nothing(project, django_capture_on_commit_callbacks):

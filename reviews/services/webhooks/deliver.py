@@ -69,13 +69,24 @@ def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str, bool]:
             "POST", delivery.hook.url, content=body, headers=headers,
             timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False,
         ) as response:  # fmt: skip
-            first = next(response.iter_bytes(EXCERPT_CHARS), b"")
-            excerpt = first.decode("utf-8", "replace")[:EXCERPT_CHARS]
-            return response.status_code, excerpt, "", True
+            deadline = time.monotonic() + settings.WEBHOOK_TIMEOUT_SECONDS
+            return response.status_code, _excerpt(response, deadline), "", True
     except HostRefused as refused:  # no longer allowed: a retry would be refused too
         return None, "", str(refused)[:EXCERPT_CHARS], False
     except httpx.HTTPError as error:
         return None, "", f"{type(error).__name__}: {error}"[:EXCERPT_CHARS], True
+
+
+def _excerpt(response: httpx.Response, deadline: float) -> str:
+    """The reply's first EXCERPT_CHARS, read until `deadline` at most: httpx's timeout is per
+    read, so a receiver dribbling its body a byte at a time would otherwise hold the task
+    worker for minutes."""
+    got = b""
+    for chunk in response.iter_bytes():
+        got += chunk
+        if len(got) >= EXCERPT_CHARS or time.monotonic() >= deadline:
+            break
+    return got[:EXCERPT_CHARS].decode("utf-8", "replace")
 
 
 def webhook_attempt(delivery_pk: int) -> Outcome:
