@@ -11,7 +11,6 @@ file imports as ground truth (an imported Approval) with the same SHA-256.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,8 +18,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from reviews.evidence import EvidenceError, inspect_evidence
-from reviews.formats.bundle import ZIP_ERRORS, BundleCase, ReviewBundle, read_review_bundle
+from reviews.formats.bundle import BundleCase, ReviewBundle
 from reviews.formats.canonical import canonical_rows
 from reviews.formats.detect import Sniffer
 from reviews.formats.errors import FormatError, check_json_size
@@ -29,7 +27,6 @@ from reviews.formats.review_file import (
     iter_review_jsonl,
     known_fields,
     parse_review_json,
-    resolve_evidence_path,
 )
 from reviews.formats.signed import citations_of, format_approved_at
 from reviews.models import (
@@ -37,7 +34,6 @@ from reviews.models import (
     Decision,
     EventKind,
     Item,
-    ItemSource,
     ItemStatus,
     Question,
     QuestionKind,
@@ -47,15 +43,20 @@ from reviews.models import (
 )
 from reviews.services.approval.ground_truth import approval_import, generated_add
 from reviews.services.events import event_record
-from reviews.services.files.documents import document_for_bytes, read_evidence
+from reviews.services.files.documents import read_evidence
 from reviews.services.imports.approved import Outcome, approved_record_decision
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.imports.registry import ImportKind, register_import
+from reviews.services.imports.review_evidence import (
+    EvidenceOpener,
+    folder_opener,
+    is_zip,
+    item_sources,
+    open_bundle,
+)
 from reviews.services.imports.staging import Staging, in_short_transactions
 from reviews.services.items import places_given_back
 from reviews.services.rating.resolution import item_status_refresh
-
-EvidenceOpener = Callable[[str], bytes]
 
 
 def _looks_like_review(obj: dict) -> bool:
@@ -74,8 +75,8 @@ class ReviewImporter:
         self.context = context
 
     def validate(self, path: Path) -> None:
-        if _is_zip(path):
-            _open_bundle(path, self.context).close()
+        if is_zip(path):
+            open_bundle(path, self.context).close()
         else:
             for _ in self._reviews(path):
                 pass
@@ -106,11 +107,11 @@ class ReviewImporter:
     @contextmanager
     def _cases(self, path: Path) -> Iterator[Iterator[_Case]]:
         """The file's cases in order, each with the opener of its evidence."""
-        if _is_zip(path):
-            with _open_bundle(path, self.context) as bundle:
+        if is_zip(path):
+            with open_bundle(path, self.context) as bundle:
                 yield (_bundle_case(bundle, case, self.context) for case in bundle.cases)
             return
-        opener = _folder_opener(path.parent, self.context)
+        opener = folder_opener(path.parent, self.context)
         yield (
             _Case(review, opener, f'case "{review.case_id}"', self.context.file)
             for review in self._reviews(path)
@@ -124,28 +125,6 @@ class ReviewImporter:
         else:
             check_json_size(path.stat().st_size, file=file)
             yield parse_review_json(path.read_bytes(), file=file)
-
-
-def _is_zip(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(4) == b"PK\x03\x04"
-
-
-def _folder_opener(base_dir: Path, context: ImportContext) -> EvidenceOpener:
-    def read(relative: str) -> bytes:
-        target = resolve_evidence_path(base_dir, relative)
-        if not target.is_file():
-            raise FileNotFoundError(relative)
-        return read_evidence(target, name=relative)  # refused by size before it is read
-
-    return read
-
-
-def _open_bundle(path: Path, context: ImportContext) -> ReviewBundle:
-    try:
-        return read_review_bundle(path, file=context.file)
-    except zipfile.BadZipFile as error:
-        raise FormatError(f"not a readable zip file ({error})", file=context.file) from None
 
 
 @dataclass(frozen=True)
@@ -169,69 +148,6 @@ def _bundle_case(bundle: ReviewBundle, case: BundleCase, context: ImportContext)
 
     record = f'case "{case.review.case_id}"'
     return _Case(case.review, read, record, f"{context.file}/{case.member}")
-
-
-def _read_source(source, opener, *, file, record, where) -> bytes:
-    """The cited evidence file's bytes; every way it can be missing or damaged is named."""
-    try:
-        return opener(source.path)
-    except FileNotFoundError:
-        reason = f"evidence file {source.path!r} not found"
-        raise FormatError(reason, file=file, record=record, path=where) from None
-    except ValueError as error:  # a path escaping its folder
-        raise FormatError(str(error), file=file, record=record, path=where) from None
-    except ZIP_ERRORS as error:
-        reason = f"corrupt zip member {source.path!r} ({error})"
-        raise FormatError(reason, file=file, record=record, path=where) from None
-
-
-def _sources(
-    review: ReviewFile, item: Item, context, opener, record, file
-) -> dict[str, ItemSource]:
-    """The item's sources, new ones stored. Evidence is always read and checked: a source the
-    item already has must come with the same content (a re-import compares, never swaps)."""
-    by_artifact = {s.artifact_id: s for s in item.sources.select_related("document")}
-    documents: dict[str, object] = {}
-    for index, source in enumerate(review.sources):
-        where = f"$.sources[{index}].path"
-        if source.normalised_path not in documents:
-            data = _read_source(source, opener, file=file, record=record, where=where)
-            stored = by_artifact.get(source.artifact_id)
-            try:
-                if stored is not None:
-                    # Bad evidence is refused whatever the review says; other content too.
-                    if inspect_evidence(data, name=source.path).sha256 != stored.document.sha256:
-                        raise FormatError(
-                            f"case {review.case_id!r} exists with other evidence "
-                            f"({source.path!r} differs from the file imported before); import "
-                            "it under a new case id or as a correction",
-                            file=file,
-                            record=record,
-                            path=where,
-                        )
-                    continue
-                document, created = document_for_bytes(
-                    data, name=source.path, written=context.written
-                )
-            except EvidenceError as error:
-                raise FormatError(str(error), file=file, record=record, path=where) from None
-            documents[source.normalised_path] = document
-            context.counts["documents"] += int(created)
-            if created and context.staging:
-                context.staging.documents.append(document.pk)
-        if source.artifact_id in by_artifact:
-            continue
-        by_artifact[source.artifact_id] = ItemSource.objects.create(
-            item=item,
-            artifact_id=source.artifact_id,
-            document=documents[source.normalised_path],
-            path=source.path,
-            page=source.metadata.page,
-            authority=source.authority,
-            metadata=source.metadata.model_dump(mode="json"),
-            position=index,
-        )
-    return by_artifact
 
 
 def _claim(item, sources, cited, *, path, providers, position, question=None) -> Claim:
@@ -274,7 +190,7 @@ def import_review(
         defaults={"title": review.case_id},
     )
     context.items_named([item.pk])
-    sources = _sources(review, item, context, opener, record, file)
+    sources = item_sources(review, item, context, opener, record, file)
     generated, changed = generated_add(
         item,
         _generated_rows(review),
