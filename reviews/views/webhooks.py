@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviews.access import project_for_user
 from reviews.forms_webhooks import WebhookForm
@@ -51,6 +51,7 @@ def webhooks(request, slug):
     )
 
 
+@require_GET
 def webhook_detail(request, slug, hook_pk):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     hook = get_object_or_404(Webhook, project=access.project, pk=hook_pk)

@@ -130,6 +130,8 @@ def _url_for(pattern, names, world):
         "question_pk": world["question"],
         "user_pk": world["user"],
         "job_pk": world["job"],
+        "hook_pk": world["hook"],
+        "job_id": world["background_job"],
         "sha256": world["sha"],
         "page": 1,
         "pk": world["token"],
@@ -141,7 +143,7 @@ def _url_for(pattern, names, world):
 @pytest.mark.parametrize("method", ["DELETE", "PUT", "PATCH"])
 def test_no_review_url_accepts_delete_put_or_patch(client, approved_item, method):
     """Even for a member holding every role, on URLs pointing at real objects: 405."""
-    from reviews.models import ApiToken, ImportJob
+    from reviews.models import ApiToken, ImportJob, Job, Webhook
     from reviews.services.projects.tokens import token_create
 
     project = approved_item.project
@@ -150,6 +152,8 @@ def test_no_review_url_accepts_delete_put_or_patch(client, approved_item, method
     user.save()
     token, _ = token_create(actor=user, name="t")
     job = ImportJob.objects.create(project=project, file="imports/x.jsonl", original_name="x")
+    hook = Webhook.objects.create(project=project, url="https://hooks.example.org/", secret="s")
+    background = Job.objects.create(project=project, kind="split_draw")
     world = {
         "slug": project.slug,
         "item": approved_item.pk,
@@ -158,6 +162,8 @@ def test_no_review_url_accepts_delete_put_or_patch(client, approved_item, method
         "job": job.pk,
         "sha": approved_item.sources.get().document.sha256,
         "token": token.pk,
+        "hook": hook.pk,
+        "background_job": background.pk,
     }
     assert ApiToken.objects.filter(pk=token.pk).exists()
     client.force_login(user)

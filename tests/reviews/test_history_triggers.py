@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 from django.apps import apps
 from django.db import IntegrityError, connection, models, transaction
+from django.utils import timezone
 
 from evalsite.history_triggers import (
     create_statements,
@@ -42,6 +43,9 @@ from reviews.models import (
     ResolutionSource,
     Role,
     TrustedKey,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
 )
 from reviews.models.append_only import AppendOnlyModel
 from reviews.services.approval.approve import approval_record
@@ -70,6 +74,7 @@ HISTORY = [
     ItemRevision,
     ModelPrice,
     ProjectEvent,
+    WebhookAttempt,
 ]
 
 
@@ -100,6 +105,10 @@ def _history():
     ItemRevision.objects.create(item=item, number=1, sha256="0" * 64)
     ModelPrice.objects.create(provider="openai", model="m", input_per_million=1)
     project_event_record(project, admin, ProjectAction.SETTINGS_CHANGED, after={"overlap": 3})
+    hook = Webhook.objects.create(project=project, url="https://hooks.example.org/", secret="s")
+    delivery = WebhookDelivery.objects.create(hook=hook, event="item.approved", body="{}")
+    WebhookAttempt.objects.create(delivery=delivery, number=1, started_at=timezone.now(),
+                                  duration_ms=5, status_code=500)  # fmt: skip
     return item
 
 
