@@ -212,7 +212,7 @@ def _import_path(page, base: str, tmp_path) -> str:
     page.goto(f"{base}{reverse('import_upload', kwargs={'slug': 'demo'})}")
     page.get_by_label("File", exact=True).set_input_files(str(tmp_path / "more.csv"))
     page.get_by_label("CSV record kind").select_option("item")
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     page.wait_for_load_state()
     return page.url.removeprefix(base)
 

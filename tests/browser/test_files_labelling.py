@@ -78,7 +78,7 @@ def test_files_to_labels_to_a_verified_export(
         "href", "/docs/formats/#7-files-images-and-pdfs"
     )
     page.get_by_label("File", exact=True).set_input_files([str(p) for p in _files(tmp_path)])
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator("main")).to_contain_text("imported 4 items, 4 questions")
     screenshot("files-imported")
     assert Item.objects.filter(project=project).count() == 4

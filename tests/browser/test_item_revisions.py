@@ -74,7 +74,7 @@ def test_changed_outputs_by_upload_are_marked_on_the_item_and_the_dashboard(
     page.get_by_label("File", exact=True).set_input_files(
         str(_write(tmp_path / "v2.jsonl", _items(changed={1})))
     )
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator("main")).to_contain_text("(3 unchanged, 1 with changed content)")
     screenshot("revisions-upload")
 

@@ -28,7 +28,7 @@ def _upload(page, path, *, kind="", questions=""):
         page.get_by_label("CSV record kind").select_option(kind)
     if questions:
         page.get_by_label("Questions for every imported item").fill(questions)
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     page.wait_for_load_state()
 
 
