@@ -8,7 +8,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/evalsite
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install install-dev lock run serve test test-sqlite test-sqlite-browser test-sqlite-other test-postgres bench lint chromium tesseract clean
+.PHONY: install install-dev lock run serve test test-sqlite test-postgres bench lint chromium tesseract clean
 
 # Exactly the locked versions, every file's hash checked: serving needs requirements.lock only;
 # the tests add the dev extras (requirements-dev.lock). The code runs from the checkout.
@@ -91,22 +91,15 @@ tesseract:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr >/dev/null; \
 	  else echo "tesseract is missing: images will have no words, OCR tests skip (sudo apt-get install tesseract-ocr)"; fi; }
 
-# Three runs side by side, each printed whole when it ends (-O): the SQLite run's browser tests,
-# its other tests, and the PostgreSQL run. No run keeps a core busy all the time (browsers,
-# servers and worker processes wait), so on the 2-core machine three take 11-12 minutes where
-# the SQLite run alone took 13m46s. Browser expectations wait up to 20 s for a busy machine.
+# The two runs side by side, each printed whole when it ends (-O). From a clean clone on the
+# 2-core machine, venv install included: 15m40s (the SQLite run is the long pole: 13m46s; the
+# PostgreSQL one ends after about 6 min). Splitting the SQLite run in two made no difference (the
+# tests are CPU-bound). Browser expectations wait up to 20 s for a busy machine.
 test: install-dev chromium tesseract
-	@$(MAKE) --no-print-directory -j3 -O test-sqlite-browser test-sqlite-other test-postgres
+	@$(MAKE) --no-print-directory -j2 -O test-sqlite test-postgres
 
-# The whole SQLite run at once (`make test` runs its two halves side by side).
 test-sqlite: install-dev
 	$(PY) -m pytest -q
-
-test-sqlite-browser: install-dev
-	$(PY) -m pytest -q -m browser
-
-test-sqlite-other: install-dev
-	$(PY) -m pytest -q -m "not browser"
 
 # Again on PostgreSQL, the tests that use the database, browser tests aside (a test that
 # touches no database, such as the formats, metrics and providers tests, gives the same result
