@@ -10,6 +10,7 @@ request, so the caller can interleave them with another server's (``bench/side_b
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 import subprocess
@@ -19,10 +20,13 @@ from pathlib import Path
 
 import httpx
 
-from bench._servers import HOST, Server, checked, elapsed_ms, free_port
+from bench._servers import HOST, Server, checked, elapsed_ms, free_port, workers_peak_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BASE = "postgres://postgres@127.0.0.1:5432"
+# The benches' PostgreSQL databases are named PG_PREFIX + "_" + what: `BENCH_PG_PREFIX` lets
+# sessions sharing one server keep their databases apart (each bench drops and creates its own).
+PG_PREFIX = os.environ.get("BENCH_PG_PREFIX", "evalsite_bench")
 CSRF = secrets.token_hex(16)  # 32 characters: a valid CSRF secret the client chooses itself
 QUESTIONS = ["criterion:correct"]  # every imported item is ready to rate, like a LS task
 
@@ -64,7 +68,7 @@ class EvalsiteTarget:
 
     def _url(self, size: int) -> str:
         if self.database == "postgresql":
-            return f"{PG_BASE}/evalsite_bench_{size}"
+            return f"{PG_BASE}/{PG_PREFIX}_{size}"
         return f"sqlite:///{self.work / f'evalsite-{size}.sqlite3'}"
 
     def open(self, size: int, body: bytes, raters: int) -> dict:
@@ -106,6 +110,8 @@ class EvalsiteTarget:
         starts afresh; a PostgreSQL database is dropped by the set-up anyway)."""
         for client in (self.admin, *self.raters):
             client.close()
+        peak = workers_peak_mb(self.server.process.pid)
+        print(f"... {self.name}, {self.size:,} items: workers' peak RSS {peak:.0f} MB", flush=True)
         self.server.stop()
         if discard and self.database == "sqlite":
             Path(self._url(self.size).removeprefix("sqlite:///")).unlink()

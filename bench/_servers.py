@@ -77,6 +77,21 @@ class Server:
         return "\n".join(text.splitlines()[-lines:])
 
 
+def workers_peak_mb(master: int) -> float:
+    """The largest peak resident memory (VmHWM, MB) among the gunicorn master's worker
+    processes (its children)."""
+    children = subprocess.run(
+        ["pgrep", "-P", str(master)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    peaks = [0.0]
+    for pid in children:
+        status = Path(f"/proc/{pid}/status")
+        for line in status.read_text().splitlines() if status.exists() else []:
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks)
+
+
 def elapsed_ms(start: float) -> float:
     """Milliseconds since `start` (a `time.perf_counter()` reading)."""
     return (time.perf_counter() - start) * 1000

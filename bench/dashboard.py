@@ -20,11 +20,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 ITEMS = 20_000
 GPT_SAMPLES, CLAUDE_SAMPLES = 3, 2
@@ -35,6 +37,21 @@ def _ms(fn) -> float:
     start = time.perf_counter()
     fn()
     return (time.perf_counter() - start) * 1000
+
+
+def _vm(field: str) -> float:
+    """This process's /proc status `field` (VmRSS, VmHWM), MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _rss_peak_reset() -> float:
+    """Resets this process's peak resident memory (VmHWM) to its current RSS, returned (MB): the
+    peak read after the recomputes is theirs, not the build's (as a worker's recompute task)."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return _vm("VmRSS")
 
 
 def _insert(model, columns: list[str], rows: list[tuple]) -> None:
@@ -216,11 +233,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--profile", action="store_true", help="cProfile one page view")
     parser.add_argument("--top", type=int, default=30, help="rows of profile to print")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     # `python -m bench dashboard` calls main() with no arguments: never read the runner's argv.
     args = parser.parse_args([] if argv is None else argv)
 
     from bench._django import setup_django
 
+    if args.database == "postgresql":  # a fresh database of its own, as SQLite's temp file
+        from bench._evalsite_http import PG_BASE, PG_PREFIX
+        from bench._evalsite_setup import fresh_postgres
+
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/{PG_PREFIX}_dashboard"
+        fresh_postgres(os.environ["DATABASE_URL"])
     setup_django()
     from django.test.utils import override_settings
 
@@ -237,10 +261,11 @@ def _run(args) -> int:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
+    from evalsite.planner_statistics import planner_statistics_refresh
     from judging.models import DashboardSnapshot
     from judging.services.dashboard import dashboard_refresh, inputs_fingerprint, latest_snapshot
 
-    print(f"SQLite database {connection.settings_dict['NAME']} ({connection.vendor})")
+    print(f"database {connection.settings_dict['NAME']} ({connection.vendor})")
     # Pages link hashed static files, as in production (DEBUG off: the manifest storage).
     call_command("collectstatic", interactive=False, verbosity=0)
     start = time.perf_counter()
@@ -250,9 +275,12 @@ def _run(args) -> int:
         + ", ".join(f"{v:,} {k}" for k, v in counts.items())
     )
 
+    planner_statistics_refresh(after="building the dashboard bench")  # what an import does
+    baseline = _rss_peak_reset()
     refreshes = [
         _ms(lambda: dashboard_refresh(project=project)) / 1000 for _ in range(args.refreshes)
     ]
+    peak = _vm("VmHWM")
     snapshot = latest_snapshot(project)
     assert snapshot.fingerprint == inputs_fingerprint(project), "snapshot is stale after refresh"
     payload_kb = (
@@ -274,6 +302,11 @@ def _run(args) -> int:
         assert response.status_code == 200, response.status_code
         return response
 
+    # Held-out figures show once the reader asks (a POST that records the look, for the session).
+    shown = client.post(
+        reverse("held_out_show", args=[project.slug]), {"what": "dashboard", "next": url}
+    )
+    assert shown.status_code == 302, shown.status_code
     before = DashboardSnapshot.objects.count()
     body = view().content.decode()  # warm-up (template loading, URL resolver)
     assert "Labels changed since" not in body and "openai/gpt-4o" in body
@@ -298,6 +331,8 @@ def _run(args) -> int:
         ("    part: staleness check inputs_fingerprint, ms", f"{fingerprint:.1f}"),
         ("    part: latest_snapshot + payload decode, ms", f"{statistics.median(loads):.1f}"),
         ("    best page view, ms", f"{min(pages):.1f}"),
+        ("process peak RSS during the recomputes, MB", f"{peak:.0f}"),
+        ("    of which before them (the built world), MB", f"{baseline:.0f}"),
     ]
     for label, value in rows:
         print(f"{label:<58} {value:>10}")
@@ -306,6 +341,7 @@ def _run(args) -> int:
     print(f"RESULT dashboard_compute_s={compute:.2f}")
     print(f"RESULT dashboard_page_queries={len(queries)}")
     print(f"RESULT dashboard_fingerprint_ms={fingerprint:.1f}")
+    print(f"RESULT dashboard_compute_peak_rss_mb={peak:.0f}")
     return 0
 
 

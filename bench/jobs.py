@@ -21,7 +21,7 @@ import os
 import time
 
 from bench._django import setup_django
-from bench._evalsite_http import PG_BASE
+from bench._evalsite_http import PG_BASE, PG_PREFIX
 from bench._evalsite_setup import fresh_postgres
 
 
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args([] if argv is None else argv)
     os.environ["TASKS_BACKEND"] = "database"  # queued, then run here as the worker runs it
     if args.database == "postgresql":
-        os.environ["DATABASE_URL"] = f"{PG_BASE}/evalsite_bench_jobs"
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/{PG_PREFIX}_jobs"
         fresh_postgres(os.environ["DATABASE_URL"])
     setup_django()
     from django.db import connection

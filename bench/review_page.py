@@ -32,7 +32,7 @@ import sys
 import time
 
 from bench._django import setup_django
-from bench._evalsite_http import PG_BASE
+from bench._evalsite_http import PG_BASE, PG_PREFIX
 from bench._evalsite_setup import fresh_postgres
 from bench._review_world import Sized
 
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     # `python -m bench review_page` calls main() with no arguments: never read the runner's argv.
     args = parser.parse_args([] if argv is None else argv)
     if args.database == "postgresql":  # a fresh database of its own, as SQLite's temp file
-        os.environ["DATABASE_URL"] = f"{PG_BASE}/evalsite_bench_review_page"
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/{PG_PREFIX}_review_page"
         fresh_postgres(os.environ["DATABASE_URL"])
     setup_django()
     from django.db import connection

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from bench._django import setup_django
-from bench._evalsite_http import PG_BASE
+from bench._evalsite_http import PG_BASE, PG_PREFIX
 from bench._evalsite_setup import fresh_postgres
 from bench._servers import load_average
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args(argv)
     if args.database == "postgresql":
-        os.environ["DATABASE_URL"] = f"{PG_BASE}/evalsite_bench_run_bound"
+        os.environ["DATABASE_URL"] = f"{PG_BASE}/{PG_PREFIX}_run_bound"
         fresh_postgres(os.environ["DATABASE_URL"])
     if args.workers > 1:
         os.environ.setdefault("TASKS_BACKEND", "database")  # the workers take the queued tasks

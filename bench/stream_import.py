@@ -22,30 +22,16 @@ from pathlib import Path
 
 import httpx
 
-from bench._evalsite_http import PG_BASE, ROOT, _environment
-from bench._servers import HOST, Server, free_port
+from bench._evalsite_http import PG_BASE, PG_PREFIX, ROOT, _environment
+from bench._servers import HOST, Server, free_port, workers_peak_mb
 from bench.imports import write_items
 
 MB = 1024 * 1024
 
 
-def _workers_peak_mb(master: int) -> float:
-    """The largest VmHWM among the gunicorn master's worker processes."""
-    children = subprocess.run(
-        ["pgrep", "-P", str(master)], capture_output=True, text=True, check=False
-    ).stdout.split()
-    peaks = [0.0]
-    for pid in children:
-        status = Path(f"/proc/{pid}/status")
-        for line in status.read_text().splitlines() if status.exists() else []:
-            if line.startswith("VmHWM:"):
-                peaks.append(int(line.split()[1]) / 1024)
-    return max(peaks)
-
-
 def run(items: int, database: str, work: Path) -> dict:
     url = (
-        f"{PG_BASE}/evalsite_bench_stream"
+        f"{PG_BASE}/{PG_PREFIX}_stream"
         if database == "postgresql"
         else f"sqlite:///{work / 'stream.sqlite3'}"
     )
@@ -68,7 +54,7 @@ def run(items: int, database: str, work: Path) -> dict:
     with Server(argv, env=env, log=work / "gunicorn.log", cwd=ROOT) as server:
         base = f"http://{HOST}:{port}"
         server.wait_until_up(f"{base}/accounts/login/", seconds=120)
-        before = _workers_peak_mb(server.process.pid)
+        before = workers_peak_mb(server.process.pid)
         start = time.perf_counter()
         with body.open("rb") as stream:
             response = httpx.post(
@@ -82,7 +68,7 @@ def run(items: int, database: str, work: Path) -> dict:
                 timeout=900,
             )
         seconds = time.perf_counter() - start
-        after = _workers_peak_mb(server.process.pid)
+        after = workers_peak_mb(server.process.pid)
     counts = response.json().get("counts") if response.status_code == 201 else response.text
     print(f"{database}, gunicorn 2 workers: {items:,} items, one {size / MB:.1f} MB JSONL body")
     print(
