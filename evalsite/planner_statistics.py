@@ -3,7 +3,9 @@
 PostgreSQL plans every query from the statistics ANALYZE gathers. Autovacuum gathers them only
 when it next wakes (within a minute by default; never, where it is off), so right after a 100k-
 item import the item list was planned for an almost empty table: 40-60 ms instead of ~10. So
-an import (and any other bulk write) calls `planner_statistics_refresh` once its rows are
+an import, every background job (a split of every item, questions for 50k items, a bulk
+action; reviews/services/jobs/records.py) and a judge run that wrote verdicts
+(judging/services/runs/control.py) call `planner_statistics_refresh` once their rows are
 committed: every table changed past autovacuum's own threshold (50 rows + 10 % of the table) is
 analyzed now, timed and logged.
 

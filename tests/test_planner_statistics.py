@@ -7,7 +7,9 @@ import pytest
 from django.db import connection
 
 from evalsite.planner_statistics import planner_statistics_refresh
+from reviews.models import Job
 from reviews.services.imports.pipeline import file_import
+from reviews.services.jobs.records import job_claim, job_execute
 from tests.factories import ProjectFactory
 from tests.helpers import write_item_lines
 
@@ -39,6 +41,25 @@ def test_an_import_leaves_the_tables_it_filled_analyzed(tmp_path, caplog):
     assert line.endswith(" ms)")
     # Nothing changed since: nothing to analyze, and no line.
     assert planner_statistics_refresh(after="nothing") == []
+
+
+@pytest.mark.postgres
+def test_a_job_leaves_the_tables_it_filled_analyzed(tmp_path, caplog):
+    """Jobs are bulk writes too (a split of every item, questions for 50k items, bulk actions):
+    the worker analyzes what one changed when it ends, as an import does."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    project = ProjectFactory()
+    file_import(actor=None, project=project, path=write_item_lines(tmp_path / "i.jsonl", 2_000))
+    job = Job.objects.create(project=project, kind="split_draw", params={"data": {"seed": ["7"]}})
+    with caplog.at_level(logging.INFO, logger="evalsite.planner_statistics"):
+        job_execute(job_claim(job.pk))
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    changed_since, analyzed_at = _statistics("judging_itemsplit")
+    assert analyzed_at is not None and changed_since == 0
+    lines = [r.getMessage() for r in caplog.records if r.name == "evalsite.planner_statistics"]
+    assert f"ANALYZE after job {job.pk} (split_draw): judging_itemsplit" in "\n".join(lines)
 
 
 def test_on_sqlite_nothing_is_analyzed(tmp_path):

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from evalsite.planner_statistics import planner_statistics_refresh
 from judging.models import JudgeConfig, ProjectBudget, Run, RunStatus, Split
 from judging.reports.run_costs import RunCost, run_costs
 from judging.services.audit import run_event
@@ -197,6 +198,8 @@ def run_finished(run: Run) -> None:
     Whatever its end, the project's webhooks hear of it."""
     if run.status == RunStatus.DONE or run.done or run.unparsed:
         transaction.on_commit(lambda: project_data_changed.send(Run, project=run.project))
+        # Its calls and verdicts were bulk writes: analyzed as after an import (on commit).
+        planner_statistics_refresh(after=f"judge run {run.pk}")
     webhook_event_emit(run.project, WebhookEvent.RUN_FINISHED, run_summary(run))
 
 

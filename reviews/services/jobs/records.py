@@ -19,6 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.datastructures import MultiValueDict
 
+from evalsite.planner_statistics import planner_statistics_refresh
 from evalsite.posting import errors_text
 from reviews.access import roles_of
 from reviews.models import Job, Role
@@ -119,6 +120,9 @@ def job_execute(job: Job) -> None:
         _finish(job, Job.Status.FAILED, error=message)
     finally:
         progress_clear(job.pk)
+    # A job is a bulk write (a split of every item, questions for 50k items, a bulk action):
+    # what an import does when it ends, whatever its outcome (in_steps kinds keep their steps).
+    planner_statistics_refresh(after=f"job {job.pk} ({job.kind})")
 
 
 def _starter_check(job: Job, kind) -> None:
