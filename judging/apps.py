@@ -67,7 +67,8 @@ def _item_list_register():
 
 def _jobs_register():
     """Judging's long operations, run by reviews' background jobs."""
-    from judging.forms import SendToHumansForm, SplitDrawForm
+    from judging.forms import DashboardRecomputeForm, SendToHumansForm, SplitDrawForm
+    from judging.services import dashboard_recompute
     from judging.services.calibration.send_to_humans import SendError, items_send_said
     from judging.services.calibration.splits import SplitError, split_draw_said
     from reviews.services.jobs.registry import JobKind, job_kind_add
@@ -77,12 +78,17 @@ def _jobs_register():
     job_kind_add(JobKind("send_to_humans", "Send to humans", SendToHumansForm, items_send_said,
                          refusals=(SendError, SplitError), progress=True,
                          in_steps=True))  # fmt: skip
+    # Overseers see the figures, admins recompute them; the automatic one (no starter) runs as
+    # the operator's console. In steps: see dashboard_recompute's docstring.
+    job_kind_add(JobKind(dashboard_recompute.KIND, "Recompute the dashboard",
+                         DashboardRecomputeForm, dashboard_recompute.dashboard_recompute_said,
+                         progress=True, in_steps=True))  # fmt: skip
 
 
 def _labels_changed(sender, *, project, **kwargs):
-    """New labels or verdicts: recompute the project's dashboard in the background."""
+    """New labels or verdicts: recompute the project's dashboard (a background job)."""
     from judging.models import Criterion
-    from judging.tasks import request_recompute
+    from judging.services.dashboard_recompute import recompute_request
 
     if Criterion.objects.filter(project=project).exists():
-        request_recompute(project)
+        recompute_request(project=project)

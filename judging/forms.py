@@ -209,6 +209,13 @@ class GenerateForm(forms.Form):
         return paths
 
 
+class DashboardRecomputeForm(forms.Form):
+    """The dashboard's *Recompute* asks nothing: a job kind's form, taking `project=`."""
+
+    def __init__(self, data=None, *, project=None):
+        super().__init__(data)
+
+
 class SplitDrawForm(forms.Form):
     seed = forms.IntegerField(error_messages={"required": "give a whole-number seed."})
     held_out_fraction = forms.FloatField(

@@ -1,37 +1,18 @@
-"""Background work of the judging app: recomputing dashboard snapshots, judge runs."""
+"""Background work of the judging app: judge runs and generation (a dashboard recompute is a
+background job: judging/services/dashboard_recompute.py)."""
 
-from django.core.cache import cache
 from django_tasks import task
 
 from reviews.models import Project
 
-PENDING_SECONDS = 15 * 60
-
-
-def pending_key(project_pk: int) -> str:
-    return f"dashboard-pending:{project_pk}"
-
-
-def request_recompute(project) -> bool:
-    """Queue a recompute unless one is already queued; True if this call queued it."""
-    if not cache.add(pending_key(project.pk), True, timeout=PENDING_SECONDS):
-        return False
-    recompute_dashboard.enqueue(project.pk)
-    return True
-
-
-def recompute_pending(project) -> bool:
-    return bool(cache.get(pending_key(project.pk)))
-
 
 @task()
 def recompute_dashboard(project_pk: int) -> None:
-    from judging.services.dashboard import dashboard_refresh
+    """Left for tasks queued before the recompute became a background job (reviews' Job,
+    judging/services/dashboard_recompute.py): it queues that job."""
+    from judging.services.dashboard_recompute import recompute_request
 
-    try:
-        dashboard_refresh(project=Project.objects.get(pk=project_pk))
-    finally:
-        cache.delete(pending_key(project_pk))
+    recompute_request(project=Project.objects.get(pk=project_pk))
 
 
 def run_enqueue(run) -> None:

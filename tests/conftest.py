@@ -215,3 +215,22 @@ def rate(db):
 def attach_evidence(db):
     """attach_evidence(item) → a one-page PDF Document cited by the item and all its claims."""
     return builders.attach_evidence
+
+
+@pytest.fixture
+def database_tasks(settings):
+    """Tasks queued as rows, as on a real site, and a worker to run them."""
+    from django_tasks_db.management.commands.db_worker import Worker
+    from django_tasks_db.models import DBTaskResult
+
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+    worker = Worker(queue_names=["*"], interval=0, batch=True, backend_name="default",
+                    startup_delay=False, max_tasks=None, worker_id="test", excluded_queue_names=[])  # fmt: skip
+
+    def work():  # the worker's loop but its transaction handling, which would end the test's
+        while task := DBTaskResult.objects.ready().first():
+            task.claim(worker.worker_id)
+            worker.run_task(task)
+
+    return work

@@ -11,8 +11,6 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
-from django_tasks_db.management.commands.db_worker import Worker
-from django_tasks_db.models import DBTaskResult
 
 from judging.models import Criterion, LabelRequest
 from reviews.models import (
@@ -31,22 +29,6 @@ from tests.factories import ItemFactory, member
 from tests.judging.helpers import small_project
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def database_tasks(settings):
-    """Tasks queued as rows, as on a real site, and a worker to run them."""
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-
-    worker = Worker(queue_names=["*"], interval=0, batch=True, backend_name="default",
-                    startup_delay=False, max_tasks=None, worker_id="test", excluded_queue_names=[])  # fmt: skip
-
-    def work():  # the worker's loop but its transaction handling, which would end the test's
-        while task := DBTaskResult.objects.ready().first():
-            task.claim(worker.worker_id)
-            worker.run_task(task)
-
-    return work
 
 
 @pytest.fixture

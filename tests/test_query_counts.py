@@ -182,14 +182,15 @@ PINNED = {
     "score_case": 4,
     "text_metrics": 8,  # slices, the draw, the split's late items, the items
     "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
-    # The dashboard pages' freshness check reads judge versions and panel members too (+2).
-    "project_dashboard": 19,  # + the recent background jobs
-    "dashboard_criterion": 14,
+    # The dashboard pages' freshness check reads judge versions and panel members too (+2),
+    # and the recompute job waiting or running, which it links (+1).
+    "project_dashboard": 20,  # + the recent background jobs
+    "dashboard_criterion": 15,
     "dashboard_item": 25,
-    "dashboard_disagreements": 18,
-    "dashboard_failures": 17,
-    "dashboard_report": 17,
-    "dashboard_chart": 14,
+    "dashboard_disagreements": 19,
+    "dashboard_failures": 18,
+    "dashboard_report": 18,
+    "dashboard_chart": 15,
     # One judge's labels, the final human labels and how each item came before people.
     "dashboard_estimate": 16,
 }

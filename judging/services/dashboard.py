@@ -10,6 +10,7 @@ stale and a recompute is queued — they are never stale without saying so.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Count, Max
@@ -47,6 +48,10 @@ from reviews.services.webhooks.emit import webhook_events_emit
 SEED = 0
 RESAMPLES = 2000
 SLICE_RESAMPLES = 1000
+
+
+def _quiet(done: int, total: int) -> None:
+    """No one watches this computation's progress."""
 
 
 def inputs_fingerprint(project) -> str:
@@ -142,9 +147,10 @@ def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
     }
 
 
-def dashboard_compute(project) -> dict[str, Any]:
+def dashboard_compute(project, progress: Callable[[int, int], None] = _quiet) -> dict[str, Any]:
     """Every figure the dashboard shows, for the latest version of each criterion and all
-    versions side by side; JSON-ready."""
+    versions side by side; JSON-ready. `progress(done, total)` after each criterion version
+    (total: their number, plus one for the snapshot's write)."""
     draw = current_draw(project)
     held_split = "held_out" if draw else "all"
     held, held_names = _inputs(project, held_split)
@@ -154,17 +160,20 @@ def dashboard_compute(project) -> dict[str, Any]:
         Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)
     )
     latest = {c.name: c for c, _ in held}  # ordered by version: the last one wins
-    criteria = [
-        _criterion_entry(
-            criterion,
-            data,
-            latest=latest[criterion.name].pk == criterion.pk,
-            calibration=calibration.get(criterion.pk),
-            members=members,
-            names=held_names,
+    criteria = []
+    progress(0, len(held) + 1)
+    for criterion, data in held:
+        criteria.append(
+            _criterion_entry(
+                criterion,
+                data,
+                latest=latest[criterion.name].pk == criterion.pk,
+                calibration=calibration.get(criterion.pk),
+                members=members,
+                names=held_names,
+            )
         )
-        for criterion, data in held
-    ]
+        progress(len(criteria), len(held) + 1)
     _apply_gates(project, criteria, critical_slices)
     return {
         "project": project.slug,
@@ -303,7 +312,9 @@ def _outcome(row) -> GateOutcome:
     )
 
 
-def dashboard_refresh(*, project) -> DashboardSnapshot:
+def dashboard_refresh(
+    *, project, progress: Callable[[int, int], None] = _quiet
+) -> DashboardSnapshot:
     """Compute and store a new snapshot (the previous ones stay, as history).
 
     Items imported since the draw are drawn into it first (the late-item rule, as the agreement
@@ -311,7 +322,7 @@ def dashboard_refresh(*, project) -> DashboardSnapshot:
     """
     split_extend(project=project)
     fingerprint = inputs_fingerprint(project)
-    payload = dashboard_compute(project)
+    payload = dashboard_compute(project, progress)
     previous = latest_snapshot(project)
     snapshot = DashboardSnapshot.objects.create(
         project=project, fingerprint=fingerprint, payload=payload
@@ -320,6 +331,8 @@ def dashboard_refresh(*, project) -> DashboardSnapshot:
     changed = gate_changes(before, payload["decisions"])
     if changed:
         webhook_events_emit(project, WebhookEvent.GATE_CHANGED, changed)
+    steps = len(payload["criteria"]) + 1
+    progress(steps, steps)
     return snapshot
 
 

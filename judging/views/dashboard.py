@@ -1,6 +1,7 @@
 """The calibration dashboard and criterion pages: read from the latest snapshot and say when it
 was computed and whether the labels changed since. A GET never queues a recompute: the write
-that changed the inputs does (`project_data_changed`), or an admin's *Recompute* button."""
+that changed the inputs does (`project_data_changed`), or an admin's *Recompute* button; either
+is a background job, whose page the freshness line links while it waits or runs."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from judging.presenters import NoSuchCriterion, criterion_figures, dashboard_cha
 from judging.reports.judge_page import held_out_looks
 from judging.selectors import dashboard_setup
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
-from judging.tasks import recompute_pending, request_recompute
+from judging.services.dashboard_recompute import recompute_job, recompute_request
 from judging.views.held_out import held_out_shown
 from reviews.access import OVERSEERS, project_for_user
 from reviews.models import Role
@@ -48,7 +49,7 @@ def snapshot_context(request, slug: str, *, what: str) -> dict:
         "held_out_hidden": hidden,
         "held_out_what": what,
         "stale": stale,
-        "pending": recompute_pending(project),
+        "pending": recompute_job(project),  # its job page, linked while it waits or runs
     }
 
 
@@ -82,9 +83,9 @@ def criterion_page(request, slug, name):
 
 @require_POST
 def recompute(request, slug):
+    """A background job: the post answers with its page (the one already waiting, if any)."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
-    if request_recompute(access.project):
-        messages.info(request, "Recomputing the figures in the background.")
-    else:
-        messages.info(request, "A recompute is already queued.")
-    return redirect("project_dashboard", slug)
+    job, queued = recompute_request(project=access.project, actor=request.user)
+    if not queued:
+        messages.info(request, "A recompute was already waiting for the task worker: this is it.")
+    return redirect("job", slug, job.pk)

@@ -84,7 +84,9 @@ def test_changed_outputs_by_upload_are_marked_on_the_item_and_the_dashboard(
         show.click()
     recompute = page.get_by_role("button", name="Recompute")
     if recompute.count():
-        recompute.click()
+        recompute.click()  # a job: its page, then back to the dashboard
+        expect(page.locator("#job-progress")).to_contain_text("Figures recomputed")
+        page.get_by_role("link", name="Back").click()
     mark = page.locator(".stale-mark").first
     expect(mark).to_have_text("stale: 1 judged, 1 labelled on an earlier output")
     expect(page.locator("table.dashboard-table td.num").first).to_contain_text("3")

@@ -73,7 +73,9 @@ def test_edit_run_compare_gate(page, live_server, login, screenshot, stub_url):
     looks = page.locator("#held-out-looks")
     expect(looks).to_contain_text("1 version ran on held-out")
     expect(looks).to_contain_text("is for v2")
-    page.get_by_role("button", name="Recompute").click()
+    page.get_by_role("button", name="Recompute").click()  # a job: its page, then back
+    expect(page.locator("#job-progress")).to_contain_text("Figures recomputed")
+    page.get_by_role("link", name="Back").click()
     page.get_by_role("button", name="Show held-out figures").click()
     expect(
         page.locator(".decision", has_text="openai-compatible/stub").locator(".gate")

@@ -4,9 +4,12 @@ reads leave a trace, and development figures are labelled as such."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from django.core.cache import cache
+from django.test import TestCase
 from django.urls import reverse
+from django.utils import timezone
 
 from judging.models import (
     Criterion,
@@ -17,8 +20,8 @@ from judging.models import (
 )
 from judging.services.calibration.splits import split_draw
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
-from judging.tasks import pending_key
-from reviews.models import Role
+from judging.services.dashboard_recompute import recompute_request
+from reviews.models import Job, Role
 from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 from tests.judging.helpers import (
@@ -57,9 +60,14 @@ def import_records(project, folder, records, name="more.jsonl"):
 
 
 def recompute(client, project):
-    """The admin's Recompute button (the immediate backend computes inline)."""
-    response = client.post(reverse("dashboard_recompute", args=[project.slug]))
-    assert response.status_code == 302
+    """The admin's Recompute button: a job, which the immediate backend runs once the post's
+    transaction commits (here: once its on-commit callbacks run)."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(reverse("dashboard_recompute", args=[project.slug]))
+    job = Job.objects.filter(project=project).first()
+    assert response.url == reverse("job", args=[project.slug, job.pk])
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED and job.result.startswith("Figures recomputed")
 
 
 def test_views_read_the_snapshot_and_never_compute(client, project, admin, tmp_path):
@@ -147,18 +155,26 @@ def test_while_a_recompute_is_queued_the_page_says_the_figures_are_out_of_date(
             verdict_record("late-1", "pass"),
         ],
     )
-    cache.add(pending_key(project.pk), True)  # a worker has not picked the recompute up yet
+    job, queued = recompute_request(project=project)  # no worker has picked it up yet
+    assert queued and recompute_request(project=project) == (job, False)
     html = dashboard(client, project)
-    assert STALE in html and "Recomputing in the background" in html
+    assert STALE in html and "A recompute is waiting for the task worker" in html
+    assert reverse("job", args=[project.slug, job.pk]) in html  # the admin can follow it
     assert snapshots(project) == 1
     for page in ("dashboard_criterion", "dashboard_disagreements", "dashboard_failures"):
         args = [project.slug, "faithful"] if page == "dashboard_criterion" else [project.slug]
         assert STALE in client.get(reverse(page, args=args)).content.decode(), page
-    cache.delete(pending_key(project.pk))  # the worker died: Recompute queues it again
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING)
+    assert "Recomputing in the background" in dashboard(client, project)
+    # The worker died (no heartbeat since it started): Recompute queues another.
+    long_ago = timezone.now() - timedelta(hours=1)
+    Job.objects.filter(pk=job.pk).update(started_at=long_ago, created_at=long_ago)
     assert "<em>Recompute</em> on the dashboard" in dashboard(client, project)
     recompute(client, project)
     assert STALE not in dashboard(client, project)
-    assert snapshots(project) == 2
+    # The new job, and the dead one, which the worker running it resumed first.
+    assert snapshots(project) == 3
+    assert set(Job.objects.values_list("status", flat=True)) == {Job.Status.SUCCEEDED}
 
 
 def test_gate_settings_and_critical_flags_are_inputs(client, project, admin, tmp_path):

@@ -15,7 +15,7 @@ from judging.models import DashboardSnapshot, FailureTag
 from judging.selectors import led_by
 from judging.services.calibration.failures import buckets_for
 from judging.services.dashboard import dashboard_refresh
-from reviews.models import Item, Role
+from reviews.models import Item, Job, Role
 from tests.judging.helpers import JUDGE, import_items, item_record, see_held_out, write_jsonl
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_cache")]
@@ -145,13 +145,19 @@ def test_tag_post_saves_and_answers_with_the_form(client, world):
     assert tag.tagged_by == world.users[Role.ADJUDICATOR]
 
 
-def test_recompute_post_queues_a_new_snapshot(client, world):
+def test_recompute_post_answers_with_its_job_which_makes_a_new_snapshot(
+    client, world, django_capture_on_commit_callbacks
+):
     client.force_login(world.users[Role.ADMIN])
     before = DashboardSnapshot.objects.count()
-    response = client.post(reverse("dashboard_recompute", args=[world.project.slug]))
-    assert response.status_code == 302
-    assert response["Location"] == reverse("project_dashboard", args=[world.project.slug])
-    assert DashboardSnapshot.objects.count() == before + 1  # immediate backend: already done
+    with django_capture_on_commit_callbacks(execute=True):  # immediate backend: run at commit
+        response = client.post(reverse("dashboard_recompute", args=[world.project.slug]))
+    job = Job.objects.get(project=world.project)
+    assert response["Location"] == reverse("job", args=[world.project.slug, job.pk])
+    assert DashboardSnapshot.objects.count() == before + 1
+    page = client.get(response["Location"]).content.decode()
+    assert "Recompute the dashboard" in page and "Figures recomputed" in page
+    assert reverse("project_dashboard", args=[world.project.slug]) in page  # Back
     assert client.get(reverse("dashboard_recompute", args=[world.project.slug])).status_code == 405
 
 
