@@ -8,9 +8,16 @@ Per size, a fresh project of N items, each judged `pass`/`fail` by one judge on 
   * *Send to humans* of every held-out item: the POST (it answers with the job's page) and the
     job run by the worker's task (``reviews.tasks.run_job``, as ``db_worker`` runs it);
   * the item list's *Send to humans* of every item (more than INLINE_MAX: a job; the held-out
-    half already asked): the POST and the job.
+    half already asked): the POST and the job;
+  * the dashboard's *Recompute* (N verdicts, N/2 human questions, no labels yet): the POST and
+    the job that writes the snapshot;
+  * the row export of every verdict as CSV (more than EXPORT_INLINE_MAX rows: a job that writes
+    the file to storage): the GET and the job.
 
-Prints ms per POST and seconds per job with what the job said. SQLite in a temporary folder or
+Then, once, the row export of a 1,000-item project's items as CSV, streamed from the request
+(at EXPORT_INLINE_MAX, the largest export that still does): the whole download's ms.
+
+Prints ms per request and seconds per job with what the job said. SQLite in a temporary folder or
 PostgreSQL's ``evalsite_bench_jobs`` (dropped and created); no manual step.
 """
 
@@ -25,7 +32,7 @@ from bench._evalsite_http import PG_BASE, PG_PREFIX
 from bench._evalsite_setup import fresh_postgres
 
 
-def _project(n: int):
+def _project(n: int, *, draw: bool = True):
     from django.contrib.auth import get_user_model
 
     from judging.models import Criterion, Judge, Verdict
@@ -33,7 +40,8 @@ def _project(n: int):
     from reviews.models import Item, Project, Role
     from reviews.services.projects.members import membership_add
 
-    project = Project.objects.create(slug=f"bench-jobs-{n}", name=f"jobs {n}")
+    slug = f"bench-jobs-{n}" if draw else f"bench-jobs-inline-{n}"
+    project = Project.objects.create(slug=slug, name=f"jobs {n}")
     Item.objects.bulk_create(
         (Item(project=project, external_id=f"i{k:07d}", output="a") for k in range(n)),
         batch_size=5000,
@@ -47,22 +55,25 @@ def _project(n: int):
          for pk in ids.iterator()),
         batch_size=5000,
     )  # fmt: skip
-    split_draw(actor=None, project=project, seed=1)
-    admin = get_user_model().objects.create_user(f"bench-jobs-admin-{n}", password=None)
+    if draw:
+        split_draw(actor=None, project=project, seed=1)
+    admin = get_user_model().objects.create_user(f"bench-jobs-admin-{slug}", password=None)
     membership_add(actor=None, project=project, user=admin, role=Role.ADMIN)
     return project, admin
 
 
-def _timed(client, url: str, data: dict) -> tuple[float, str, float, str]:
-    """(POST ms, the job's status, the job's seconds in the worker's task, what it said)."""
+def _timed(client, url: str, data: dict, method: str = "post") -> tuple[float, str, float, str]:
+    """(request ms, the job's status, the job's seconds in the worker's task, what it said)."""
+    from django.urls import resolve
+
     from reviews.models import Job
     from reviews.tasks import run_job
 
     start = time.perf_counter()
-    response = client.post(url, data)
+    response = getattr(client, method)(url, data)
     post_ms = (time.perf_counter() - start) * 1000
     assert response.status_code == 302 and "/jobs/" in response.url, response
-    job = Job.objects.latest("pk")
+    job = Job.objects.get(pk=resolve(response.url).kwargs["job_id"])
     start = time.perf_counter()
     run_job.call(job.pk)  # what db_worker runs
     seconds = time.perf_counter() - start
@@ -94,22 +105,42 @@ def main(argv: list[str] | None = None) -> int:
             client = Client()
             client.force_login(admin)
             runs = {
-                "send to humans (held-out)": (
-                    reverse("dashboard_send", args=[project.slug]),
-                    {"criterion": "faithful", "selection": "held_out"},
-                ),
-                "item list: send all to humans": (
-                    reverse("item_bulk", args=[project.slug]),
-                    {"action": "send_to_humans", "all": "on", "criterion": "faithful"},
-                ),
-            }
-            for name, (url, data) in runs.items():
-                post_ms, status, seconds, said = _timed(client, url, data)
+                "dashboard": ("send to humans (held-out)", "post", "dashboard_send",
+                              {"criterion": "faithful", "selection": "held_out"}),
+                "item_list": ("item list: send all to humans", "post", "item_bulk",
+                              {"action": "send_to_humans", "all": "on", "criterion": "faithful"}),
+                "recompute": ("dashboard recompute", "post", "dashboard_recompute", {}),
+                "export": ("row export: verdicts as CSV (GET)", "get", "row_export",
+                           {"kind": "verdicts", "format": "csv"}),
+            }  # fmt: skip
+            for key, (name, method, url_name, data) in runs.items():
+                url = reverse(url_name, args=[project.slug])
+                post_ms, status, seconds, said = _timed(client, url, data, method)
                 print(f"| {n:,} | {name} | {post_ms:.1f} | {status} | {seconds:.2f} | {said} |")
-                key = "dashboard" if name.startswith("send") else "item_list"
                 print(f"RESULT jobs_{key}_post_ms_{n}={post_ms:.1f}")
                 print(f"RESULT jobs_{key}_job_s_{n}={seconds:.2f}")
+        _inline_export()
     return 0
+
+
+def _inline_export() -> None:
+    """The largest export that still streams from the request: EXPORT_INLINE_MAX items."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from reviews.services.jobs.exports import EXPORT_INLINE_MAX
+
+    project, admin = _project(EXPORT_INLINE_MAX, draw=False)
+    client = Client()
+    client.force_login(admin)
+    url = reverse("row_export", args=[project.slug])
+    start = time.perf_counter()
+    response = client.get(url, {"kind": "items", "format": "csv"})
+    size = len(b"".join(response.streaming_content))
+    ms = (time.perf_counter() - start) * 1000
+    print(f"row export of {EXPORT_INLINE_MAX:,} items as CSV from the request: {ms:.1f} ms, "
+          f"{size:,} bytes")  # fmt: skip
+    print(f"RESULT jobs_export_inline_ms_{EXPORT_INLINE_MAX}={ms:.1f}")
 
 
 if __name__ == "__main__":

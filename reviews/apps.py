@@ -46,6 +46,7 @@ class ReviewsConfig(AppConfig):
         from reviews.services.imports import files, records, review_files  # noqa: F401
 
         _item_actions_register()
+        _jobs_register()
         from reviews import tasks
         from reviews.signals import job_queued, webhook_deliveries_queued
 
@@ -53,6 +54,18 @@ class ReviewsConfig(AppConfig):
         webhook_deliveries_queued.connect(
             tasks.webhook_deliveries_enqueue, dispatch_uid="reviews-webhooks"
         )
+
+
+def _jobs_register():
+    """Reviews' own job kinds besides the bulk actions: a row export past EXPORT_INLINE_MAX rows
+    (its module says why it runs in steps)."""
+    from reviews.forms_inputs import RowExportForm
+    from reviews.selectors_rows import RowExportError
+    from reviews.services.jobs import exports
+    from reviews.services.jobs.registry import JobKind, job_kind_add
+
+    job_kind_add(JobKind(exports.KIND, "Row export", RowExportForm, exports.rows_export_write,
+                         refusals=(RowExportError,), progress=True, in_steps=True))  # fmt: skip
 
 
 def _item_actions_register():

@@ -5,7 +5,9 @@ page documents, never a 500."""
 
 from django import forms
 
+from reviews.formats.rows import ROW_FORMATS
 from reviews.models import Role
+from reviews.selectors_rows import row_kinds
 
 
 class MemberRemoveForm(forms.Form):
@@ -55,3 +57,13 @@ class CursorForm(forms.Form):
 
     def cursor(self) -> str:
         return self.cleaned_data["after"] if self.is_valid() else ""
+
+
+class RowExportForm(forms.Form):
+    """The project page's row export: which rows, which format (also a job kind's form)."""
+
+    kind = forms.ChoiceField(choices=lambda: [(k, k) for k in row_kinds()])
+    format = forms.ChoiceField(choices=[(f, f) for f in ROW_FORMATS])
+
+    def __init__(self, data=None, *, project=None):
+        super().__init__(data)

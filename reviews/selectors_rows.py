@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 
 from reviews.formats.rows import CONTENT_TYPES, ROW_FORMATS, Column, RowFormatError, row_chunks
@@ -33,6 +34,9 @@ class RowKind:
     rows: Callable[[Project], Iterator[tuple]]
     # Called once before the rows are read: e.g. judging records a look at held-out items.
     on_export: Callable[..., None] | None = field(default=None, compare=False)
+    # The project's rows as a queryset, one per row (counted: past EXPORT_INLINE_MAX the page's
+    # export is a background job, and the job's progress shows rows written of this count).
+    query: Callable[[Project], QuerySet] | None = field(default=None, compare=False)
 
 
 _KINDS: dict[str, RowKind] = {}
@@ -64,16 +68,45 @@ class RowExport:
         return response
 
 
-def rows_export(*, actor, project: Project, kind: str, format: str) -> RowExport:
-    """Every `kind` row of `project` as `format` bytes, streamed. Access is the caller's
-    (project admins: the pages that show these rows are theirs)."""
+def rows_more_than(*, project: Project, kind: str, limit: int) -> bool:
+    """Whether `project` has more than `limit` rows of `kind` (reads at most limit + 1 index
+    entries; a kind without a `query` counts as small)."""
+    found = _KINDS.get(kind)
+    if found is None or found.query is None:
+        return False
+    return found.query(project).order_by().values("pk")[: limit + 1].count() > limit
+
+
+def rows_count(*, project: Project, kind: str) -> int | None:
+    found = _KINDS.get(kind)
+    return None if found is None or found.query is None else found.query(project).count()
+
+
+def _counted(rows: Iterator[tuple], progress: Callable[[int], None]) -> Iterator[tuple]:
+    n = 0
+    for n, row in enumerate(rows, 1):
+        if n % CHUNK == 0:
+            progress(n)
+        yield row
+    progress(n)
+
+
+def rows_export(
+    *, actor, project: Project, kind: str, format: str, progress: Callable[[int], None] = None
+) -> RowExport:
+    """Every `kind` row of `project` as `format` bytes, streamed; `progress(rows read)` every
+    CHUNK rows if given. Access is the caller's (project admins: the pages that show these
+    rows are theirs)."""
     found = _KINDS.get(kind)
     if found is None:
         raise RowExportError(f"kind: {kind!r} is not one of {', '.join(_KINDS)}")
     if format not in ROW_FORMATS:
         raise RowExportError(f"format: {format!r} is not one of {', '.join(ROW_FORMATS)}")
+    rows = found.rows(project)
     try:
-        chunks = row_chunks(format, found.columns, found.rows(project))
+        chunks = row_chunks(
+            format, found.columns, rows if progress is None else _counted(rows, progress)
+        )
     except RowFormatError as error:
         raise RowExportError(str(error)) from None
     if found.on_export is not None:
@@ -154,45 +187,65 @@ AUDIT = [
 ]
 
 
+def _items_query(project):
+    return Item.objects.filter(project=project)
+
+
+def _answers_query(project):
+    return Answer.objects.filter(question__item__project=project)
+
+
+def _resolutions_query(project):
+    return Resolution.objects.filter(question__item__project=project)
+
+
+def _approvals_query(project):
+    return Approval.objects.filter(item__project=project)
+
+
+def _audit_query(project):
+    return ProjectEvent.objects.filter(project=project)
+
+
 def _items(project):
     fields = ["external_id", "revision", "title", "status", "input", "output", "expected",
               "metadata", "created_at", "updated_at"]  # fmt: skip
-    return values(Item.objects.filter(project=project), fields)
+    return values(_items_query(project), fields)
 
 
 def _answers(project):
     fields = ["pk", "question__item__external_id", "revision", "question__kind", "question__key",
               "rater__username", "seq", "decision", "value", "flagged", "note",
               "assignment__gold", "created_at"]  # fmt: skip
-    return values(Answer.objects.filter(question__item__project=project), fields)
+    return values(_answers_query(project), fields)
 
 
 def _resolutions(project):
     fields = ["pk", "question__item__external_id", "revision", "question__kind",
               "question__key", "decision", "value", "method", "decided_by__username", "reason",
               "supersedes_id", "created_at"]  # fmt: skip
-    queryset = Resolution.objects.filter(question__item__project=project)
-    return values(queryset, fields)
+    return values(_resolutions_query(project), fields)
 
 
 def _approvals(project):
     fields = ["pk", "item__external_id", "sequence", "reference__version", "sha256",
               "approver_name", "approved_at", "key_id", "algorithm", "signature",
               "imported_from", "correction_reason"]  # fmt: skip
-    return values(Approval.objects.filter(item__project=project), fields)
+    return values(_approvals_query(project), fields)
 
 
 def _audit(project):
     fields = ["pk", "created_at", "actor_name", "action", "target", "before", "after"]
-    return values(ProjectEvent.objects.filter(project=project), fields)
+    return values(_audit_query(project), fields)
 
 
-row_kind_add(RowKind("items", "each item with its content revision", ITEMS, _items))
-row_kind_add(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers))
-row_kind_add(
-    RowKind(
-        "resolutions", "each question's settled answer, history kept", RESOLUTIONS, _resolutions
-    )  # fmt: skip
-)
-row_kind_add(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals))
-row_kind_add(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit))
+row_kind_add(RowKind("items", "each item with its content revision", ITEMS, _items,
+                     query=_items_query))  # fmt: skip
+row_kind_add(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers,
+                     query=_answers_query))  # fmt: skip
+row_kind_add(RowKind("resolutions", "each question's settled answer, history kept", RESOLUTIONS,
+                     _resolutions, query=_resolutions_query))  # fmt: skip
+row_kind_add(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals,
+                     query=_approvals_query))  # fmt: skip
+row_kind_add(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit,
+                     query=_audit_query))  # fmt: skip

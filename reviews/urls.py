@@ -77,6 +77,7 @@ project_patterns = [
     path("imports/<id:job_pk>/", imports.import_job, name="import_job"),
     path("imports/<id:job_pk>/retry/", imports.import_job_retry_view, name="import_job_retry"),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job"),
+    path("jobs/<id:job_id>/download/", jobs.job_download, name="job_download"),
     path("export/", exports.project_export, name="project_export"),
     path("rows/", exports.row_export, name="row_export"),
     path("review/next/", queue.review_next, name="review_next"),

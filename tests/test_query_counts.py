@@ -76,6 +76,8 @@ NO_PAGE = {
     "oidc_authentication_init": "single sign-on: a 404 unless configured (tests/reviews/test_sso.py)",
     "oidc_authentication_callback": "single sign-on: a 404 unless configured",
     "sso_reauth": "single sign-on: a 404 unless configured",
+    "job_download": "a finished row export's file; the site's job is a bulk action, which has "
+    "none (tests/reviews/test_row_export_job.py downloads one)",
 }
 # Admin models with no row to show (their change, history and delete pages answer the admin's
 # "no such object" redirect), and why.
@@ -130,9 +132,10 @@ PINNED = {
     "api:reference_detail": 4,
     "api:score_run_detail": 5,
     "api:project_list": 3,
-    # A row export: its access, the split (a held-out look is recorded) and one chunked query.
+    # A row export: its access, the split (a held-out look is recorded) and one chunked query;
+    # the page's counts at most EXPORT_INLINE_MAX + 1 rows first (more: a background job).
     "api:rows_download": 6,
-    "row_export": 5,
+    "row_export": 6,
     "api:judge_list": 5,  # the judges, then all their versions in one query
     "api:judge_save": 5,  # GET: the same path as the list
     "api:judge_detail": 5,

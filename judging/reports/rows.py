@@ -66,12 +66,24 @@ LABELS = [
 ]
 
 
+def _calls_query(project):
+    return Call.objects.filter(run__project=project)
+
+
+def _verdicts_query(project):
+    return Verdict.objects.filter(item__project=project)
+
+
+def _labels_query(project):
+    return HumanLabel.objects.filter(item__project=project)
+
+
 def _calls(project):
     fields = ["pk", "run_id", "run__version__config__name", "run__version__provider",
               "run__version__model", "item__external_id", "revision", "sample", "display_order",
               "status", "reply", "error", "input_tokens", "output_tokens", "attempts",
               "latency_ms", "price_id", "cost_usd", "fingerprint", "created_at"]  # fmt: skip
-    rows = values(Call.objects.filter(run__project=project), fields)
+    rows = values(_calls_query(project), fields)
     numbers = dict(
         Call.objects.filter(run__project=project)
         .values_list("run_id", "run__version__number")
@@ -86,14 +98,14 @@ def _verdicts(project):
               "judge__provider", "judge__model", "judge__temperature", "judge__prompt_sha256",
               "sample", "label", "confidence", "explanation", "display_order", "source_name",
               "created_at"]  # fmt: skip
-    for row in values(Verdict.objects.filter(item__project=project), fields):
+    for row in values(_verdicts_query(project), fields):
         yield (*row[:5], f"{row[5]}/{row[6]}", *row[7:])
 
 
 def _labels(project):
     fields = ["pk", "item__external_id", "revision", "criterion__name", "criterion__version",
               "rater", "label", "note", "source_name", "created_at"]  # fmt: skip
-    return values(HumanLabel.objects.filter(item__project=project), fields)
+    return values(_labels_query(project), fields)
 
 
 def _held_out_look(*, actor, project, kind: str) -> None:
@@ -103,8 +115,8 @@ def _held_out_look(*, actor, project, kind: str) -> None:
 
 def register() -> None:
     row_kind_add(RowKind("calls", "every model call of the project's runs", CALLS, _calls,
-                              _held_out_look))  # fmt: skip
+                         _held_out_look, query=_calls_query))  # fmt: skip
     row_kind_add(RowKind("verdicts", "every judge verdict, each sample a row", VERDICTS,
-                              _verdicts, _held_out_look))  # fmt: skip
+                         _verdicts, _held_out_look, query=_verdicts_query))  # fmt: skip
     row_kind_add(RowKind("labels", "every human label by criterion", LABELS, _labels,
-                              _held_out_look))  # fmt: skip
+                         _held_out_look, query=_labels_query))  # fmt: skip

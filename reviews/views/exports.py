@@ -1,6 +1,6 @@
 """Export approved ground truth from the browser (admins and approvers): one .zip per format,
 which `manage.py verify_approval` reads as it is downloaded; and every row of one kind (admins),
-streamed as CSV, JSONL or Parquet."""
+as CSV, JSONL or Parquet: streamed, or past EXPORT_INLINE_MAX rows a background job's file."""
 
 import io
 import zipfile
@@ -9,13 +9,15 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import EXPORTERS, project_for_user
-from reviews.formats.rows import ROW_FORMATS
+from reviews.forms_inputs import RowExportForm
 from reviews.models import Role
 from reviews.reports.exports import EXPORT_FORMATS, NothingToExport, files_export
-from reviews.selectors_rows import RowExportError, row_kinds, rows_export
+from reviews.selectors_rows import RowExportError, rows_export, rows_more_than
+from reviews.services.jobs.exports import EXPORT_INLINE_MAX, rows_export_start
 
 
 class ExportForm(forms.Form):
@@ -45,18 +47,21 @@ def project_export(request, slug):
     return response
 
 
-class RowExportForm(forms.Form):
-    kind = forms.ChoiceField(choices=lambda: [(k, k) for k in row_kinds()])
-    format = forms.ChoiceField(choices=[(f, f) for f in ROW_FORMATS])
-
-
 @require_safe
 def row_export(request, slug):
+    """Streamed from the request up to EXPORT_INLINE_MAX rows; past it a background job writes
+    the file, and its page offers it (`reviews/views/jobs.py: job_download`)."""
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     form = RowExportForm(request.GET)
     if not form.is_valid():
         messages.error(request, "Row export: choose a kind and a format.")
         return redirect("project_home", slug)
+    if rows_more_than(
+        project=access.project, kind=form.cleaned_data["kind"], limit=EXPORT_INLINE_MAX
+    ):
+        back = reverse("project_home", args=[slug])
+        job = rows_export_start(actor=request.user, project=access.project, form=form, back=back)
+        return redirect("job", slug, job.pk)
     try:
         export = rows_export(actor=request.user, project=access.project, **form.cleaned_data)
     except RowExportError as error:
