@@ -61,6 +61,7 @@ def _item_list_register():
             SendChosenForm,
             items_send_chosen,
             help="ask people for a criterion's label",
+            run_in_steps=items_send_chosen,  # with `progress`: the dashboard job's steps
         )  # fmt: skip
     )
 
@@ -73,6 +74,11 @@ def _jobs_register():
     from judging.services.calibration.splits import SplitError, split_draw_said
     from reviews.services.jobs.registry import JobKind, job_kind_add
 
+    # One transaction, not in steps: a draw deletes the old split and writes the new one under
+    # the project's lock, after checking no held-out item is labelled yet. Half of it committed
+    # would be seen: the dashboard and send to humans would read a split of some items, and the
+    # next recompute would draw the rest as late items (marked late, by the late-item rule),
+    # not as the draw's own (on SQLite the draw holds the write lock throughout).
     job_kind_add(JobKind("split_draw", "Draw the split", SplitDrawForm, split_draw_said,
                          refusals=(SplitError,)))  # fmt: skip
     job_kind_add(JobKind("send_to_humans", "Send to humans", SendToHumansForm, items_send_said,

@@ -79,6 +79,7 @@ def _item_actions_register():
         item_hooks.BulkAction(
             "reopen", "Re-open", forms_items.ReopenForm, item_bulk.items_reopen_asked,
             help="ask their settled questions again",
+            run_in_steps=item_bulk.items_reopen_asked,  # with `progress`: in steps
         ),
         item_hooks.BulkAction(
             "assign", "Assign", forms_items.AssignForm, item_bulk.items_assign,

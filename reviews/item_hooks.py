@@ -32,6 +32,11 @@ class BulkAction:
     form: type  # a django Form taking (data, project=)
     run: Callable[..., str]
     help: str = ""
+    # The same action as a background job that commits its own steps (on SQLite short
+    # transactions, so raters' saves go between) and may run again after a crash, skipping what
+    # is done: `run_in_steps(actor=, project=, item_ids=, progress=, **fields)`. None: the job
+    # runs `run` in one transaction with its outcome (all or nothing).
+    run_in_steps: Callable[..., str] | None = None
 
 
 FILTERS: dict[str, ListFilter] = {}
@@ -49,7 +54,9 @@ def action_register(action: BulkAction) -> None:
     from reviews.services.jobs.registry import JobKind, job_kind_add
 
     ACTIONS[action.name] = action
-    job_kind_add(JobKind(bulk_job_kind(action.name), action.label, action.form, _as_job(action)))
+    steps = action.run_in_steps is not None
+    job_kind_add(JobKind(bulk_job_kind(action.name), action.label, action.form, _as_job(action),
+                         progress=steps, in_steps=steps))  # fmt: skip
 
 
 def bulk_job_kind(name: str) -> str:
@@ -61,6 +68,7 @@ def _as_job(action: BulkAction) -> Callable[..., str]:
     job runs."""
 
     def run(*, actor, project, items: str, **fields) -> str:
-        return action.run(actor=actor, project=project, item_ids=CHOOSE(project, items), **fields)
+        run = action.run_in_steps or action.run  # `progress` is among `fields` only in steps
+        return run(actor=actor, project=project, item_ids=CHOOSE(project, items), **fields)
 
     return run

@@ -22,8 +22,10 @@ from reviews.models import (
     QuestionStatus,
     Role,
 )
+from reviews.services import item_bulk
 from reviews.services.jobs import records
 from reviews.services.jobs.records import job_claim, job_execute, jobs_resume_stalled
+from reviews.services.jobs.registry import KINDS
 from reviews.views import item_list
 from tests.factories import ItemFactory, member
 from tests.judging.helpers import small_project
@@ -229,3 +231,45 @@ def test_send_to_humans_commits_chunk_by_chunk_and_a_second_run_finishes_it(
     assert again.status == Job.Status.SUCCEEDED and held_out > 2
     assert Question.objects.filter(key="faithful").count() == held_out  # each item once
     assert again.result.startswith(f"{held_out - 2} new faithful questions")
+
+
+def test_a_reopen_job_commits_step_by_step_and_a_second_run_finishes_it(project, monkeypatch):
+    """The item list's *Re-open* as a job runs in steps (on SQLite short transactions, raters'
+    saves between): a crash keeps the steps done, and a second run skips them."""
+    from reviews.services.imports import staging
+
+    monkeypatch.setattr(item_bulk, "STEP", 1)
+    monkeypatch.setattr(staging, "SLICE_SECONDS", 0)  # on SQLite, a transaction a step
+    boss = member(project, Role.ADMIN, username="boss")
+    for _ in range(3):
+        Question.objects.create(item=ItemFactory(project=project), key="tone",
+                                kind=QuestionKind.CRITERION, status=QuestionStatus.RESOLVED)  # fmt: skip
+    real_reopen, calls = item_bulk.items_reopen, []
+
+    def crash_on_the_second_step(item_ids):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the worker's disk failed")
+        return real_reopen(item_ids)
+
+    monkeypatch.setattr(item_bulk, "items_reopen", crash_on_the_second_step)
+    params = {"data": {}, "extra": {"items": "status=open"}, "by": boss.pk}
+    first = Job.objects.create(project=project, kind="items.reopen", created_by=boss, params=params)
+    job_execute(job_claim(first.pk))
+    first.refresh_from_db()
+    assert first.status == Job.Status.FAILED
+    assert "the steps it finished are kept" in first.error
+    assert Question.objects.filter(status=QuestionStatus.OPEN).count() == 1  # step one, kept
+
+    monkeypatch.setattr(item_bulk, "items_reopen", real_reopen)
+    again = Job.objects.create(project=project, kind="items.reopen", created_by=boss, params=params)
+    job_execute(job_claim(again.pk))
+    again.refresh_from_db()
+    assert again.status == Job.Status.SUCCEEDED and (again.done, again.total) == (3, 3)
+    assert again.result == (
+        "Re-opened 2 items (2 questions asked again); 1 item had nothing settled to ask again."
+    )
+    assert not Question.objects.exclude(status=QuestionStatus.OPEN).exists()
+    # The list's *Send to humans* steps as the dashboard's does; a batch is made all at once.
+    assert KINDS["items.send_to_humans"].in_steps and KINDS["items.send_to_humans"].progress
+    assert not KINDS["items.assign"].in_steps and not KINDS["items.add_to_batch"].in_steps

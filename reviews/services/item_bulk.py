@@ -1,6 +1,10 @@
 """Reviews' bulk actions on the item list (reviews/item_hooks.py): re-open, assign to a rater,
 add to a batch. Each takes the chosen item ids (never a request) and returns what it did, in a
-sentence; each runs in one transaction, so a refusal changes nothing."""
+sentence; each runs in one transaction, so a refusal changes nothing. Re-open, as the list's
+background job, commits in steps instead (`items_reopen_asked`); assign and add to batch stay
+one transaction as a job too: assign makes its batch and every place together (a second run
+after a crash would make a second batch, not finish the first), and a batch's places are
+worked out over all the chosen items at once, under the items' row locks."""
 
 from __future__ import annotations
 
@@ -18,22 +22,51 @@ from reviews.models import (
 )
 from reviews.services.assignment.batches import CHOSEN, batch_create, batch_extend
 from reviews.services.events import events_record
+from reviews.services.imports.staging import in_short_transactions, staged_writes
 from reviews.services.items import items_reopen
 from reviews.services.webhooks.emit import webhook_events_emit
 
 SETTLED = (QuestionStatus.RESOLVED, QuestionStatus.ADJUDICATION)
+STEP = 1000  # items re-opened per step of the background job
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-@transaction.atomic
-def items_reopen_asked(*, actor, project, item_ids) -> str:
+def items_reopen_asked(*, actor, project, item_ids, progress=None) -> str:
     """The items' settled questions asked again (open, the reason shown to raters), the items
     open and back with their raters (`items_reopen`). Approved items are left as they are:
-    correcting signed ground truth starts with a decision on the item's own page."""
-    items = Item.objects.filter(project=project, pk__in=list(item_ids))
+    correcting signed ground truth starts with a decision on the item's own page.
+
+    One transaction; or, as the item list's background job (`progress` given), STEP items per
+    transaction, on SQLite in short ones with a pause between (raters' saves go between, as
+    during an import). Running it again after a crash skips what is done: a question asked
+    again is no longer settled, and the list's filters are read again."""
+    item_ids = list(item_ids)
+    counts = {"reopened": 0, "asked": 0, "approved": 0, "chosen": 0}
+
+    def write(start: int) -> None:
+        for key, n in _reopen(actor, project, item_ids[start : start + STEP]).items():
+            counts[key] += n
+        if progress is not None:
+            progress(min(start + STEP, len(item_ids)), len(item_ids))
+
+    if progress is None:
+        with transaction.atomic():
+            for start in range(0, len(item_ids), STEP):
+                write(start)
+    elif staged_writes():
+        in_short_transactions(range(0, len(item_ids), STEP), write)
+    else:
+        for start in range(0, len(item_ids), STEP):
+            with transaction.atomic():
+                write(start)
+    return _reopened_said(**counts)
+
+
+def _reopen(actor, project, item_ids: list[int]) -> dict[str, int]:
+    items = Item.objects.filter(project=project, pk__in=item_ids)
     approved = items.filter(status=ItemStatus.APPROVED).count()
     chosen = list(items.exclude(status=ItemStatus.APPROVED).values_list("pk", flat=True))
     questions = Question.objects.filter(item_id__in=chosen, status__in=SETTLED)
@@ -64,10 +97,15 @@ def items_reopen_asked(*, actor, project, item_ids) -> str:
             )
         ],
     )
-    said = f"Re-opened {_plural(len(reopened), 'item')} ({_plural(len(asked), 'question')} asked again)"
+    return {"reopened": len(reopened), "asked": len(asked), "approved": approved,
+            "chosen": len(chosen)}  # fmt: skip
+
+
+def _reopened_said(*, reopened: int, asked: int, approved: int, chosen: int) -> str:
+    said = f"Re-opened {_plural(reopened, 'item')} ({_plural(asked, 'question')} asked again)"
     if approved:
         said += f"; {_plural(approved, 'approved item')} left as they are (correct them on their own pages)"
-    left = len(chosen) - len(reopened)
+    left = chosen - reopened
     if left:
         said += f"; {_plural(left, 'item')} had nothing settled to ask again"
     return said + "."

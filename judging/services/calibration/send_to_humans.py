@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -274,14 +275,18 @@ def items_send_said(*, actor, project: Project, criterion: Criterion, progress=N
     )
 
 
-def items_send_chosen(*, actor, project: Project, item_ids: list[int], criterion: Criterion) -> str:
-    """The item list's *Send to humans* on the chosen items, in one transaction; what it did,
-    in a sentence (reviews/item_hooks.py)."""
+def items_send_chosen(
+    *, actor, project: Project, item_ids: list[int], criterion: Criterion, progress=None
+) -> str:
+    """The item list's *Send to humans* on the chosen items, in one transaction (or, as the
+    list's background job, `progress` given, in steps as the dashboard's job); what it did, in
+    a sentence (reviews/item_hooks.py)."""
+    steps = progress is not None
     try:
-        with transaction.atomic():
+        with nullcontext() if steps else transaction.atomic():
             result = items_send_to_humans(
                 actor=actor, project=project, criterion=criterion, selection=CHOSEN,
-                item_ids=list(item_ids),
+                item_ids=list(item_ids), progress=progress, in_steps=steps,
             )  # fmt: skip
     except SendError as error:
         raise ValidationError(str(error)) from None
