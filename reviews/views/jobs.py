@@ -46,7 +46,7 @@ def job_download(request, slug, job_id):
     access = project_for_user(request.user, slug, roles=[Role.ADMIN])
     job = get_object_or_404(project_jobs(access.project), pk=job_id)
     name = export_file(job)
-    if not name or not default_storage.exists(name):
+    if not name:
         raise Http404("This job has no file to download.")
     extra = job.params.get("data", {})
     download = f"{access.project.slug}-{extra['kind'][0]}.{extra['format'][0]}"

@@ -6,11 +6,13 @@ download it, nobody else does, and the file has no address of its own. Smaller e
 API still stream from the request."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.models import Job, Role
 from reviews.services.jobs import exports
@@ -105,3 +107,22 @@ def test_a_resumed_export_replaces_a_killed_attempts_partial_file(
     assert job.status == Job.Status.SUCCEEDED
     with default_storage.open(name) as stored:
         assert stored.read().count(b"\n") == 6
+
+
+def test_an_export_older_than_a_week_is_removed_by_the_next(
+    admin, project, many_items, database_tasks, django_capture_on_commit_callbacks
+):
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            _export(admin, project)
+        database_tasks()
+        Job.objects.filter(kind=exports.KIND).update(
+            finished_at=timezone.now() - exports.KEPT_FOR - timedelta(hours=1)
+        )  # both, after the first run: only the first had finished
+    old, new = Job.objects.filter(kind=exports.KIND).order_by("pk")
+    assert not default_storage.exists(old.params["extra"]["file"])
+    assert default_storage.exists(new.params["extra"]["file"])
+    page = admin.get(reverse("job", args=[project.slug, old.pk])).content.decode()
+    assert "Exported 6 items rows" in page
+    assert reverse("job_download", args=[project.slug, old.pk]) not in page
+    assert admin.get(reverse("job_download", args=[project.slug, old.pk])).status_code == 404
