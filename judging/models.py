@@ -100,8 +100,14 @@ class Verdict(models.Model):
     """A judge's label on an item for a criterion (or a pairwise preference), one sample, on
     one revision of the item's content."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="verdicts")
-    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="verdicts")
+    # No index of their own: the unique (item, ...) and the (criterion, judge) indexes start
+    # with them, and an import keeps every index up to date (issue #33).
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="verdicts", db_index=False
+    )
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.CASCADE, related_name="verdicts", db_index=False
+    )
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
     sample = models.PositiveSmallIntegerField(default=0)
     label = models.CharField(
@@ -144,7 +150,10 @@ class HumanLabel(AppendOnlyModel):
     """A human label imported with its rater's identity (labels given in Evalsite's own review
     workflow live there, as answers and resolutions)."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="human_labels")
+    # No index of its own: the unique (item, criterion, rater, revision) starts with it.
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="human_labels", db_index=False
+    )
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="human_labels")
     rater = models.CharField(max_length=150, help_text="The rater's name in the source file.")
     label = models.CharField(max_length=100)

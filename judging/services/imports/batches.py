@@ -1,9 +1,11 @@
 """Verdicts and human labels waiting to be written together.
 
 A 100k-verdict file must not cost 100k INSERTs: records are checked one by one as they are read
-(criterion, label set), then written per batch: one query to find the batch's items, one for
-their current revisions, one to find what is already stored, one bulk insert. Each row records
-the item's current revision (reviews.services.revisions): it was given on that content.
+(criterion, label set), then written per batch: one query to find the batch's items and their
+current revisions, one to find what is already stored, one insert (`insert_rows`: COPY on
+PostgreSQL, one executemany on SQLite; no model instance per row, which was most of an import's
+time: bench/README.md, issue #33). Each row records the item's current revision
+(reviews.services.revisions): it was given on that content.
 Re-importing the same rows is a no-op (counted as unchanged); a row that contradicts one stored
 on the same revision is refused, because verdicts and human labels are evidence, not settings
 to overwrite. Rows given on an earlier revision stay as they are (stale, counted apart).
@@ -11,39 +13,52 @@ to overwrite. Rows given on an earlier revision stay as they are (stale, counted
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils import timezone
 
 from judging.models import Criterion, HumanLabel, Judge, Verdict
 from reviews.formats.errors import FormatError
 from reviews.models import Item
+from reviews.services.imports.bulk_insert import (
+    JsonText,
+    insert_rows,
+    pks_by_key,
+    rows_where_any,
+    stored_value,
+)
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import PairwiseConflict, items_pairwise_keep
 
 BATCH = 1000
+_NO_EXTRA = JsonText("{}")  # the usual `extra`, dumped once
 
 
 class ItemLookup:
-    """External id -> item pk for one import, fetched a batch at a time. Only the last batch's
-    ids are kept (and `known`, given up front), so memory stays flat however many items a file
-    names: 2M verdicts on 1M items kept every id before (issue 33)."""
+    """External id -> item pk for one import, fetched a batch at a time with each item's
+    current revision (one statement per batch). Only the last batch's ids are kept (and
+    `known`, given up front), so memory stays flat however many items a file names: 2M
+    verdicts on 1M items kept every id before (issue 33)."""
 
     def __init__(self, context: ImportContext, known: dict[str, int] | None = None):
         self.context = context
         self.known = known or {}
         self.pks: dict[str, int] = dict(self.known)
+        self._revisions: dict[int, int] = {}
 
     def resolve(self, wanted: list[tuple[str, str]]) -> dict[str, int]:
-        """`wanted` is `[(external_id, where)]`; an unknown id is an error naming its record."""
-        ids = {external_id for external_id, _ in wanted}
-        kept = {i: self.pks[i] for i in ids if i in self.pks}  # consecutive batches share items
-        self.pks = {**self.known, **kept}
-        missing = ids - kept.keys() - self.known.keys()
-        if missing:
-            found = Item.objects.filter(
-                project=self.context.project, external_id__in=missing
-            ).values_list("external_id", "pk")
-            self.pks.update(found)
+        """`wanted` is `[(external_id, where)]`; an unknown id is an error naming its record.
+        Read again for every batch: an item record since the last one may have changed an
+        item's revision."""
+        ids = list(
+            {external_id: None for external_id, _ in wanted if external_id not in self.known}
+        )
+        found = pks_by_key(
+            Item, "external_id", ids, also=("revision",), project=self.context.project.pk
+        )
+        self.pks = {**self.known, **{key: pk for key, (pk, _) in found.items()}}
+        self._revisions = dict(found.values())
         for external_id, where in wanted:
             if external_id not in self.pks:
                 raise FormatError(
@@ -56,21 +71,12 @@ class ItemLookup:
         return self.pks
 
     def revisions(self, pks) -> dict[int, int]:
-        """Item pk -> its current revision (read per batch: an item record earlier in the file
-        may have changed it)."""
-        return dict(Item.objects.filter(pk__in=set(pks)).values_list("pk", "revision"))
-
-
-_NOT_STORED = {"item_id", "where", "pair"}  # the item is its pk; `where` names the record
-
-
-def stored_row(model, pending, item_pk: int, revision: int, context: ImportContext):
-    """The model row for a checked record: its fields as read, on the item's current
-    revision, from the file."""
-    values = {f.name: getattr(pending, f.name) for f in fields(pending)}
-    for name in _NOT_STORED:
-        values.pop(name, None)
-    return model(item_id=item_pk, revision=revision, source_name=context.file[:255], **values)
+        """Item pk -> its current revision, as `resolve` read it (the ids given up front: read
+        here)."""
+        wanted = set(pks)
+        if missing := wanted - self._revisions.keys():
+            self._revisions.update(rows_where_any(Item, ("id", "revision"), "id", missing))
+        return self._revisions
 
 
 class _Batch:
@@ -80,6 +86,8 @@ class _Batch:
         self.context = context
         self.items = items
         self.pending: list = []
+        self.now = timezone.now()  # every row's created_at: the import's
+        self.stamp = stored_value(HumanLabel, "created_at", self.now)  # as read back
 
     def add(self, record) -> None:
         self.pending.append(record)
@@ -91,7 +99,7 @@ class _Batch:
         return FormatError(message, file=self.context.file, record=record.where, path=path)
 
 
-@dataclass
+@dataclass(slots=True)
 class PendingVerdict:
     item_id: str  # the item's external id
     criterion: Criterion
@@ -117,6 +125,21 @@ class PendingVerdict:
         )
 
 
+_VERDICT_COLUMNS = (
+    "item_id",
+    "criterion_id",
+    "judge_id",
+    "sample",
+    "label",
+    "raw",
+    "explanation",
+    "confidence",
+    "display_order",
+    "extra",
+    "revision",
+)
+
+
 class VerdictBatch(_Batch):
     def flush(self) -> None:
         if not self.pending:
@@ -139,9 +162,27 @@ class VerdictBatch(_Batch):
                 self.context.counts["verdicts_unchanged"] += 1
             else:
                 raise self._conflict(verdict, previous)
-        Verdict.objects.bulk_create(
-            [stored_row(Verdict, v, key[0], key[-1], self.context) for key, v in new.items()],
-            batch_size=BATCH,
+        insert_rows(
+            Verdict,
+            _VERDICT_COLUMNS,
+            [
+                (
+                    key[0],
+                    key[1],
+                    key[2],
+                    v.sample,
+                    v.label,
+                    v.raw,
+                    v.explanation,
+                    v.confidence,
+                    v.display_order,
+                    v.extra or _NO_EXTRA,
+                    key[5],
+                )
+                for key, v in new.items()
+            ],
+            source_name=self.context.file[:255],
+            created_at=self.now,
         )
         self._store_pairs(pks)
         self.context.counts["verdicts"] += len(new)
@@ -149,19 +190,13 @@ class VerdictBatch(_Batch):
         self.pending = []
 
     def _stored(self, pks: dict[str, int]) -> dict[tuple, tuple[str, str, str]]:
-        rows = Verdict.objects.filter(
-            item_id__in={pks[v.item_id] for v in self.pending},
-            criterion_id__in={v.criterion.pk for v in self.pending},
-            judge_id__in={v.judge.pk for v in self.pending},
-        ).values_list(
+        """The batch's items' stored verdicts of its criteria and judges, by key."""
+        rows = rows_where_any(
+            Verdict,
+            ("item_id", "criterion_id", "judge_id", "sample", "display_order", "revision")
+            + ("label", "raw"),
             "item_id",
-            "criterion_id",
-            "judge_id",
-            "sample",
-            "display_order",
-            "revision",
-            "label",
-            "raw",
+            {pks[v.item_id] for v in self.pending},
         )
         return {row[:6]: (row[6], row[7], "already stored") for row in rows}
 
@@ -193,7 +228,7 @@ class VerdictBatch(_Batch):
             ) from None
 
 
-@dataclass
+@dataclass(slots=True)
 class PendingLabel:
     item_id: str
     criterion: Criterion
@@ -204,42 +239,42 @@ class PendingLabel:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class HumanLabelBatch(_Batch):
-    def __init__(self, context: ImportContext, items: ItemLookup):
-        super().__init__(context, items)
-        # Every (item, criterion, rater) of this file: a rater labels an item once per file.
-        self.seen: dict[tuple[str, int, str], str] = {}
+_LABEL_COLUMNS = ("item_id", "criterion_id", "rater", "label", "note", "extra", "revision")
 
-    def add(self, label: PendingLabel) -> None:
-        key = (label.item_id, label.criterion.pk, label.rater)
-        if key in self.seen:
-            raise self.refusal(
-                label,
-                "$.rater",
-                f"rater {label.rater!r} labels item {label.item_id!r} for criterion "
-                f"{label.criterion.name!r} twice (also {self.seen[key]})",
-            )
-        self.seen[key] = label.where
-        super().add(label)
+
+class HumanLabelBatch(_Batch):
+    """A rater labels an item once per file: a second label is refused, found within the batch
+    by its external id and in earlier batches among the rows this import stored (their
+    `created_at` is the import's), so memory does not grow with the file (issue #33)."""
 
     def flush(self) -> None:
         if not self.pending:
             return
         pks = self.items.resolve([(p.item_id, p.where) for p in self.pending])
         revisions = self.items.revisions(pks[p.item_id] for p in self.pending)
-        stored = dict(
-            (row[:4], row[4])
-            for row in HumanLabel.objects.filter(
-                item_id__in={pks[p.item_id] for p in self.pending},
-                criterion_id__in={p.criterion.pk for p in self.pending},
-            ).values_list("item_id", "criterion_id", "rater", "revision", "label")
-        )
+        stored: dict[tuple, str] = {}
+        earlier: set[tuple] = set()  # (item, criterion, rater) labelled by an earlier batch
+        for item, criterion, rater, revision, label, created in rows_where_any(
+            HumanLabel,
+            ("item_id", "criterion_id", "rater", "revision", "label", "created_at"),
+            "item_id",
+            {pks[p.item_id] for p in self.pending},
+        ):
+            stored[(item, criterion, rater, revision)] = label
+            if created == self.stamp:
+                earlier.add((item, criterion, rater))
+        batch: dict[tuple, str] = {}  # (item, criterion, rater) -> where, in this batch
         new = []
         for pending in self.pending:
             pk = pks[pending.item_id]
+            self._once(pending, (pk, pending.criterion.pk, pending.rater), batch, earlier)
             previous = stored.get((pk, pending.criterion.pk, pending.rater, revisions[pk]))
             if previous is None:
-                new.append(stored_row(HumanLabel, pending, pk, revisions[pk], self.context))
+                extra = pending.extra or _NO_EXTRA
+                new.append(
+                    (pk, pending.criterion.pk, pending.rater, pending.label, pending.note, extra)
+                    + (revisions[pk],)
+                )
             elif previous == pending.label:
                 self.context.counts["human_labels_unchanged"] += 1
             else:
@@ -251,6 +286,26 @@ class HumanLabelBatch(_Batch):
                     "import, on the same revision of the item; human labels are never "
                     "overwritten",
                 )
-        HumanLabel.objects.bulk_create(new, batch_size=BATCH)
+        insert_rows(
+            HumanLabel,
+            _LABEL_COLUMNS,
+            new,
+            source_name=self.context.file[:255],
+            created_at=self.now,
+        )
         self.context.counts["human_labels"] += len(new)
         self.pending = []
+
+    def _once(self, label: PendingLabel, key: tuple, batch: dict, earlier: set) -> None:
+        """Refuse a second label of one rater on one item and criterion in this file."""
+        first = batch.get(key)
+        if first is None and key not in earlier:
+            batch[key] = label.where
+            return
+        also = first or "an earlier line"
+        raise self.refusal(
+            label,
+            "$.rater",
+            f"rater {label.rater!r} labels item {label.item_id!r} for criterion "
+            f"{label.criterion.name!r} twice (also {also})",
+        )

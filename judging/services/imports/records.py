@@ -15,6 +15,7 @@ line and value, unless `clip` drops the record. Both leave a note in the import 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, NamedTuple
 
 from judging.formats import records as rec
 from judging.models import Criterion, Judge
@@ -91,28 +92,87 @@ class LabelPolicy:
         return notes
 
 
+JudgeKey = tuple[str, str, float | None, str | None]  # provider, model, temperature, prompt
+
+
+class VerdictRow(NamedTuple):
+    """A checked `verdict` record as the validate step keeps it (plain values, marshalled)."""
+
+    type: str
+    item_id: str
+    criterion: str
+    label: str
+    judge: JudgeKey
+    sample: int
+    confidence: float | None
+    explanation: str | None
+    raw: str | None
+    extra: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: rec.Verdict) -> tuple:
+        judge = record.judge
+        return (
+            "verdict",
+            record.item_id,
+            record.criterion,
+            record.label,
+            (judge.provider, judge.model, judge.temperature, judge.prompt_sha256),
+            record.sample,
+            record.confidence,
+            record.explanation,
+            record.raw,
+            record.model_extra or {},
+        )
+
+
+class LabelRow(NamedTuple):
+    """A checked `human_label` record as the validate step keeps it."""
+
+    type: str
+    item_id: str
+    criterion: str
+    rater: str
+    label: str
+    note: str | None
+    extra: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: rec.HumanLabel) -> tuple:
+        return (
+            "human_label",
+            record.item_id,
+            record.criterion,
+            record.rater,
+            record.label,
+            record.note,
+            record.model_extra or {},
+        )
+
+
 class JudgingRecords:
-    """One import's judging records: criteria and judges seen, verdicts and labels queued."""
+    """One import's judging records: criteria and judges seen, verdicts and labels queued.
+    Verdicts and human labels come as the tuples of `spool_rows` (the bulk of a large file);
+    criteria and pairwise verdicts as records."""
 
     schemas = rec.SCHEMAS
+    spool_rows = {"verdict": VerdictRow.of, "human_label": LabelRow.of}
 
     def __init__(self, context: ImportContext):
         self.context = context
         self.criteria: dict[str, Criterion] = {}
         self.judges: dict[str, Judge] = {}
+        self.judge_keys: dict[JudgeKey, Judge] = {}  # a row's judge, looked up once
         self.items = ItemLookup(context)
         self.verdicts = VerdictBatch(context, self.items)
         self.labels = HumanLabelBatch(context, self.items)
         self.policy = LabelPolicy(context)
 
-    def add(self, record: rec.Record, where: str) -> None:
-        handler = {
-            "criterion": handle_criterion,
-            "verdict": handle_verdict,
-            "human_label": handle_human_label,
-            "pairwise_verdict": handle_pairwise_verdict,
-        }[record.type]
-        handler(record, self, where)
+    def add(self, record: rec.Record | tuple, where: str) -> None:
+        if type(record) is tuple:  # a kind of `spool_rows`, its kind first
+            _ROW_HANDLERS[record[0]](record, self, where)
+        else:
+            _RECORD_HANDLERS[record.type](record, self, where)
 
     def criterion(self, name: str, where: str) -> Criterion:
         """Defined earlier in this file, else the newest stored version."""
@@ -131,23 +191,27 @@ class JudgingRecords:
 
     def verdict_add(self, record, criterion: Criterion, label: str, where: str, **details) -> None:
         """Queue a checked verdict (plain or pairwise) of `record`'s judge on its item."""
-        judge = self.judge(record.judge)
+        given = record.judge
+        judge = self.judge((given.provider, given.model, given.temperature, given.prompt_sha256))
         self.verdicts.add(PendingVerdict(record.item_id, criterion, judge, label, where, **details))
 
-    def judge(self, given: rec.Judge) -> Judge:
-        key = Judge.configuration_key(
-            given.provider, given.model, given.temperature, given.prompt_sha256
-        )
+    def judge(self, given: JudgeKey) -> Judge:
+        """The judge of `(provider, model, temperature, prompt_sha256)`, made if new."""
+        if (found := self.judge_keys.get(given)) is not None:
+            return found
+        key = Judge.configuration_key(*given)
         if key not in self.judges:
+            provider, model, temperature, prompt_sha256 = given
             judge, created = judge_ensure(
                 project=self.context.project,
-                provider=given.provider,
-                model=given.model,
-                temperature=given.temperature,
-                prompt_sha256=given.prompt_sha256,
+                provider=provider,
+                model=model,
+                temperature=temperature,
+                prompt_sha256=prompt_sha256,
             )
             self.context.counts["judges"] += int(created)
             self.judges[key] = judge
+        self.judge_keys[given] = self.judges[key]
         return self.judges[key]
 
     def finish(self) -> None:
@@ -184,50 +248,45 @@ def handle_criterion(record: rec.Criterion, state: JudgingRecords, where: str) -
     state.criteria[criterion.name] = criterion
 
 
-def handle_verdict(record: rec.Verdict, state: JudgingRecords, where: str) -> None:
-    context = state.context
-    criterion = state.criterion(record.criterion, where)
+def handle_verdict(row: tuple, state: JudgingRecords, where: str) -> None:
+    """A `VerdictRow`: checked against its criterion, queued."""
+    _, item_id, name, given, judge, sample, confidence, explanation, raw, extra = row
+    criterion = state.criteria.get(name) or state.criterion(name, where)
     if criterion.pairwise:
         raise FormatError(
             f"criterion {criterion.name!r} is pairwise: use pairwise_verdict records",
-            file=context.file,
+            file=state.context.file,
             record=where,
             path="$.criterion",
         )
-    label = state.policy.apply(record.label, criterion, kind="verdict", where=where, path="$.label")
+    label = state.policy.apply(given, criterion, kind="verdict", where=where, path="$.label")
     if label is None:
         return
-    state.verdict_add(
-        record,
-        criterion,
-        label,
-        where,
-        sample=record.sample,
-        raw=record.raw or "",
-        explanation=record.explanation or "",
-        confidence=record.confidence,
-        extra=dict(record.model_extra or {}),
-    )
-
-
-def handle_human_label(record: rec.HumanLabel, state: JudgingRecords, where: str) -> None:
-    criterion = state.criterion(record.criterion, where)
-    label = state.policy.apply(
-        record.label, criterion, kind="human_label", where=where, path="$.label"
-    )
-    if label is None:
-        return
-    state.labels.add(
-        PendingLabel(
-            item_id=record.item_id,
-            criterion=criterion,
-            rater=record.rater,
-            label=label,
-            where=where,
-            note=record.note or "",
-            extra=dict(record.model_extra or {}),
+    state.verdicts.add(
+        PendingVerdict(
+            item_id,
+            criterion,
+            state.judge_keys.get(judge) or state.judge(judge),
+            label,
+            where,
+            sample,
+            raw or "",
+            explanation or "",
+            confidence,
+            "",
+            extra,
         )
     )
+
+
+def handle_human_label(row: tuple, state: JudgingRecords, where: str) -> None:
+    """A `LabelRow`: checked against its criterion, queued."""
+    _, item_id, name, rater, given, note, extra = row
+    criterion = state.criteria.get(name) or state.criterion(name, where)
+    label = state.policy.apply(given, criterion, kind="human_label", where=where, path="$.label")
+    if label is None:
+        return
+    state.labels.add(PendingLabel(item_id, criterion, rater, label, where, note or "", extra))
 
 
 def _pairwise_sample(extra: dict, context: ImportContext, where: str) -> int:
@@ -270,6 +329,10 @@ def handle_pairwise_verdict(record: rec.PairwiseVerdict, state: JudgingRecords, 
     state.verdict_add(
         record, criterion, label, where, sample=sample, display_order=order, extra=extra, pair=pair
     )
+
+
+_ROW_HANDLERS = {"verdict": handle_verdict, "human_label": handle_human_label}
+_RECORD_HANDLERS = {"criterion": handle_criterion, "pairwise_verdict": handle_pairwise_verdict}
 
 
 def criterion_question(project, name: str) -> QuestionSpec:

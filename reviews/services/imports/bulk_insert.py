@@ -125,11 +125,12 @@ def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) 
 _PIECE = 100  # rows per piece of a COPY (about 30 KB of items)
 
 
-def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
+def pks_by_key(model, column: str, keys: list[str], *, also: tuple[str, ...] = (), **equal):
     """`{key: pk}` for `model`'s rows whose `column` is one of `keys` and whose `equal` fields
     hold the given values (a text `column` and the `equal` ones making a unique index): one
     statement with ONE parameter for all the keys (an array on PostgreSQL, a JSON list on
-    SQLite) instead of the ORM's `IN` of a thousand the client binds one by one.
+    SQLite) instead of the ORM's `IN` of a thousand the client binds one by one. With `also`
+    (column names), `{key: (pk, *those columns' values)}`.
 
     On PostgreSQL each key is looked up on its own through the unique index (a LATERAL
     subquery with LIMIT 1, which the planner cannot turn into a join): without statistics (a
@@ -142,22 +143,66 @@ def pks_by_key(model, column: str, keys: list[str], **equal) -> dict[str, int]:
     quote = conn.ops.quote_name
     key, pk, table = quote(meta.get_field(column).column), quote(meta.pk.column), meta.db_table
     where = "".join(f" AND {quote(meta.get_field(name).column)} = %s" for name in equal)
+    more = "".join(f", {quote(meta.get_field(name).column)}" for name in also)
     # Only quoted names from the model are interpolated; values are parameters.
     if conn.vendor == "postgresql":
         sql = (
-            f"SELECT k.key, t.pk FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL "  # noqa: S608
-            f"(SELECT {pk} AS pk FROM {quote(table)} WHERE {key} = k.key{where} LIMIT 1) AS t"
+            f"SELECT k.key, t.* FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL "  # noqa: S608
+            f"(SELECT {pk}{more} FROM {quote(table)} WHERE {key} = k.key{where} LIMIT 1) AS t"
         )
         params = [list(keys), *equal.values()]
     else:
         sql = (
-            f"SELECT {key}, {pk} FROM {quote(table)} "  # noqa: S608
+            f"SELECT {key}, {pk}{more} FROM {quote(table)} "  # noqa: S608
             f"WHERE {key} IN (SELECT value FROM json_each(%s)){where}"
         )
         params = [json.dumps(keys), *equal.values()]
     with conn.wrap_database_errors, conn.cursor() as cursor:
         cursor.execute(sql, params)
+        if also:
+            return {row[0]: row[1:] for row in cursor.fetchall()}
         return dict(cursor.fetchall())
+
+
+def rows_where_any(model, fields: tuple[str, ...], column: str, values) -> list[tuple]:
+    """`fields` of `model`'s rows whose integer `column` (leading an index) holds one of
+    `values`: one statement with ONE parameter (an array on PostgreSQL, a JSON list on SQLite),
+    where the ORM's `IN` binds every value apart. Values come back as the driver gives them
+    (compare a datetime with `stored_value`'s, not with a datetime).
+
+    On PostgreSQL the statement runs with sequential scans off: in a table bulk-loaded in the
+    same transaction, with no statistics, the planner read the whole table for each batch of
+    an import (0.23 s a batch at 40k verdicts and growing: issue #33)."""
+    if not values:
+        return []
+    meta = model._meta
+    conn = connections[router.db_for_write(model)]
+    quote = conn.ops.quote_name
+    names = ", ".join(quote(meta.get_field(name).column) for name in fields)
+    key, table = quote(meta.get_field(column).column), quote(meta.db_table)
+    # Only quoted names from the model are interpolated; values are parameters.
+    with conn.wrap_database_errors, conn.cursor() as cursor:
+        if conn.vendor != "postgresql":
+            sql = f"SELECT {names} FROM {table} WHERE {key} IN (SELECT value FROM json_each(%s))"  # noqa: S608
+            cursor.execute(sql, [json.dumps(list(values))])
+            return cursor.fetchall()
+        cursor.execute(
+            "SELECT current_setting('enable_seqscan'), set_config('enable_seqscan', 'off', true)"
+        )
+        before = cursor.fetchone()[0]
+        try:
+            sql = f"SELECT {names} FROM {table} WHERE {key} = ANY(%s)"  # noqa: S608
+            cursor.execute(sql, [list(values)])
+            return cursor.fetchall()
+        finally:
+            cursor.execute("SELECT set_config('enable_seqscan', %s, true)", [before])
+
+
+def stored_value(model, name: str, value: Any) -> Any:
+    """`value` of `model`'s field `name` as `insert_rows` stores it and the driver gives it
+    back (on SQLite a datetime is text)."""
+    conn = connections[router.db_for_write(model)]
+    return model._meta.get_field(name).get_db_prep_save(value, conn)
 
 
 def next_pks(model, count: int) -> list[int] | None:
@@ -240,7 +285,7 @@ def _copy_field(field, conn) -> Callable[[Any], str]:
     return text
 
 
-_PLAIN = {int, str, type(None)}
+_PLAIN = {int, str, float, type(None)}
 
 
 def _prepared(field, conn, values: tuple) -> Sequence:

@@ -14,7 +14,7 @@ import csv
 import marshal
 import pickle
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Protocol
 
@@ -50,6 +50,11 @@ class RecordSink(Protocol):
     def finish(self) -> None:
         """The file ended: write what is queued, add notes to the report."""
 
+    # Optional: `spool_rows`, {kind: function} turning a checked record of that kind into a
+    # tuple of plain values (str, numbers, None, bool, and tuples, lists and dicts of them): the
+    # validate step keeps that instead of the pickled record, and `add` gets the tuple back.
+    # Pickling a record and loading it again cost more than checking it (issue #33).
+
 
 def record_schemas() -> rec.Schemas:
     """Every record kind a JSONL/CSV import reads, with its schema (reviews' `item` is written
@@ -64,19 +69,21 @@ class _Spool:
 
     CHUNK = 1000
 
-    def __init__(self) -> None:
+    def __init__(self, rows: dict[str, Callable[[rec.Record], tuple]]) -> None:
         # Closed by entries(); unnamed, so nothing is left behind if the import stops.
         self.file = tempfile.TemporaryFile(prefix="evalsite-import-")  # noqa: SIM115
         self.chunk: list[tuple] = []
+        self.rows = rows  # kind -> its sink's `spool_rows` function
 
     def add(self, record: rec.Record, where: str) -> None:
-        # Items as a tuple of plain values (marshal is 4x faster than pickle for them); other
-        # kinds, rare, as the pickled record.
-        self.chunk.append(
-            ("item", where, tuple(ItemRow.of(record)))
-            if isinstance(record, rec.Item)
-            else (record.type, where, pickle.dumps(record))
-        )
+        # Items, and the kinds a sink gives a `spool_rows` function, as a tuple of plain values
+        # (marshal is 4x faster than pickle for them); other kinds, rare, as the pickled record.
+        if isinstance(record, rec.Item):
+            self.chunk.append(("item", where, tuple(ItemRow.of(record))))
+        elif row := self.rows.get(record.type):
+            self.chunk.append((record.type, where, row(record)))
+        else:
+            self.chunk.append((record.type, where, pickle.dumps(record)))
         if len(self.chunk) >= self.CHUNK:
             self._dump()
 
@@ -89,7 +96,8 @@ class _Spool:
             self.chunk = []
 
     def entries(self) -> Iterator[tuple[str, str, Any]]:
-        """(kind, where, an ItemRow or the record), in file order; then closed."""
+        """(kind, where, an ItemRow, a sink's tuple or the record), in file order; then
+        closed."""
         self._dump()
         self.file.seek(0)
         with self.file:
@@ -98,6 +106,8 @@ class _Spool:
                 for kind, where, payload in chunk:
                     if kind == "item":
                         yield kind, where, ItemRow._make(payload)
+                    elif type(payload) is tuple:
+                        yield kind, where, payload
                     else:
                         yield kind, where, pickle.loads(payload)  # noqa: S301 (ours, as above)
 
@@ -118,7 +128,13 @@ class _Records:
         self._check(self.records(path))
 
     def _check(self, records: Iterator[tuple[rec.Record, str]]) -> None:
-        spool = _Spool()
+        spool = _Spool(
+            {
+                kind: rows[kind]
+                for kind, owner in self.owners.items()
+                if kind in (rows := getattr(owner, "spool_rows", {}))
+            }
+        )
         for record, where in records:
             spool.add(record, where)
         self.spool = spool
