@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from reviews.models import Event, EventKind, Item, ItemStatus
-from reviews.services.imports.bulk_insert import JsonText, insert_rows
+from reviews.services.imports.bulk_insert import JsonText, insert_rows, pks_by_key, rows_where_any
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -65,3 +65,26 @@ def test_values_come_back_as_written():
     rows = [(b.pk, JsonText(json.dumps(data)))]
     insert_rows(Event, ("item_id", "data"), rows, kind=EventKind.IMPORTED, created_at=now)
     assert Event.objects.get(item=b).data == data
+
+
+def test_rows_where_any_reads_rows_by_one_array_of_values():
+    project = ProjectFactory()
+    now = timezone.now()
+    insert_rows(
+        Item,
+        ("external_id", "title", "input", "output", "expected", "metadata"),
+        [(f"k{n}", f"t{n}", None, "", None, {}) for n in range(5)],
+        project_id=project.pk,
+        status=ItemStatus.OPEN,
+        overlap=None,
+        created_at=now,
+        updated_at=now,
+    )
+    pks = pks_by_key(Item, "external_id", ["k1", "k3", "nope"], project=project.pk)
+    assert pks.keys() == {"k1", "k3"}
+    with_revision = pks_by_key(Item, "external_id", ["k1"], also=("revision",), project=project.pk)
+    assert with_revision == {"k1": (pks["k1"], 1)}
+    rows = rows_where_any(Item, ("external_id", "created_at"), "id", set(pks.values()))
+    # Datetimes aware on both databases, as the ORM gives them.
+    assert sorted(rows) == [("k1", now), ("k3", now)]
+    assert rows_where_any(Item, ("external_id",), "id", set()) == []

@@ -26,7 +26,6 @@ from reviews.services.imports.bulk_insert import (
     insert_rows,
     pks_by_key,
     rows_where_any,
-    stored_value,
 )
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import PairwiseConflict, items_pairwise_keep
@@ -87,7 +86,6 @@ class _Batch:
         self.items = items
         self.pending: list = []
         self.now = timezone.now()  # every row's created_at: the import's
-        self.stamp = stored_value(HumanLabel, "created_at", self.now)  # as read back
 
     def add(self, record) -> None:
         self.pending.append(record)
@@ -261,7 +259,7 @@ class HumanLabelBatch(_Batch):
             {pks[p.item_id] for p in self.pending},
         ):
             stored[(item, criterion, rater, revision)] = label
-            if created == self.stamp:
+            if created == self.now:
                 earlier.add((item, criterion, rater))
         batch: dict[tuple, str] = {}  # (item, criterion, rater) -> where, in this batch
         new = []

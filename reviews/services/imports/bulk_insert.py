@@ -167,8 +167,8 @@ def pks_by_key(model, column: str, keys: list[str], *, also: tuple[str, ...] = (
 def rows_where_any(model, fields: tuple[str, ...], column: str, values) -> list[tuple]:
     """`fields` of `model`'s rows whose integer `column` (leading an index) holds one of
     `values`: one statement with ONE parameter (an array on PostgreSQL, a JSON list on SQLite),
-    where the ORM's `IN` binds every value apart. Values come back as the driver gives them
-    (compare a datetime with `stored_value`'s, not with a datetime).
+    where the ORM's `IN` binds every value apart. Values come back as the driver gives them,
+    but datetimes aware (SQLite's driver gives them naive, in UTC), as the ORM gives them.
 
     On PostgreSQL the statement runs with sequential scans off: in a table bulk-loaded in the
     same transaction, with no statistics, the planner read the whole table for each batch of
@@ -185,7 +185,7 @@ def rows_where_any(model, fields: tuple[str, ...], column: str, values) -> list[
         if conn.vendor != "postgresql":
             sql = f"SELECT {names} FROM {table} WHERE {key} IN (SELECT value FROM json_each(%s))"  # noqa: S608
             cursor.execute(sql, [json.dumps(list(values))])
-            return cursor.fetchall()
+            return [tuple(map(_aware, row)) for row in cursor.fetchall()]
         cursor.execute(
             "SELECT current_setting('enable_seqscan'), set_config('enable_seqscan', 'off', true)"
         )
@@ -198,11 +198,11 @@ def rows_where_any(model, fields: tuple[str, ...], column: str, values) -> list[
             cursor.execute("SELECT set_config('enable_seqscan', %s, true)", [before])
 
 
-def stored_value(model, name: str, value: Any) -> Any:
-    """`value` of `model`'s field `name` as `insert_rows` stores it and the driver gives it
-    back (on SQLite a datetime is text)."""
-    conn = connections[router.db_for_write(model)]
-    return model._meta.get_field(name).get_db_prep_save(value, conn)
+def _aware(value: Any) -> Any:
+    """A naive datetime from SQLite's driver (UTC, as Django stores it) made aware."""
+    if type(value) is datetime.datetime and value.tzinfo is None:
+        return value.replace(tzinfo=datetime.UTC)
+    return value
 
 
 def next_pks(model, count: int) -> list[int] | None:
