@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, IntegerField, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db import connection
+from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus
-from reviews.services.assignment.queue import available_items
+from reviews.services.assignment.claim_queries import pool_count
 
 # Outside batches the trail counts the items still waiting up to here, then says "+". Each one
 # counted is checked for a free place (a subquery per item): 1,000 of them were 8.7 ms of the
@@ -34,64 +34,65 @@ def item_trail(assignment: Assignment) -> Trail:
     ones still waiting for them), in the order they were given. Previous and next are the
     neighbours the rater can open again: submitted items (read-only, or revised until settled)
     and the one in progress; items not opened yet come through "Submit & next". One query at
-    any size (subqueries), and outside batches one bounded count of the waiting items."""
-    row = _place(assignment)
+    any size (subqueries), and outside batches one bounded count of the waiting items.
+
+    Both are written by hand: every review page runs them, and building them through the ORM
+    (four subqueries; the pool's two) was half of the page's CPU (bench/README.md, issue #33)."""
+    others, earlier, previous_item, next_item = _place(assignment)
     batch = assignment.batch if assignment.batch_id else None
     waiting = 0 if batch is not None else _waiting(assignment)
     return Trail(
-        position=row["earlier"] + 1,
-        total=row["others"] + 1 + min(waiting, TRAIL_COUNT_LIMIT),
+        position=earlier + 1,
+        total=others + 1 + min(waiting, TRAIL_COUNT_LIMIT),
         total_more=waiting > TRAIL_COUNT_LIMIT,
         batch_name=batch.name if batch else "",
-        previous_item_id=row["previous_item"],
-        next_item_id=row["next_item"],
+        previous_item_id=previous_item,
+        next_item_id=next_item,
     )
 
 
-def _place(assignment: Assignment) -> dict:
+# The rater's other assignments here, in the same batch (or outside batches), not lapsed or
+# skipped; "before" this one in the order they were given (claimed_at, then id).
+_MINE = """FROM reviews_assignment a JOIN reviews_item i ON i.id = a.item_id
+  WHERE a.rater_id = %(rater)s AND i.project_id = %(project)s AND {batch}
+    AND a.id <> %(id)s AND a.status NOT IN (%(expired)s, %(skipped)s)"""
+_BEFORE = "(a.claimed_at < %(claimed)s OR (a.claimed_at = %(claimed)s AND a.id < %(id)s))"
+_OPENABLE = "a.status IN (%(active)s, %(submitted)s)"
+_PLACE_SQL = f"""SELECT
+  (SELECT COUNT(*) {_MINE}),
+  (SELECT COUNT(*) {_MINE} AND {_BEFORE}),
+  (SELECT a.item_id {_MINE} AND {_OPENABLE} AND {_BEFORE}
+     ORDER BY a.claimed_at DESC, a.id DESC LIMIT 1),
+  (SELECT a.item_id {_MINE} AND {_OPENABLE} AND NOT {_BEFORE}
+     ORDER BY a.claimed_at, a.id LIMIT 1)"""
+
+
+def _place(assignment: Assignment) -> tuple[int, int, int | None, int | None]:
     """In one query: how many other items the rater has here (`others`), how many of them came
     before this one (`earlier`), and the openable items just before and after it."""
-    mine = (
-        Assignment.objects.filter(
-            rater_id=assignment.rater_id,
-            item__project_id=assignment.item.project_id,
-            batch_id=assignment.batch_id,
-        )
-        .exclude(pk=assignment.pk)
-        .exclude(status__in=(AssignmentStatus.EXPIRED, AssignmentStatus.SKIPPED))
-        .order_by()
-    )
-    before = Q(claimed_at__lt=assignment.claimed_at) | Q(
-        claimed_at=assignment.claimed_at, id__lt=assignment.id
-    )
-    openable = mine.filter(status__in=(AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED))
-
-    def count(rows):
-        return Subquery(
-            rows.values("rater_id").annotate(n=Count("id")).values("n")[:1],
-            output_field=IntegerField(),
-        )
-
-    return (
-        Assignment.objects.filter(pk=assignment.pk)
-        .annotate(
-            others=Coalesce(count(mine), 0),
-            earlier=Coalesce(count(mine.filter(before)), 0),
-            previous_item=Subquery(
-                openable.filter(before).order_by("-claimed_at", "-id").values("item_id")[:1]
-            ),
-            next_item=Subquery(
-                openable.exclude(before).order_by("claimed_at", "id").values("item_id")[:1]
-            ),
-        )
-        .values("others", "earlier", "previous_item", "next_item")
-        .get()
-    )
+    batch = "a.batch_id IS NULL" if assignment.batch_id is None else "a.batch_id = %(batch)s"
+    params = {
+        "rater": assignment.rater_id,
+        "project": assignment.item.project_id,
+        "batch": assignment.batch_id,
+        "id": assignment.pk,
+        "claimed": connection.ops.adapt_datetimefield_value(assignment.claimed_at),
+        "expired": AssignmentStatus.EXPIRED,
+        "skipped": AssignmentStatus.SKIPPED,
+        "active": AssignmentStatus.ACTIVE,
+        "submitted": AssignmentStatus.SUBMITTED,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_PLACE_SQL.format(batch=batch), params)
+        return cursor.fetchone()
 
 
 def _waiting(assignment: Assignment) -> int:
     """Outside batches (the pull queue), how many items still wait for this rater, counted up
-    to TRAIL_COUNT_LIMIT + 1 (one bounded count)."""
-    project = assignment.item.project
-    pool = available_items(rater=assignment.rater_id, project=project).order_by()
-    return pool[: TRAIL_COUNT_LIMIT + 1].count()
+    to TRAIL_COUNT_LIMIT + 1 (one bounded count of `available_items`)."""
+    return pool_count(
+        rater_id=assignment.rater_id,
+        project=assignment.item.project,
+        now=timezone.now(),
+        limit=TRAIL_COUNT_LIMIT + 1,
+    )

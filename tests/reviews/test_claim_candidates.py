@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, ItemStatus, Role
-from reviews.services.assignment.claim_queries import candidate_locked
+from reviews.services.assignment.claim_queries import candidate_locked, pool_count
 from reviews.services.assignment.queue import available_items
 from tests.factories import ItemFactory, ProjectFactory, member
 
@@ -75,3 +75,15 @@ def test_the_hand_written_candidate_is_the_orms_first_available_item(seed):
             assert (found[0] if found else None) == expected, (seed, rater.pk, passed_over)
             picked.add(expected)
     assert len(picked - {None}) >= 2  # the scenarios do reach different items
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_hand_written_pool_count_is_the_orms(seed):
+    """The review page's trail counts the pool by hand (`pool_count`), up to a bound."""
+    rng, now = random.Random(seed), timezone.now()
+    project, raters, _ = _random_project(rng, now)
+    for rater in raters:
+        expected = available_items(rater=rater, project=project, now=now).count()
+        for limit in (1, 3, 100):
+            found = pool_count(rater_id=rater.pk, project=project, now=now, limit=limit)
+            assert found == min(expected, limit), (seed, rater.pk, limit)

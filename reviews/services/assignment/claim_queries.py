@@ -1,6 +1,6 @@
 """The two statements of a claim written by hand: the rater's current claim and the next
-candidate. They run on every "next"; built through the ORM they cost more CPU than the rest
-of the claim (`evalsite/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
+candidate (and the pool they come from, counted for the review page's trail). They run on every
+"next"; built through the ORM they cost more CPU than the rest of the claim (`evalsite/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
 rules; these hold to them (tests/reviews/test_claim_candidates.py)."""
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ def current_claim(*, rater, project: Project, now) -> Assignment | None:
     return found[0][0] if found else None
 
 
-# The claim's candidate, written by hand: the hottest query of the app, and building it through
-# the ORM (two subqueries, an alias, a coalesce) cost about 2 ms of CPU per claim, a fifth of
-# the request. It selects what `available_items` selects, first by id (the test
+# The pool, written by hand: the open items with a free place that the rater has not taken or
+# skipped. The hottest query of the app (every claim) and, counted, every review page's trail;
+# building it through the ORM (two subqueries, an alias, a coalesce) cost about 2 ms of CPU
+# each time, a fifth of the claim. It selects what `available_items` selects (the test
 # tests/reviews/test_claim_candidates.py holds the two to each other).
-_CANDIDATE_SQL = """
+_POOL_SQL = """
 SELECT item.id, item.overlap FROM reviews_item item
 WHERE item.project_id = %(project)s AND item.status = %(open)s
   AND item.id NOT IN (
@@ -53,20 +54,21 @@ WHERE item.project_id = %(project)s AND item.status = %(open)s
       AND (held.status IN (%(assigned)s, %(submitted)s)
            OR (held.status = %(active)s AND held.lease_expires_at >= %(now)s))
   ) < COALESCE(item.overlap, %(overlap)s)
-  {passed_over}
+"""
+# The claim's candidate: the pool's first item by id.
+_CANDIDATE_SQL = (
+    _POOL_SQL
+    + """  {passed_over}
 ORDER BY item.id
 LIMIT 1
 """
+)
 
 
-def candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
-    """(id, overlap) of the first free item for `rater`, locked; or None.
-
-    PostgreSQL: `SKIP LOCKED` first; if every candidate is locked, wait for the first one.
-    SQLite: the IMMEDIATE transaction serialises claims, so no lock clause."""
-    params = {
+def _pool_params(*, rater_id: int, project: Project, now) -> dict:
+    return {
         "project": project.pk,
-        "rater": rater.pk,
+        "rater": rater_id,
         "now": connection.ops.adapt_datetimefield_value(now),
         "overlap": project.overlap,
         "open": ItemStatus.OPEN,
@@ -75,6 +77,22 @@ def candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
         "assigned": AssignmentStatus.ASSIGNED,
         "submitted": AssignmentStatus.SUBMITTED,
     }
+
+
+def pool_count(*, rater_id: int, project: Project, now, limit: int) -> int:
+    """How many items `available_items` gives `rater_id`, counted up to `limit`."""
+    params = {**_pool_params(rater_id=rater_id, project=project, now=now), "limit": limit}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM ({_POOL_SQL} LIMIT %(limit)s) pool", params)  # noqa: S608
+        return cursor.fetchone()[0]
+
+
+def candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
+    """(id, overlap) of the first free item for `rater`, locked; or None.
+
+    PostgreSQL: `SKIP LOCKED` first; if every candidate is locked, wait for the first one.
+    SQLite: the IMMEDIATE transaction serialises claims, so no lock clause."""
+    params = _pool_params(rater_id=rater.pk, project=project, now=now)
     params.update({f"over{n}": pk for n, pk in enumerate(passed_over)})
     names = ", ".join(f"%(over{n})s" for n in range(len(passed_over)))
     sql = _CANDIDATE_SQL.format(passed_over=f"AND item.id NOT IN ({names})" if names else "")
