@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.db import connection
 
 from evalsite import raw_rows
-from reviews.models import Assignment, AssignmentStatus, ItemStatus, Project
+from reviews.models import Assignment, AssignmentBatch, AssignmentStatus, ItemStatus, Project
 
 
 def current_claim(*, rater, project: Project, now) -> Assignment | None:
@@ -116,3 +116,22 @@ def candidate_locked(*, rater, project: Project, now, passed_over: list[int]):
             if row is not None:
                 return row
     return None
+
+
+def live_claim(*, rater_id: int, item_id: int, now) -> Assignment | None:
+    """The rater's live claim on the item (active, lease not lapsed) with its batch loaded, or
+    None. Written by hand (`raw_rows`): every review page runs it (`queue.active_assignment`)."""
+    found = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Assignment, 'a')}, {raw_rows.columns(AssignmentBatch, 'b')}"  # noqa: S608
+        " FROM reviews_assignment a LEFT JOIN reviews_assignmentbatch b ON b.id = a.batch_id"
+        " WHERE a.rater_id = %s AND a.item_id = %s AND a.status = %s"
+        " AND a.lease_expires_at >= %s ORDER BY a.claimed_at DESC, a.id DESC LIMIT 1",
+        [rater_id, item_id, AssignmentStatus.ACTIVE, connection.ops.adapt_datetimefield_value(now)],
+        Assignment,
+        AssignmentBatch,
+    )
+    if not found:
+        return None
+    assignment, batch = found[0]
+    assignment.batch = batch if assignment.batch_id is not None else None  # as select_related
+    return assignment

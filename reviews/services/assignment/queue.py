@@ -36,7 +36,7 @@ from reviews.models import (
     QuestionKind,
     Role,
 )
-from reviews.services.assignment.claim_queries import candidate_locked, current_claim
+from reviews.services.assignment.claim_queries import candidate_locked, current_claim, live_claim
 from reviews.services.assignment.durability import rater_write_commits_async
 from reviews.services.assignment.gold import gold_claim
 from reviews.services.assignment.opening import assignment_open
@@ -255,13 +255,7 @@ def pairwise_orders(assignment: Assignment) -> dict:
 def active_assignment(*, rater, item) -> Assignment | None:
     """The rater's live claim on `item` (its lease renewed by `lease_renew`), or None."""
     now = timezone.now()
-    assignment = (
-        Assignment.objects.filter(
-            rater=rater, item=item, status=AssignmentStatus.ACTIVE, lease_expires_at__gte=now
-        )
-        .select_related("batch")
-        .first()
-    )
+    assignment = live_claim(rater_id=rater.pk, item_id=item.pk, now=now)
     if assignment is not None:
         assignment.item = item  # the caller's item (with its project): no second fetch
         lease_renew(assignment, item.project, now)
