@@ -17,7 +17,9 @@ Per size, a fresh project of N items, each judged `pass`/`fail` by one judge on 
 Then, once, the row export of a 1,000-item project's items as CSV, streamed from the request
 (at EXPORT_INLINE_MAX, the largest export that still does): the whole download's ms.
 
-Prints ms per request and seconds per job with what the job said. SQLite in a temporary folder or
+Prints ms per request and seconds per job with what the job said, and the longest wait of
+another writer while the job ran (a one-row UPDATE every 50 ms from a second thread, as a
+rater's save would be: on SQLite, how long the job held the one write lock from it). SQLite in a temporary folder or
 PostgreSQL's ``evalsite_bench_jobs`` (dropped and created); no manual step.
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import threading
 import time
 
 from bench._django import setup_django
@@ -62,8 +65,38 @@ def _project(n: int, *, draw: bool = True):
     return project, admin
 
 
+class _WriteProbe(threading.Thread):
+    """Another writer while a job runs, as a rater's save is: a one-row UPDATE in its own
+    transaction every 50 ms; `longest` is the slowest one's ms (on SQLite: how long the job
+    kept the one write lock from it)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        from reviews.models import Project
+
+        self.probe = Project.objects.get_or_create(
+            slug="bench-jobs-probe", defaults={"name": "probe"}
+        )[0].pk
+        self.stopped, self.longest = threading.Event(), 0.0
+
+    def run(self) -> None:
+        from django.db import connection, transaction
+
+        from reviews.models import Project
+
+        n = 0
+        while not self.stopped.wait(0.05):
+            n += 1
+            start = time.perf_counter()
+            with transaction.atomic():
+                Project.objects.filter(pk=self.probe).update(name=f"probe {n}")
+            self.longest = max(self.longest, (time.perf_counter() - start) * 1000)
+        connection.close()
+
+
 def _timed(client, url: str, data: dict, method: str = "post") -> tuple[float, str, float, str]:
-    """(request ms, the job's status, the job's seconds in the worker's task, what it said)."""
+    """(request ms, the job's status, the job's seconds in the worker's task, what it said
+    with the longest wait of another writer meanwhile)."""
     from django.urls import resolve
 
     from reviews.models import Job
@@ -74,11 +107,16 @@ def _timed(client, url: str, data: dict, method: str = "post") -> tuple[float, s
     post_ms = (time.perf_counter() - start) * 1000
     assert response.status_code == 302 and "/jobs/" in response.url, response
     job = Job.objects.get(pk=resolve(response.url).kwargs["job_id"])
+    probe = _WriteProbe()
+    probe.start()
     start = time.perf_counter()
     run_job.call(job.pk)  # what db_worker runs
     seconds = time.perf_counter() - start
+    probe.stopped.set()
+    probe.join()
     job.refresh_from_db()
-    return post_ms, job.status, seconds, job.result or job.error
+    said = f"{job.result or job.error} Another writer waited at most {probe.longest:.0f} ms."
+    return post_ms, job.status, seconds, said
 
 
 def main(argv: list[str] | None = None) -> int:
