@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
@@ -135,7 +136,13 @@ class QuestionView:
 
 
 def rater_workspace(
-    *, rater, item, blind: bool, pairwise_orders: dict, settled: bool = False, gold: bool = False
+    *,
+    rater,
+    item,
+    blind: bool,
+    pairwise_orders: dict | Callable[[list[Question]], dict],
+    settled: bool = False,
+    gold: bool = False,
 ) -> list[QuestionView]:
     """The item's open questions (with `settled`, all of them) as `rater` may see them: their
     own answers only. On a gold assignment (`gold`) every question, shown as open: the page
@@ -143,6 +150,8 @@ def rater_workspace(
 
     Three queries whatever the project size: questions, candidates with their sources, and
     the rater's own answers (filtered by rater in SQL: other raters' rows never leave the DB).
+    `pairwise_orders`: the display orders by question pk, or a function giving them for the
+    questions shown (the review page's, from the questions read here: no query of its own).
     """
     questions = (
         item.questions.all()
@@ -150,6 +159,8 @@ def rater_workspace(
         else item.questions.filter(status=QuestionStatus.OPEN)
     )
     questions = list(questions.order_by("position", "id"))
+    if callable(pairwise_orders):
+        pairwise_orders = pairwise_orders(questions)
     claims = Claim.objects.filter(question__in=questions).select_related("source__document")
     by_question: dict[int, list[Claim]] = {}
     for claim in claims.order_by("position", "id"):

@@ -160,7 +160,7 @@ PINNED = {
     "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
     "item_approve": 22,  # as the approver
     "item_timeline": 7,
-    "review_item": 12,  # as the rater
+    "review_item": 11,  # as the rater
     "adjudication_queue": 5,  # as the adjudicator
     "approval_queue": 5,  # as the approver
     "assignments": 9,

@@ -5,6 +5,8 @@ still working on the item the rater may revise their answers (`?revise=1`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -66,7 +68,7 @@ def review_item(request, slug, item_pk):
         rater=request.user,
         item=item,
         blind=access.project.blind,
-        pairwise_orders=pairwise_orders(assignment),
+        pairwise_orders=partial(pairwise_orders, assignment),
         settled=mode != "answer",
         gold=assignment.gold,
     )
@@ -135,7 +137,7 @@ def _stale(request, context, question, assignment, *, mine: dict):
         rater=request.user,
         item=context["item"],
         blind=context["blind"],
-        pairwise_orders=pairwise_orders(assignment),
+        pairwise_orders=partial(pairwise_orders, assignment),
         settled=True,
         gold=assignment.gold,
     )

@@ -237,14 +237,18 @@ def pairwise_order(*, item_pk: int, rater_pk: int, question_pk: int) -> list[str
     return ["B", "A"] if digest[0] & 1 else ["A", "B"]
 
 
-def pairwise_orders(assignment: Assignment) -> dict:
-    """Every pairwise question of the assignment's item: its display order for the rater (the
-    one recorded on the assignment when claims still stored one)."""
-    questions = (
-        assignment.item.questions.filter(kind=QuestionKind.PAIRWISE)
-        .order_by("pk")  # not the model ordering, which joins item and project
-        .values_list("pk", flat=True)
-    )
+def pairwise_orders(assignment: Assignment, questions=None) -> dict:
+    """Every pairwise question of the assignment's item (or of `questions`, already read: no
+    query): its display order for the rater (the one recorded on the assignment when claims
+    still stored one)."""
+    if questions is not None:
+        questions = [q.pk for q in questions if q.kind == QuestionKind.PAIRWISE]
+    else:
+        questions = (
+            assignment.item.questions.filter(kind=QuestionKind.PAIRWISE)
+            .order_by("pk")  # not the model ordering, which joins item and project
+            .values_list("pk", flat=True)
+        )
     return {
         str(pk): assignment.pairwise_orders.get(str(pk))
         or pairwise_order(item_pk=assignment.item_id, rater_pk=assignment.rater_id, question_pk=pk)
