@@ -60,6 +60,8 @@ class Sized:
             Membership(project=self.project, user=u, role=Role.RATER) for u in users
         )
         self.rater = users[0]
+        self.admin = User.objects.create(username=f"b{n}-admin", password="!")
+        Membership.objects.create(project=self.project, user=self.admin, role=Role.ADMIN)
         others = users[1:21]
         self.next_raters = users[21 : 21 + repeats]
         self.service_raters = users[21 + repeats :]

@@ -12,7 +12,8 @@ Per size, the median of ``--repeats`` (30) server-side runs through Django's tes
     and ``assignment_claim_next`` called directly;
   * save an answer: POST of one answer (htmx autosave; a new Answer row each time), and
     ``answer_record`` called directly;
-  * my queue: GET of the rater's queue page (counts the pool).
+  * my queue: GET of the rater's queue page (counts the pool);
+  * item list: GET of the project admin's item list, first page (capped count, keyset page).
 Targets (DESIGN §6): review page queries <= 12 and equal at both sizes, next item <= 15 ms,
 save <= 6 ms at 100k. The query counts of the review page, next, save and my queue are pinned
 (PINNED_QUERIES) at every size measured: the run exits 1 if one differs. ``--sizes 1000
@@ -62,9 +63,16 @@ def _median_ms(fn, repeats: int, counted: dict | None = None, key: str = "") -> 
 
 # Queries per request, the same at every size (1k, 100k, and 1M with --sizes 1000000): the
 # run exits 1 if one differs. Review page: the rater's page; next: POST review/next/ (a claim);
-# save: the htmx autosave of one answer; my queue: the rater's queue page.
+# save: the htmx autosave of one answer; my queue: the rater's queue page; list: the admin's
+# item list (first page).
 # PostgreSQL takes one more for next and save (the claim's and the answer's row locks).
-PINNED_QUERIES = {"queries": 11, "next_queries": 10, "save_queries": 11, "queue_queries": 5}
+PINNED_QUERIES = {
+    "queries": 11,
+    "next_queries": 10,
+    "save_queries": 11,
+    "queue_queries": 5,
+    "list_queries": 11,
+}
 PINNED_POSTGRESQL = {**PINNED_QUERIES, "next_queries": 11, "save_queries": 12}
 
 
@@ -136,6 +144,14 @@ def measure(sized: Sized, *, repeats: int) -> dict[str, float]:
         lambda i: assignment_claim_next(rater=sized.service_raters[i], project=sized.project),
         repeats,
     )
+
+    # The admin's item list, first page (a capped count and a keyset page of 50).
+    admin = Client()
+    admin.force_login(sized.admin)
+    list_url = reverse("item_list", args=[slug])
+    for _ in range(3):
+        assert admin.get(list_url).status_code == 200
+    results["list_ms"] = _median_ms(lambda i: admin.get(list_url), repeats, results, "list_queries")
 
     queue_url = reverse("my_queue")
     results["queue_ms"] = _median_ms(
@@ -225,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         "save (view)",
         "answer_record",
         "my queue",
+        "item list",
     )
     print("  ".join(f"{h:>13}" for h in header))
     for n, built, r in rows:
@@ -238,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['save_ms']:.2f}",
             f"{r['save_service_ms']:.2f}",
             f"{r['queue_ms']:.2f}",
+            f"{r['list_ms']:.2f}",
         )
         print("  ".join(f"{c:>13}" for c in cells))
     if profiled:
@@ -247,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, label in ((1_000, "1k"), (100_000, "100k"), (1_000_000, "1m")):
         if n in by_size:
             print(f"RESULT review_page_ms_{label}={by_size[n]['page_ms']:.2f}")
+            print(f"RESULT item_list_ms_{label}={by_size[n]['list_ms']:.2f}")
             for key in PINNED_QUERIES:
                 print(f"RESULT review_page_{key}_{label}={by_size[n][key]}")
     if 100_000 in by_size:
