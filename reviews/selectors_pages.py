@@ -116,11 +116,25 @@ def items_page(
     )
 
 
+# PostgreSQL plans `project_id = 2 ORDER BY id LIMIT 51` as a walk of the primary key that
+# filters on the project: it assumes a project's rows are spread evenly over the ids, and on a
+# site whose older projects hold 200k items the first page skipped all of them (62 ms at 1.2M
+# items, against 0.2 ms). An equality also drops the project from the ORDER BY (a constant), so
+# the (project, id) index cannot win on order either. `= ANY(ARRAY[...])` is not folded into a
+# constant: the lists order by (project_id, id), which only the item indexes that start with the
+# project give, each read from the project's first row. SQLite plans the equality well.
+def _project_condition(project) -> tuple[str, object]:
+    if connection.vendor == "postgresql":
+        return "i.project_id = ANY(%s)", [project.pk]
+    return "i.project_id = %s", project.pk
+
+
 def _items_where(project, filters: ItemFilters) -> tuple[str, list]:
     """The list's filters as SQL on `reviews_item i`: the project, a status, a piece of the id
     or title (case-insensitive, `%`, `_` and `\\` taken literally, as the ORM's `icontains`),
     a slice, a label, an assignee, and the registered filters' conditions."""
-    where, params = ["i.project_id = %s"], [project.pk]
+    condition, value = _project_condition(project)
+    where, params = [condition], [value]
     if filters.status:
         where.append("i.status = %s")
         params.append(filters.status)
@@ -181,7 +195,7 @@ def items_chosen(*, project, filters: ItemFilters, every: bool, ticked: list[int
         where = f"{where} AND i.id IN ({', '.join(['%s'] * len(ticked))})"
         params = [*params, *ticked]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT i.id FROM reviews_item i WHERE {where} ORDER BY i.id", params)  # noqa: S608
+        cursor.execute(f"SELECT i.id FROM reviews_item i WHERE {where} {_BY_ID}", params)  # noqa: S608
         return [pk for (pk,) in cursor.fetchall()]
 
 
@@ -190,9 +204,14 @@ def items_more_than(*, project, filters: ItemFilters, limit: int) -> bool:
     return _bounded_total(*_items_where(project, filters), limit=limit)[1]
 
 
+# The order the (project, id) index reads in (see _project_condition); the bounded count too, so that
+# it reads the index from the project's first row rather than the table from its first page.
+_BY_ID = "ORDER BY i.project_id, i.id"
+
+
 def _bounded_total(where: str, params: list, limit: int = COUNT_LIMIT) -> tuple[int, bool]:
     """`bounded_count` of the filtered items: at most `limit` + 1 rows read."""
-    sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM reviews_item i WHERE {where} LIMIT %s) t"  # noqa: S608
+    sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM reviews_item i WHERE {where} {_BY_ID} LIMIT %s) t"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, limit + 1])
         (n,) = cursor.fetchone()
@@ -206,7 +225,8 @@ def _page_rows(where: str, params: list, direction: str, limit: int) -> list[tup
         "SELECT i.id, i.external_id, i.status, i.updated_at,"  # noqa: S608
         " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id AND q.status <> %s),"
         " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id)"
-        f" FROM reviews_item i WHERE {where} ORDER BY i.id {direction} LIMIT %s"
+        f" FROM reviews_item i WHERE {where}"
+        f" ORDER BY i.project_id {direction}, i.id {direction} LIMIT %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [QuestionStatus.RESOLVED, *params, limit])

@@ -53,7 +53,10 @@ class ItemStatus(models.TextChoices):
 class Item(models.Model):
     """One thing to review: a statement with its extraction, a TextFlow sample, a pair of answers."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
+    # Indexed with the id (Meta.indexes): the item list's order, and the project's look-ups.
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="items", db_index=False
+    )
     external_id = models.CharField(max_length=200)
     title = models.CharField(max_length=300, blank=True)
     input = models.JSONField(null=True, blank=True)
@@ -90,6 +93,7 @@ class Item(models.Model):
             models.CheckConstraint(condition=Q(revision__gte=1), name="item_revision_gte_1"),
         ]
         indexes = [
+            models.Index(fields=["project", "id"], name="item_project_id"),
             models.Index(fields=["project", "status", "id"]),
             # The adjudication and approval queues: longest waiting first, keyset pages.
             models.Index(fields=["project", "status", "updated_at", "id"]),
