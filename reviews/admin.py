@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from evalsite.admin_scope import ProjectScoped, ReadOnly, ReadOnlyAdmin, SuperuserOnly
 from reviews import models as m
 from reviews.services.items import slices_critical_set
+from reviews.services.projects.data import project_data_touch
 from reviews.services.projects.members import (
     SETTINGS_FIELDS,
     may_manage_members,
@@ -200,6 +201,11 @@ class ItemAdmin(ProjectScoped, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def save_related(self, request, form, formsets, change):
+        """An item's slices decide the per-slice figures: the project's data changed."""
+        super().save_related(request, form, formsets, change)
+        project_data_touch(form.instance.project_id)
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
         # The admin hides a many-to-many with its own `through` model; ItemSlice is only the

@@ -186,14 +186,16 @@ PINNED = {
     "text_metrics": 8,  # slices, the draw, the split's late items, the items
     "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2),
-    # and the recompute job waiting or running, which it links (+1).
-    "project_dashboard": 20,  # + the recent background jobs
-    "dashboard_criterion": 15,
+    # and the recompute job waiting or running, which it links (+1); the project's data
+    # version stands for the five aggregates over verdicts, labels, resolutions, revisions and
+    # the split it read before (-4, issue #33).
+    "project_dashboard": 16,  # + the recent background jobs
+    "dashboard_criterion": 11,
     "dashboard_item": 25,
-    "dashboard_disagreements": 19,
-    "dashboard_failures": 18,
-    "dashboard_report": 18,
-    "dashboard_chart": 15,
+    "dashboard_disagreements": 15,
+    "dashboard_failures": 14,
+    "dashboard_report": 14,
+    "dashboard_chart": 11,
     # One judge's labels, the final human labels and how each item came before people.
     "dashboard_estimate": 16,
 }

@@ -70,6 +70,13 @@ class Project(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    data_version = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Bumped in the same transaction as every write of the project's evidence "
+        "(items' revisions, resolutions, verdicts, labels, the split): an O(1) marker of it "
+        "(reviews.services.projects.data: project_data_touch).",
+    )
 
     class Meta:
         ordering = ["name"]

@@ -31,6 +31,7 @@ from django.db.models import Q, QuerySet
 from judging.models import HeldOutAccess, HumanLabel, ItemSplit, Split, SplitDraw
 from judging.services.audit import split_drawn
 from reviews.models import Answer, Item, ItemSlice, Project, QuestionKind, Resolution
+from reviews.services.projects.data import project_data_touch
 from reviews.signals import project_data_changed
 
 SPLIT_CHOICES = ("held_out", "calibration", "all")
@@ -114,6 +115,7 @@ def split_draw(*, actor, project: Project, seed: int, held_out_fraction: float =
         ]
     ItemSplit.objects.bulk_create(rows, batch_size=1000)
     split_drawn(draw, actor)
+    project_data_touch(project)
     # A new split changes every figure: the dashboard recomputes (a GET never queues it).
     transaction.on_commit(lambda: project_data_changed.send(SplitDraw, project=project))
     return draw
@@ -147,6 +149,7 @@ def split_extend(*, project: Project) -> int:
                 if _split_rows(project) != known + start or current_draw(project) != draw:
                     break  # another draw or extend came first: work the rest out again
                 ItemSplit.objects.bulk_create(rows[start : start + LATE_CHUNK])
+                project_data_touch(project)
                 written += len(rows[start : start + LATE_CHUNK])
         else:
             return written

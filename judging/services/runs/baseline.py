@@ -17,6 +17,7 @@ from judging.services.calibration.splits import items_in_split
 from judging.services.imports.criteria import judge_ensure
 from judging.services.runs.baselines import Baseline, BaselineError, judge
 from reviews.models import Project
+from reviews.services.projects.data import project_data_touch
 
 PROVIDER = "baseline"
 
@@ -91,4 +92,5 @@ def baseline_run(
                 )
             )
         Verdict.objects.bulk_create(verdicts, batch_size=1000)
+        project_data_touch(project)
     return BaselineResult(row.name, len(verdicts), len(done), skipped, passed)

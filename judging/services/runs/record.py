@@ -14,6 +14,7 @@ from judging.models import Call, CallStatus, JudgeVersion, Run, Verdict
 from judging.providers import ModelReply, ProviderError
 from judging.services.runs.plan import PlannedCall
 from judging.services.runs.prices import price_in_force, usage_fields
+from reviews.services.projects.data import project_data_touch
 
 RAW_CHARS = 256 * 1024
 CUT_NOTE = "\n[cut: the reply was longer]"
@@ -230,3 +231,4 @@ def record_outcomes(run: Run, version: JudgeVersion, outcomes: list[Outcome]) ->
         output_tokens=F("output_tokens") + tokens_out,
         heartbeat_at=timezone.now(),
     )
+    project_data_touch(run.project_id)  # the flush's verdicts, new or replaced (last: a lock)

@@ -56,6 +56,7 @@ from reviews.services.imports.staging import (
     holdings_abandoned_discard,
     staged_writes,
 )
+from reviews.services.projects.data import project_data_touch
 from reviews.signals import project_data_changed
 
 
@@ -333,6 +334,9 @@ def _write(context: ImportContext, importer: Importer, path: Path | None) -> Non
 
     def finish() -> None:
         _questions_on_import(context)
+        # Every importer's rows (items and their revisions, resolutions, verdicts, labels)
+        # are written by now, in this transaction: it is the project's new data version.
+        project_data_touch(project)
         transaction.on_commit(lambda: project_data_changed.send(Project, project=project))
 
     if staged_writes() and hasattr(importer, "write_staged"):

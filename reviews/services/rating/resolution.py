@@ -36,6 +36,7 @@ from reviews.models import (
     label_problem,
 )
 from reviews.services.events import event_record
+from reviews.services.projects.data import project_data_touch
 from reviews.services.rating.normalise import comparable
 from reviews.signals import project_data_changed
 
@@ -250,7 +251,9 @@ def adjudication_record(
 
 
 def _announce(item: Item) -> None:
+    """New resolutions of `item` (called after they are written, in their transaction)."""
     project = item.project
+    project_data_touch(project)
     transaction.on_commit(lambda: project_data_changed.send(Item, project=project))
 
 
