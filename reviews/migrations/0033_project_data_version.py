@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reviews", "0031_audit_panels_gates_lockouts_slices"),
+        ("reviews", "0032_item_project_id_index"),
     ]
 
     operations = [
