@@ -138,25 +138,22 @@ _DATABASE_FIXTURES = frozenset(
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--only",
-        choices=("database", "database-free"),
-        help="run only the tests that use the database, or only those that touch none (make "
-        "test: the first run on both databases, the second once; a test that touches no "
-        "database, such as the formats, metrics and providers, gives the same result on any)",
+        "--database-tests-only",
+        action="store_true",
+        help="run only tests that use the database (make test-postgres: a test that touches "
+        "none, such as the formats, metrics and providers, gives the same result on any)",
     )
 
 
 def pytest_collection_modifyitems(config, items):
-    only = config.getoption("only")
-    if not only:
+    if not config.getoption("database_tests_only"):
         return
     kept, dropped = [], []
     for item in items:
-        uses_database = bool(
-            item.get_closest_marker("django_db")
-            or _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        uses_database = item.get_closest_marker("django_db") or (
+            _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
         )
-        (kept if uses_database == (only == "database") else dropped).append(item)
+        (kept if uses_database else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
