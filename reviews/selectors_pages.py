@@ -116,13 +116,9 @@ def items_page(
     )
 
 
-# PostgreSQL plans `project_id = 2 ORDER BY id LIMIT 51` as a walk of the primary key that
-# filters on the project: it assumes a project's rows are spread evenly over the ids, and on a
-# site whose older projects hold 200k items the first page skipped all of them (62 ms at 1.2M
-# items, against 0.2 ms). An equality also drops the project from the ORDER BY (a constant), so
-# the (project, id) index cannot win on order either. `= ANY(ARRAY[...])` is not folded into a
-# constant: the lists order by (project_id, id), which only the item indexes that start with the
-# project give, each read from the project's first row. SQLite plans the equality well.
+# PostgreSQL walked the primary key for `project_id = X ORDER BY id` (rows assumed spread over
+# all ids), skipping every older project's rows; an equality is also dropped from the ORDER BY.
+# `= ANY(ARRAY[...])` is no constant, so _BY_ID's order comes from the (project, id) index.
 def _project_condition(project) -> tuple[str, object]:
     if connection.vendor == "postgresql":
         return "i.project_id = ANY(%s)", [project.pk]
@@ -204,8 +200,7 @@ def items_more_than(*, project, filters: ItemFilters, limit: int) -> bool:
     return _bounded_total(*_items_where(project, filters), limit=limit)[1]
 
 
-# The order the (project, id) index reads in (see _project_condition); the bounded count too, so that
-# it reads the index from the project's first row rather than the table from its first page.
+# The (project, id) index's order, for the pages and the bounded count (see _project_condition).
 _BY_ID = "ORDER BY i.project_id, i.id"
 
 
