@@ -141,3 +141,13 @@ class ReadOnly:
 
 class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
     pass
+
+
+class ActorForm:
+    """The admin's form knows who is saving (`form.actor`): its checks are the service's, which
+    depend on that user's roles."""
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.actor = request.user
+        return form

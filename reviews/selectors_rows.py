@@ -1,7 +1,8 @@
 """Row-level exports: every row of one kind in a project, for a team's own analysis.
 
-Each kind is a `RowKind`: typed columns and a query that yields one tuple per row, read with a
-database cursor in chunks (`iterator`) so that memory stays flat however many rows there are.
+Each kind is a `RowKind`: typed columns, a query with one row per export row and the fields it
+reads, read with a database cursor in chunks (`iterator`) so that memory stays flat however many
+rows there are.
 Reviews registers its own kinds below (items, answers, resolutions, approvals, the audit log);
 judging registers calls, verdicts and labels from `judging/apps.py` (reviews knows nothing of
 judging). The writers are `reviews/formats/rows.py`; docs/formats.md lists every column.
@@ -30,13 +31,23 @@ class RowKind:
     name: str
     description: str
     columns: list[Column]
-    # The project's rows as tuples in column order (a values_list, read with iterator()).
-    rows: Callable[[Project], Iterator[tuple]]
+    # The project's rows as a queryset, one per export row (counted: past EXPORT_INLINE_MAX the
+    # page's export is a background job, whose progress shows rows written of this count).
+    query: Callable[[Project], QuerySet]
+    # The ORM paths read from `query`, one per column unless `shape` joins or splits them.
+    fields: list[str]
+    # Rewrites the read tuples into column order, given the project (e.g. "NAME@VERSION").
+    shape: Callable[[Project, Iterator[tuple]], Iterator[tuple]] | None = field(
+        default=None, compare=False
+    )
     # Called once before the rows are read: e.g. judging records a look at held-out items.
     on_export: Callable[..., None] | None = field(default=None, compare=False)
-    # The project's rows as a queryset, one per row (counted: past EXPORT_INLINE_MAX the page's
-    # export is a background job, and the job's progress shows rows written of this count).
-    query: Callable[[Project], QuerySet] | None = field(default=None, compare=False)
+
+    def rows(self, project: Project) -> Iterator[tuple]:
+        """The rows in id order, a chunk at a time (memory stays flat)."""
+        read = self.query(project).order_by("pk").values_list(*self.fields)
+        read = read.iterator(chunk_size=CHUNK)
+        return read if self.shape is None else self.shape(project, read)
 
 
 _KINDS: dict[str, RowKind] = {}
@@ -70,16 +81,16 @@ class RowExport:
 
 def rows_more_than(*, project: Project, kind: str, limit: int) -> bool:
     """Whether `project` has more than `limit` rows of `kind` (reads at most limit + 1 index
-    entries; a kind without a `query` counts as small)."""
+    entries)."""
     found = _KINDS.get(kind)
-    if found is None or found.query is None:
+    if found is None:
         return False
     return found.query(project).order_by().values("pk")[: limit + 1].count() > limit
 
 
 def rows_count(*, project: Project, kind: str) -> int | None:
     found = _KINDS.get(kind)
-    return None if found is None or found.query is None else found.query(project).count()
+    return None if found is None else found.query(project).count()
 
 
 def _counted(rows: Iterator[tuple], progress: Callable[[int], None]) -> Iterator[tuple]:
@@ -112,11 +123,6 @@ def rows_export(
     if found.on_export is not None:
         found.on_export(actor=actor, project=project, kind=kind)
     return RowExport(found, format, chunks)
-
-
-def values(queryset, fields: list[str]) -> Iterator[tuple]:
-    """`fields` (ORM paths, one per column) of `queryset` in id order, a chunk at a time."""
-    return queryset.order_by("pk").values_list(*fields).iterator(chunk_size=CHUNK)
 
 
 _C = Column
@@ -187,65 +193,35 @@ AUDIT = [
 ]
 
 
-def _items_query(project):
-    return Item.objects.filter(project=project)
-
-
-def _answers_query(project):
-    return Answer.objects.filter(question__item__project=project)
-
-
-def _resolutions_query(project):
-    return Resolution.objects.filter(question__item__project=project)
-
-
-def _approvals_query(project):
-    return Approval.objects.filter(item__project=project)
-
-
-def _audit_query(project):
-    return ProjectEvent.objects.filter(project=project)
-
-
-def _items(project):
-    fields = ["external_id", "revision", "title", "status", "input", "output", "expected",
-              "metadata", "created_at", "updated_at"]  # fmt: skip
-    return values(_items_query(project), fields)
-
-
-def _answers(project):
-    fields = ["pk", "question__item__external_id", "revision", "question__kind", "question__key",
-              "rater__username", "seq", "decision", "value", "flagged", "note",
-              "assignment__gold", "created_at"]  # fmt: skip
-    return values(_answers_query(project), fields)
-
-
-def _resolutions(project):
-    fields = ["pk", "question__item__external_id", "revision", "question__kind",
-              "question__key", "decision", "value", "method", "decided_by__username", "reason",
-              "supersedes_id", "created_at"]  # fmt: skip
-    return values(_resolutions_query(project), fields)
-
-
-def _approvals(project):
-    fields = ["pk", "item__external_id", "sequence", "reference__version", "sha256",
-              "approver_name", "approved_at", "key_id", "algorithm", "signature",
-              "imported_from", "correction_reason"]  # fmt: skip
-    return values(_approvals_query(project), fields)
-
-
-def _audit(project):
-    fields = ["pk", "created_at", "actor_name", "action", "target", "before", "after"]
-    return values(_audit_query(project), fields)
-
-
-row_kind_add(RowKind("items", "each item with its content revision", ITEMS, _items,
-                     query=_items_query))  # fmt: skip
-row_kind_add(RowKind("answers", "every rater answer, each change a row", ANSWERS, _answers,
-                     query=_answers_query))  # fmt: skip
-row_kind_add(RowKind("resolutions", "each question's settled answer, history kept", RESOLUTIONS,
-                     _resolutions, query=_resolutions_query))  # fmt: skip
-row_kind_add(RowKind("approvals", "signed approvals of ground truth", APPROVALS, _approvals,
-                     query=_approvals_query))  # fmt: skip
-row_kind_add(RowKind("audit", "the project's audit log (ProjectEvent)", AUDIT, _audit,
-                     query=_audit_query))  # fmt: skip
+row_kind_add(RowKind(
+    "items", "each item with its content revision", ITEMS,
+    query=lambda project: Item.objects.filter(project=project),
+    fields=["external_id", "revision", "title", "status", "input", "output", "expected",
+            "metadata", "created_at", "updated_at"],
+))  # fmt: skip
+row_kind_add(RowKind(
+    "answers", "every rater answer, each change a row", ANSWERS,
+    query=lambda project: Answer.objects.filter(question__item__project=project),
+    fields=["pk", "question__item__external_id", "revision", "question__kind", "question__key",
+            "rater__username", "seq", "decision", "value", "flagged", "note",
+            "assignment__gold", "created_at"],
+))  # fmt: skip
+row_kind_add(RowKind(
+    "resolutions", "each question's settled answer, history kept", RESOLUTIONS,
+    query=lambda project: Resolution.objects.filter(question__item__project=project),
+    fields=["pk", "question__item__external_id", "revision", "question__kind", "question__key",
+            "decision", "value", "method", "decided_by__username", "reason", "supersedes_id",
+            "created_at"],
+))  # fmt: skip
+row_kind_add(RowKind(
+    "approvals", "signed approvals of ground truth", APPROVALS,
+    query=lambda project: Approval.objects.filter(item__project=project),
+    fields=["pk", "item__external_id", "sequence", "reference__version", "sha256",
+            "approver_name", "approved_at", "key_id", "algorithm", "signature",
+            "imported_from", "correction_reason"],
+))  # fmt: skip
+row_kind_add(RowKind(
+    "audit", "the project's audit log (ProjectEvent)", AUDIT,
+    query=lambda project: ProjectEvent.objects.filter(project=project),
+    fields=["pk", "created_at", "actor_name", "action", "target", "before", "after"],
+))  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 from judging.models import Call, HumanLabel, Verdict
 from judging.services.calibration.splits import current_draw, held_out_access_log
 from reviews.formats.rows import Column as _C
-from reviews.selectors_rows import RowKind, row_kind_add, values
+from reviews.selectors_rows import RowKind, row_kind_add
 
 CALLS = [
     _C("call_id", "int"),
@@ -66,46 +66,21 @@ LABELS = [
 ]
 
 
-def _calls_query(project):
-    return Call.objects.filter(run__project=project)
-
-
-def _verdicts_query(project):
-    return Verdict.objects.filter(item__project=project)
-
-
-def _labels_query(project):
-    return HumanLabel.objects.filter(item__project=project)
-
-
-def _calls(project):
-    fields = ["pk", "run_id", "run__version__config__name", "run__version__provider",
-              "run__version__model", "item__external_id", "revision", "sample", "display_order",
-              "status", "reply", "error", "input_tokens", "output_tokens", "attempts",
-              "latency_ms", "price_id", "cost_usd", "fingerprint", "created_at"]  # fmt: skip
-    rows = values(_calls_query(project), fields)
+def _named_version(project, rows):
+    """run_id, then NAME@VERSION for the judge configuration's name in the next column."""
     numbers = dict(
         Call.objects.filter(run__project=project)
         .values_list("run_id", "run__version__number")
         .distinct()
-    )  # one small query: a run's version number, to name the version NAME@VERSION
+    )  # one small query: each run's version number
     for row in rows:
         yield (*row[:2], f"{row[2]}@{numbers[row[1]]}", *row[3:])
 
 
-def _verdicts(project):
-    fields = ["pk", "item__external_id", "revision", "criterion__name", "criterion__version",
-              "judge__provider", "judge__model", "judge__temperature", "judge__prompt_sha256",
-              "sample", "label", "confidence", "explanation", "display_order", "source_name",
-              "created_at"]  # fmt: skip
-    for row in values(_verdicts_query(project), fields):
+def _provider_model(project, rows):
+    """provider and model (columns 5 and 6 as read) joined as one column, provider/model."""
+    for row in rows:
         yield (*row[:5], f"{row[5]}/{row[6]}", *row[7:])
-
-
-def _labels(project):
-    fields = ["pk", "item__external_id", "revision", "criterion__name", "criterion__version",
-              "rater", "label", "note", "source_name", "created_at"]  # fmt: skip
-    return values(_labels_query(project), fields)
 
 
 def _held_out_look(*, actor, project, kind: str) -> None:
@@ -114,9 +89,28 @@ def _held_out_look(*, actor, project, kind: str) -> None:
 
 
 def register() -> None:
-    row_kind_add(RowKind("calls", "every model call of the project's runs", CALLS, _calls,
-                         _held_out_look, query=_calls_query))  # fmt: skip
-    row_kind_add(RowKind("verdicts", "every judge verdict, each sample a row", VERDICTS,
-                         _verdicts, _held_out_look, query=_verdicts_query))  # fmt: skip
-    row_kind_add(RowKind("labels", "every human label by criterion", LABELS, _labels,
-                         _held_out_look, query=_labels_query))  # fmt: skip
+    row_kind_add(RowKind(
+        "calls", "every model call of the project's runs", CALLS,
+        query=lambda project: Call.objects.filter(run__project=project),
+        fields=["pk", "run_id", "run__version__config__name", "run__version__provider",
+                "run__version__model", "item__external_id", "revision", "sample",
+                "display_order", "status", "reply", "error", "input_tokens", "output_tokens",
+                "attempts", "latency_ms", "price_id", "cost_usd", "fingerprint", "created_at"],
+        shape=_named_version, on_export=_held_out_look,
+    ))  # fmt: skip
+    row_kind_add(RowKind(
+        "verdicts", "every judge verdict, each sample a row", VERDICTS,
+        query=lambda project: Verdict.objects.filter(item__project=project),
+        fields=["pk", "item__external_id", "revision", "criterion__name", "criterion__version",
+                "judge__provider", "judge__model", "judge__temperature", "judge__prompt_sha256",
+                "sample", "label", "confidence", "explanation", "display_order", "source_name",
+                "created_at"],
+        shape=_provider_model, on_export=_held_out_look,
+    ))  # fmt: skip
+    row_kind_add(RowKind(
+        "labels", "every human label by criterion", LABELS,
+        query=lambda project: HumanLabel.objects.filter(item__project=project),
+        fields=["pk", "item__external_id", "revision", "criterion__name", "criterion__version",
+                "rater", "label", "note", "source_name", "created_at"],
+        on_export=_held_out_look,
+    ))  # fmt: skip

@@ -21,7 +21,7 @@ from reviews.selectors import (
     item_history,
     next_item_to_adjudicate,
 )
-from reviews.selectors_pages import adjudication_waiting, waiting_items_page
+from reviews.selectors_queues import adjudication_waiting, waiting_items_page
 from reviews.services.approval.approve import (
     STATEMENT,
     ApprovalRefused,

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from reviews.access import project_for_user
 from reviews.models import Role
-from reviews.selectors_pages import my_work
+from reviews.selectors_queues import my_work
 from reviews.services.assignment.queue import assignment_claim_next
 
 

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from reviews.models import Assignment, ItemStatus, Role, Slice
-from reviews.selectors_pages import queue_summary
+from reviews.selectors_queues import queue_summary
 from reviews.selectors_trail import item_trail
 from reviews.services.assignment.batches import batch_create, rater_progress
 from reviews.services.assignment.queue import (

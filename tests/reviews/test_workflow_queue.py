@@ -16,7 +16,7 @@ from reviews.models import (
     ItemStatus,
     Role,
 )
-from reviews.selectors_pages import queue_summary, work_queues
+from reviews.selectors_queues import queue_summary, work_queues
 from reviews.services.assignment.batches import batch_create
 from reviews.services.assignment.queue import (
     QueueError,
@@ -226,12 +226,12 @@ def test_the_raters_own_lapsed_claim_is_not_resumed_as_current(project, raters):
 def test_queue_summary_counts_a_large_pool_up_to_a_limit(
     client, project, items, raters, monkeypatch
 ):
-    monkeypatch.setattr("reviews.selectors_pages.POOL_COUNT_LIMIT", 3)
+    monkeypatch.setattr("reviews.selectors_queues.POOL_COUNT_LIMIT", 3)
     (summary,) = queue_summary(rater=raters[0])
     assert (summary["waiting"], summary["waiting_more"]) == (3, True)
     client.force_login(raters[0])
     assert '<td class="num">3+</td>' in client.get(reverse("my_queue")).content.decode()
-    monkeypatch.setattr("reviews.selectors_pages.POOL_COUNT_LIMIT", 5)
+    monkeypatch.setattr("reviews.selectors_queues.POOL_COUNT_LIMIT", 5)
     (summary,) = queue_summary(rater=raters[0])
     assert (summary["waiting"], summary["waiting_more"]) == (5, False)
 
