@@ -91,22 +91,25 @@ tesseract:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr >/dev/null; \
 	  else echo "tesseract is missing: images will have no words, OCR tests skip (sudo apt-get install tesseract-ocr)"; fi; }
 
-# The two runs side by side, each printed whole when it ends (-O). From a clean clone on the
-# 2-core machine, venv install included: 15m40s (the SQLite run is the long pole: 13m46s; the
-# PostgreSQL one ends after about 6 min). Splitting the SQLite run in two made no difference (the
-# tests are CPU-bound). Browser expectations wait up to 20 s for a busy machine.
+# The two runs side by side, each printed whole when it ends (-O), each on TEST_WORKERS pytest
+# processes (pytest-xdist; whole files to a worker, the longest first: tests/conftest.py
+# LONG_FILES). The suite is CPU-bound: with one process per run the PostgreSQL one ended after
+# 7 min and the SQLite one went on alone on one core to 12m35s; two workers each keep both cores
+# busy to the end. Browser expectations wait up to 20 s for a busy machine.
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 test: install-dev chromium tesseract
 	@$(MAKE) --no-print-directory -j2 -O test-sqlite test-postgres
 
 test-sqlite: install-dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 # Again on PostgreSQL, the tests that use the database, browser tests aside (a test that
 # touches no database, such as the formats, metrics and providers tests, gives the same result
 # on any); required when CI=true.
 test-postgres: install-dev
 	@if $(PY) -c "import psycopg, sys; psycopg.connect('$(TEST_DATABASE_URL)'.rsplit('/', 1)[0] + '/postgres', connect_timeout=3).close()" 2>/dev/null; then \
-	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -q -m "not browser" --database-tests-only; \
+	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -q $(XDIST) -m "not browser" --database-tests-only; \
 	elif [ "$$CI" = true ]; then \
 	  echo "PostgreSQL at $(TEST_DATABASE_URL) is not reachable, and CI requires it." >&2; exit 1; \
 	else \

@@ -145,7 +145,31 @@ def pytest_addoption(parser):
     )
 
 
+# The files that take longest (seconds of one worker on the 2-core machine, measured with
+# `--durations`), run first: `make test` spreads whole files over two workers per database
+# (pytest-xdist, --dist loadfile) in collection order, and a long file taken last would leave
+# one worker running it alone at the end.
+LONG_FILES = (
+    "tests/test_readme.py",  # 110 s: every README command on a fresh copy
+    "tests/browser/test_every_page.py",  # 92 s: every page as every demo role
+    "tests/reviews/test_row_exports.py",  # 80 s: 100k rows in constant memory
+    "tests/test_query_counts.py",  # 60 s: every URL at two site sizes
+    "tests/judging/test_run_worker_kill.py",  # 46 s
+    "tests/test_bench_harness.py",  # 42 s
+    "tests/reviews/test_hostile_inputs.py",  # 40 s
+    "tests/test_long_import_sqlite.py",  # 29 s
+    "tests/reviews/test_import_worker_resume.py",  # 21 s
+    "tests/reviews/test_import_staging.py",  # 21 s
+)
+_ROOT = Path(__file__).resolve().parent.parent
+
+
 def pytest_collection_modifyitems(config, items):
+    missing = [name for name in LONG_FILES if not (_ROOT / name).exists()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py LONG_FILES names no file: {missing}")
+    rank = {name: n for n, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
     if not config.getoption("database_tests_only"):
         return
     kept, dropped = [], []
