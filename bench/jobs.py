@@ -15,7 +15,10 @@ Per size, a fresh project of N items, each judged `pass`/`fail` by one judge on 
     the file to storage): the GET and the job.
 
 Then, once, the row export of a 1,000-item project's items as CSV, streamed from the request
-(at EXPORT_INLINE_MAX, the largest export that still does): the whole download's ms.
+(at EXPORT_INLINE_MAX, the largest export that still does): the whole download's ms. And the
+ground-truth export as review files (each item approved, signed, with a review file): of
+``--ground-truth`` items (default 5,000; past GROUND_TRUTH_INLINE_MAX: the POST and the job that
+writes the .zip), and of GROUND_TRUTH_INLINE_MAX items from the request (the whole download).
 
 Prints ms per request and seconds per job with what the job said, and the longest wait of
 another writer while the job ran (a one-row UPDATE every 50 ms from a second thread, as a
@@ -123,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000])
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--ground-truth", type=int, nargs="*", default=[5_000], metavar="N")
     args = parser.parse_args([] if argv is None else argv)
     os.environ["TASKS_BACKEND"] = "database"  # queued, then run here as the worker runs it
     if args.database == "postgresql":
@@ -158,7 +162,59 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"RESULT jobs_{key}_post_ms_{n}={post_ms:.1f}")
                 print(f"RESULT jobs_{key}_job_s_{n}={seconds:.2f}")
         _inline_export()
+        for n in args.ground_truth:
+            project, admin = _approved_project(n)
+            client = Client()
+            client.force_login(admin)
+            url = reverse("project_export", args=[project.slug])
+            post_ms, status, seconds, said = _timed(client, url, {"format": "review"})
+            name = "ground-truth export: review files"
+            print(f"| {n:,} | {name} | {post_ms:.1f} | {status} | {seconds:.2f} | {said} |")
+            print(f"RESULT jobs_ground_truth_post_ms_{n}={post_ms:.1f}")
+            print(f"RESULT jobs_ground_truth_job_s_{n}={seconds:.2f}")
+        _inline_ground_truth()
     return 0
+
+
+def _approved_project(n: int):
+    """A project of `n` items, each with a review file and approved (signed) by its admin."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from reviews.models import Item, Project, Role
+    from reviews.services.approval.ground_truth import approval_sign
+    from reviews.services.projects.members import membership_add
+
+    project = Project.objects.create(slug=f"bench-ground-truth-{n}", name=f"ground truth {n}")
+    admin = get_user_model().objects.create_user(f"bench-gt-admin-{n}", password=None)
+    membership_add(actor=None, project=project, user=admin, role=Role.ADMIN)
+    with transaction.atomic():
+        for k in range(n):
+            case = f"case-{k:07d}"
+            item = Item.objects.create(project=project, external_id=case,
+                                       metadata={"review_file": {"case_id": case}})  # fmt: skip
+            rows = [{"path": "$.total", "expected_value": str(k)}]
+            approval_sign(actor=admin, item=item, rows=rows, reason="")
+    return project, admin
+
+
+def _inline_ground_truth() -> None:
+    """The largest ground-truth export that still answers from the request."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from reviews.services.jobs.exports import GROUND_TRUTH_INLINE_MAX
+
+    project, admin = _approved_project(GROUND_TRUTH_INLINE_MAX)
+    client = Client()
+    client.force_login(admin)
+    start = time.perf_counter()
+    response = client.post(reverse("project_export", args=[project.slug]), {"format": "review"})
+    ms = (time.perf_counter() - start) * 1000
+    assert response.status_code == 200, response
+    print(f"ground-truth export of {GROUND_TRUTH_INLINE_MAX:,} review files from the request: "
+          f"{ms:.1f} ms, {len(response.content):,} bytes")  # fmt: skip
+    print(f"RESULT jobs_ground_truth_inline_ms_{GROUND_TRUTH_INLINE_MAX}={ms:.1f}")
 
 
 def _inline_export() -> None:

@@ -58,14 +58,21 @@ class ReviewsConfig(AppConfig):
 
 def _jobs_register():
     """Reviews' own job kinds besides the bulk actions: a row export past EXPORT_INLINE_MAX rows
-    (its module says why it runs in steps)."""
-    from reviews.forms_inputs import RowExportForm
+    and the ground-truth .zip past GROUND_TRUTH_INLINE_MAX items (their module says why they
+    run in steps); the ground truth's for its exporters, admins and approvers."""
+    from reviews.access import EXPORTERS
+    from reviews.forms_inputs import GroundTruthExportForm, RowExportForm
+    from reviews.reports.exports import NothingToExport
     from reviews.selectors_rows import RowExportError
     from reviews.services.jobs import exports
     from reviews.services.jobs.registry import JobKind, job_kind_add
 
     job_kind_add(JobKind(exports.KIND, "Row export", RowExportForm, exports.rows_export_write,
                          refusals=(RowExportError,), progress=True, in_steps=True))  # fmt: skip
+    job_kind_add(JobKind(exports.GROUND_TRUTH_KIND, "Ground-truth export", GroundTruthExportForm,
+                         exports.ground_truth_export_write,
+                         refusals=(NothingToExport, RowExportError), progress=True,
+                         roles=tuple(EXPORTERS), in_steps=True))  # fmt: skip
 
 
 def _item_actions_register():

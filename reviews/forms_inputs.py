@@ -7,6 +7,7 @@ from django import forms
 
 from reviews.formats.rows import ROW_FORMATS
 from reviews.models import Role
+from reviews.reports.exports import EXPORT_FORMATS
 from reviews.selectors_rows import row_kinds
 
 
@@ -57,6 +58,15 @@ class CursorForm(forms.Form):
 
     def cursor(self) -> str:
         return self.cleaned_data["after"] if self.is_valid() else ""
+
+
+class GroundTruthExportForm(forms.Form):
+    """The project page's ground-truth export: which format (also a job kind's form)."""
+
+    format = forms.ChoiceField(choices=[(f, f) for f in EXPORT_FORMATS])
+
+    def __init__(self, data=None, *, project=None):
+        super().__init__(data)
 
 
 class RowExportForm(forms.Form):

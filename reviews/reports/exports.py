@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from reviews.formats.reference import (
     ApprovedReference,
@@ -30,10 +32,13 @@ from reviews.models import (
     QuestionKind,
     Resolution,
 )
+from reviews.selectors import current_approvals
 from reviews.services.approval.ground_truth import approval_block, bound_of
 from reviews.services.events import events_record
 
 EXPORT_FORMATS = ("review", "reference", "csv")
+CHUNK = 500  # approvals read at a time by `zip_export` (each with its item and rows)
+PROGRESS_EVERY = 100  # items between two progress reports of `zip_export`
 
 
 @dataclass(frozen=True)
@@ -42,14 +47,11 @@ class ApprovedItem:
     approval: Approval
 
 
-def approved_items(project) -> Iterator[ApprovedItem]:
-    """Every item whose current ground truth came through an approval, by external id."""
-    approvals = (
-        Approval.objects.filter(item__project=project, reference__superseded_by__isnull=True)
-        .select_related("item", "reference__supersedes", "reference__derived_from", "approver")
-        .order_by("item__external_id")
-    )
-    for approval in approvals:
+def approved_items(project, *, chunk_size: int | None = None) -> Iterator[ApprovedItem]:
+    """Every item whose current ground truth came through an approval, by external id (read
+    `chunk_size` rows at a time when given)."""
+    approvals = current_approvals(project).select_related("approver")
+    for approval in approvals.iterator(chunk_size=chunk_size) if chunk_size else approvals:
         yield ApprovedItem(approval.item, approval)
 
 
@@ -152,50 +154,128 @@ class NothingToExport(Exception):
     """The export would be empty: nothing approved, or no review file among the approved."""
 
 
+def _format_check(format: str) -> None:
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {format!r}; choose one of {EXPORT_FORMATS}")
+
+
+def _nothing_approved(project) -> NothingToExport:
+    return NothingToExport(
+        f"nothing to export: no item of {project.slug} is approved yet (an approver signs "
+        "each item on its Approve page)"
+    )
+
+
+def _no_review_files(approved: int) -> NothingToExport:
+    return NothingToExport(
+        f"nothing to export as review files: none of the {approved} approved items "
+        "came from a review file; export references or CSV"
+    )
+
+
+def _json_member(format: str, entry: ApprovedItem) -> tuple[str, bytes] | None:
+    """An item's file in the `review` or `reference` export (None: no review file)."""
+    name = _safe_name(entry.item.external_id)
+    if format == "reference":
+        return f"{name}.reference.json", dump_reference_json(reference_document(entry))
+    review = review_document(entry)
+    return None if review is None else (f"{name}.review.json", dump_review_file(review))
+
+
 def files_export(*, actor, project, format: str) -> dict[str, bytes]:
     """{file name: content} for the chosen format; records an `exported` event per item.
     Refused (NothingToExport) when it would be empty: an empty export verifies nothing."""
-    if format not in EXPORT_FORMATS:
-        raise ValueError(f"unknown export format {format!r}; choose one of {EXPORT_FORMATS}")
+    _format_check(format)
     entries = list(approved_items(project))
     if not entries:
-        raise NothingToExport(
-            f"nothing to export: no item of {project.slug} is approved yet (an approver signs "
-            "each item on its Approve page)"
-        )
+        raise _nothing_approved(project)
     files: dict[str, bytes] = {}
     if format == "csv":
         buffer = io.StringIO()
         write_reference_csv(buffer, reference_csv_rows(reference_document(e) for e in entries))
         name = f"{project.slug}-ground-truth.csv"
         files[name] = buffer.getvalue().encode("utf-8")
-        files[name + SIGNATURES_SUFFIX] = _csv_signatures(name, entries)
+        files[name + SIGNATURES_SUFFIX] = _csv_signatures(name, [_signed(e) for e in entries])
     for entry in entries if format != "csv" else []:
-        name = _safe_name(entry.item.external_id)
-        if format == "reference":
-            files[f"{name}.reference.json"] = dump_reference_json(reference_document(entry))
-        else:
-            review = review_document(entry)
-            if review is not None:
-                files[f"{name}.review.json"] = dump_review_file(review)
+        if member := _json_member(format, entry):
+            files[member[0]] = member[1]
     if not files:
-        raise NothingToExport(
-            f"nothing to export as review files: none of the {len(entries)} approved items "
-            "came from a review file; export references or CSV"
-        )
-    events_record(
-        kind=EventKind.EXPORTED,
-        actor=actor,
-        lines=(
-            (e.item, {"format": format, "version": e.approval.reference.version}) for e in entries
-        ),
-    )
+        raise _no_review_files(len(entries))
+    exported_record(actor=actor, format=format, exported=map(_exported, entries))
     return files
 
 
-def _csv_signatures(csv_name: str, entries: list[ApprovedItem]) -> bytes:
+def zip_export(
+    out: BinaryIO, *, project, format: str, progress: Callable[[int, int], None] | None = None
+) -> list[tuple[int, int]]:
+    """The export as one .zip written into the binary file `out` a member at a time (the
+    approvals read in chunks: never the whole archive in memory); `progress(items, total)`
+    as it goes. Returns each exported item's (pk, version) for `exported_record`, which the
+    caller runs once the file is where it goes. Refused (NothingToExport) when empty."""
+    _format_check(format)
+    total = current_approvals(project).count()
+    if not total:
+        raise _nothing_approved(project)
+    exported: list[tuple[int, int]] = []
+
+    def entries() -> Iterator[ApprovedItem]:
+        for entry in approved_items(project, chunk_size=CHUNK):
+            exported.append(_exported(entry))
+            if progress and len(exported) % PROGRESS_EVERY == 0:
+                progress(len(exported), total)
+            yield entry
+
+    members = 0
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        if format == "csv":
+            members = _csv_zip(archive, project, entries())
+        for entry in entries() if format != "csv" else ():
+            if member := _json_member(format, entry):
+                archive.writestr(*member)
+                members += 1
+    if not members:
+        raise _no_review_files(len(exported))
+    if progress:
+        progress(len(exported), len(exported))
+    return exported
+
+
+def _csv_zip(archive: zipfile.ZipFile, project, entries: Iterator[ApprovedItem]) -> int:
+    """The CSV streamed into the archive, then its signature file (the approval blocks are
+    kept meanwhile: a few hundred bytes an item, not its rows); the members written."""
+    name = f"{project.slug}-ground-truth.csv"
+    signed: list[dict] = []
+
+    def documents() -> Iterator[ApprovedReference]:
+        for entry in entries:
+            signed.append(_signed(entry))
+            yield reference_document(entry)
+
+    with archive.open(name, "w") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as text:
+        write_reference_csv(text, reference_csv_rows(documents()))
+    archive.writestr(name + SIGNATURES_SUFFIX, _csv_signatures(name, signed))
+    return 2
+
+
+def exported_record(*, actor, format: str, exported: Iterable[tuple[int, int]], **data) -> int:
+    """One `exported` event per (item pk, version) exported; `data`: what else each says."""
+    return events_record(
+        kind=EventKind.EXPORTED,
+        actor=actor,
+        lines=((pk, {"format": format, "version": version, **data}) for pk, version in exported),
+    )
+
+
+def _exported(entry: ApprovedItem) -> tuple[int, int]:
+    return entry.item.pk, entry.approval.reference.version
+
+
+def _signed(entry: ApprovedItem) -> dict:
+    return {**bound_of(entry.approval), **approval_block(entry.approval)}
+
+
+def _csv_signatures(csv_name: str, approvals: list[dict]) -> bytes:
     """The CSV's signature file: one approval block per case (its rows are the CSV's rows)."""
-    approvals = [{**bound_of(e.approval), **approval_block(e.approval)} for e in entries]
     data = {"format": FORMAT, "csv": csv_name, "approvals": approvals}
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -215,6 +295,8 @@ __all__ = [
     "approved_items",
     "NothingToExport",
     "files_export",
+    "zip_export",
+    "exported_record",
     "reference_document",
     "review_document",
 ]

@@ -18,6 +18,7 @@ from reviews.forms import (
 )
 from reviews.models import ItemStatus, Role
 from reviews.selectors_rows import row_kinds
+from reviews.services.jobs.exports import GROUND_TRUTH_INLINE_MAX
 from reviews.services.projects.members import project_create, project_settings_update
 from reviews.services.projects.questions import question_define
 from reviews.services.rating.quality import (
@@ -62,6 +63,7 @@ def project_home(request, slug):
             "rater_alerts": rater_alerts(access.project) if access.is_admin else [],
             "row_kinds": row_kinds().values() if access.is_admin else [],
             "row_formats": ROW_FORMATS,
+            "ground_truth_inline_max": GROUND_TRUTH_INLINE_MAX,
         },
     )
 

@@ -24,7 +24,9 @@ class JobKind:
     # Refusals the service raises on bad input: the job fails with the reason, nothing changed.
     refusals: tuple[type[Exception], ...] = ()
     progress: bool = False  # `run` takes progress=callable(done, total)
-    roles: tuple[str, ...] = ("admin",)  # Role values the starter must still hold when it runs
+    # Role values the starter must still hold when it runs; they are also who may watch the
+    # job's page and download its file (reviews/views/jobs.py).
+    roles: tuple[str, ...] = ("admin",)
     # The service commits its own short steps and may run again after a crash (it skips what is
     # done): the worker runs it outside one long transaction, so on SQLite other writers (the
     # raters' saves) get the write lock between steps. False: the work and the job's outcome
