@@ -183,13 +183,15 @@ def _json_member(format: str, entry: ApprovedItem) -> tuple[str, bytes] | None:
 
 
 def files_export(*, actor, project, format: str) -> dict[str, bytes]:
-    """{file name: content} for the chosen format; records an `exported` event per item.
+    """{file name: content} for the chosen format; records an `exported` event per item whose
+    file it holds (a review export has none for items without a review file).
     Refused (NothingToExport) when it would be empty: an empty export verifies nothing."""
     _format_check(format)
     entries = list(approved_items(project))
     if not entries:
         raise _nothing_approved(project)
     files: dict[str, bytes] = {}
+    exported = list(entries) if format == "csv" else []  # the items whose file it holds
     if format == "csv":
         buffer = io.StringIO()
         write_reference_csv(buffer, reference_csv_rows(reference_document(e) for e in entries))
@@ -199,9 +201,10 @@ def files_export(*, actor, project, format: str) -> dict[str, bytes]:
     for entry in entries if format != "csv" else []:
         if member := _json_member(format, entry):
             files[member[0]] = member[1]
+            exported.append(entry)
     if not files:
         raise _no_review_files(len(entries))
-    exported_record(actor=actor, format=format, exported=map(_exported, entries))
+    exported_record(actor=actor, format=format, exported=map(_exported, exported))
     return files
 
 
@@ -210,51 +213,56 @@ def zip_export(
 ) -> list[tuple[int, int]]:
     """The export as one .zip written into the binary file `out` a member at a time (the
     approvals read in chunks: never the whole archive in memory); `progress(items, total)`
-    as it goes. Returns each exported item's (pk, version) for `exported_record`, which the
-    caller runs once the file is where it goes. Refused (NothingToExport) when empty."""
+    as it goes. Returns the (pk, version) of each item whose file is in the archive (a review
+    export leaves out items without a review file) for `exported_record`, which the caller
+    runs once the file is where it goes. Refused (NothingToExport) when empty."""
     _format_check(format)
     total = current_approvals(project).count()
     if not total:
         raise _nothing_approved(project)
+    seen = 0
     exported: list[tuple[int, int]] = []
 
     def entries() -> Iterator[ApprovedItem]:
+        nonlocal seen
         for entry in approved_items(project, chunk_size=CHUNK):
-            exported.append(_exported(entry))
-            if progress and len(exported) % PROGRESS_EVERY == 0:
-                progress(len(exported), total)
+            seen += 1
+            if progress and seen % PROGRESS_EVERY == 0:
+                progress(seen, total)
             yield entry
 
-    members = 0
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         if format == "csv":
-            members = _csv_zip(archive, project, entries())
+            _csv_zip(archive, project, entries(), exported)
         for entry in entries() if format != "csv" else ():
             if member := _json_member(format, entry):
                 archive.writestr(*member)
-                members += 1
-    if not members:
-        raise _no_review_files(len(exported))
+                exported.append(_exported(entry))
+    if not exported:
+        raise _no_review_files(seen)
     if progress:
-        progress(len(exported), len(exported))
+        progress(seen, seen)
     return exported
 
 
-def _csv_zip(archive: zipfile.ZipFile, project, entries: Iterator[ApprovedItem]) -> int:
+def _csv_zip(
+    archive: zipfile.ZipFile, project, entries: Iterator[ApprovedItem], exported: list
+) -> None:
     """The CSV streamed into the archive, then its signature file (the approval blocks are
-    kept meanwhile: a few hundred bytes an item, not its rows); the members written."""
+    kept meanwhile: a few hundred bytes an item, not its rows); each item's (pk, version)
+    appended to `exported`."""
     name = f"{project.slug}-ground-truth.csv"
     signed: list[dict] = []
 
     def documents() -> Iterator[ApprovedReference]:
         for entry in entries:
             signed.append(_signed(entry))
+            exported.append(_exported(entry))
             yield reference_document(entry)
 
     with archive.open(name, "w") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as text:
         write_reference_csv(text, reference_csv_rows(documents()))
     archive.writestr(name + SIGNATURES_SUFFIX, _csv_signatures(name, signed))
-    return 2
 
 
 def exported_record(*, actor, format: str, exported: Iterable[tuple[int, int]], **data) -> int:
