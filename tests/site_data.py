@@ -200,6 +200,14 @@ def webhook_log_grow(hook, deliveries: int) -> None:
             )
 
 
+def _export_job(project, actor, kind: str, data: dict) -> Job:
+    """A finished export job of the project page's (its file long gone from storage)."""
+    return Job.objects.create(
+        project=project, created_by=actor, kind=kind, status=Job.Status.SUCCEEDED,
+        params={"data": data, "extra": {"file": f"exports/{project.pk}/gone.zip"}},
+    )  # fmt: skip
+
+
 def site_build(stub_url: str) -> Site:
     call_command("load_demo", verbosity=0)
     users = _users()
@@ -214,6 +222,7 @@ def site_build(stub_url: str) -> Site:
         run_create(config=config.config, split="calibration", limit=1)
     referenced_item(judged, "inv-1", INVOICE_ROWS)
     job = ImportJob.objects.create(project=demo, created_by=alex, original_name="more.csv")
+    _export_job(demo, alex, "ground_truth_export", {"format": ["review"]})  # Recent exports
     _approved_case(judged, users)
     assignment = assignment_claim_next(rater=users["rita"], project=demo)
     for project in (demo, judged):
@@ -247,8 +256,8 @@ def site_grow(
 ) -> None:
     """More of everything the pages list: projects for the same users (each with a judge),
     judge configurations, versions of the visited judge with a run each, items, members,
-    import jobs, score runs, API tokens, approved items and lines on the visited item's
-    timeline."""
+    import and export jobs, score runs, API tokens, approved items and lines on the visited
+    item's timeline."""
     users = _users()
     alex = users["alex"]
     for k in range(projects):
@@ -275,6 +284,8 @@ def site_grow(
         ImportJob.objects.create(project=site.demo, created_by=alex, original_name=f"{k}.csv")
         token_create(actor=alex, name=f"more-{k}")
         event_record(item=site.item, kind=EventKind.EXPORTED, actor=member)  # its timeline
+        _export_job(site.demo, member, "rows_export", {"kind": ["answers"], "format": ["csv"]})
+        _export_job(site.demo, member, "ground_truth_export", {"format": ["csv"]})
     _import(site.demo, alex, folder, [item_record(f"grown-{n}") for n in range(20)])
     for k in range(3):
         _score(site.judged, alex, str(5 + k))

@@ -148,7 +148,7 @@ PINNED = {
     "project_new": 2,
     "my_queue": 4,
     "api_tokens": 3,
-    "project_home": 11,
+    "project_home": 12,  # + the recent export jobs (with who started each)
     "rater_quality": 9,
     "project_instructions": 3,
     "project_settings": 3,

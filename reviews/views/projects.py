@@ -17,6 +17,7 @@ from reviews.forms import (
     RaterQualitySettingForm,
 )
 from reviews.models import ItemStatus, Role
+from reviews.selectors_admin import recent_exports
 from reviews.selectors_rows import row_kinds
 from reviews.services.jobs.exports import GROUND_TRUTH_INLINE_MAX
 from reviews.services.projects.members import project_create, project_settings_update
@@ -64,6 +65,7 @@ def project_home(request, slug):
             "row_kinds": row_kinds().values() if access.is_admin else [],
             "row_formats": ROW_FORMATS,
             "ground_truth_inline_max": GROUND_TRUTH_INLINE_MAX,
+            "recent_exports": recent_exports(access.project, access.roles),
         },
     )
 

@@ -37,7 +37,8 @@ pytestmark = pytest.mark.django_db
 #   bounded total, and one page of items with their question counts (2) = 7 (a project admin
 #   also gets the bulk actions' raters, batches and criteria);
 # - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
-# - project_home: a bounded count per item status (4) and the rater's assignment counts = 8;
+# - project_home: a bounded count per item status (4), the rater's assignment counts and the
+#   export jobs its roles may open (five at most) = 9;
 # - my_queue: its list of projects carries each one's bounded pool count; then the rater's
 #   assignments counted per project (1), and the adjudication and approval queues with their
 #   bounded counts (1), whatever the number of projects = 5.
@@ -48,7 +49,7 @@ PINNED = {
     "item_list_filtered": 7,
     "adjudication_queue": 5,
     "approval_queue": 5,
-    "project_home": 8,
+    "project_home": 9,  # + the recent export jobs it may open
     "my_queue": 5,
 }
 SIZES = (1_000, 100_000)
