@@ -13,6 +13,8 @@ import threading
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
@@ -22,7 +24,7 @@ from judging.services.judges.configs import JudgeSettings, judge_config_save
 from judging.services.runs.control import run_create
 from judging.services.runs.runner import run_execute
 from judging.stub_model import make_server
-from reviews.models import Item, Project, Role
+from reviews.models import Item, Job, Project, Role
 from reviews.services.projects.members import membership_add
 from tests.browser.axe import axe_violations, with_axe
 from tests.browser.conftest import ARTIFACTS
@@ -127,6 +129,18 @@ def _stub_run(project) -> Run:
         server.server_close()
 
 
+def _exports(project, by) -> None:
+    """The project page's Recent exports: a finished ground-truth .zip (its file stored) and a
+    row export still running."""
+    name = default_storage.save(f"exports/{project.pk}/browser.zip", ContentFile(b"PK"))
+    for kind, status, data in [
+        ("ground_truth_export", Job.Status.SUCCEEDED, {"format": ["review"]}),
+        ("rows_export", Job.Status.RUNNING, {"kind": ["answers"], "format": ["parquet"]}),
+    ]:
+        params = {"data": data, "extra": {"file": name}}
+        Job.objects.create(project=project, created_by=by, kind=kind, status=status, params=params)
+
+
 def _site(tmp_path) -> dict[str, str]:
     """The demo, a judge run, an import and a score run; every page's path by name."""
     call_command("load_demo")
@@ -137,6 +151,7 @@ def _site(tmp_path) -> dict[str, str]:
     referenced_item(scored, "inv-1", INVOICE_ROWS)
     alex = get_user_model().objects.get(username="alex")
     membership_add(actor=None, project=scored, user=alex, role=Role.ADMIN)
+    _exports(demo, alex)
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("".join(json.dumps(r) + "\n" for r in invoice_predictions("inv-1")))
     items = tmp_path / "more.csv"
