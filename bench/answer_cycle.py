@@ -12,7 +12,7 @@ turns: the review page (GET), the htmx autosave of one answer, submit & next (th
 next claim). Per request kind it prints the median and mean CPU of the process
 (``time.process_time``: the database server's CPU is not in it, SQLite's is) and the statements
 run. This is the figure that does not move with the machine's load, as wall time over HTTP does.
-``--profile KIND`` ("review page", "save", "submit") adds a cProfile (CPU time) of that kind's requests.
+``--sql`` prints the statements of the last cycle; ``--profile KIND`` ("review page", "save", "submit") adds a cProfile (CPU time) of that kind's requests.
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ class Counted:
     """Counts the statements run through the connection (execute_wrapper: no query log)."""
 
     def __init__(self):
-        self.n = 0
+        self.n, self.sql = 0, []
 
     def __call__(self, execute, sql, params, many, context):
         self.n += 1
+        self.sql.append(sql)
         return execute(sql, params, many, context)
 
 
@@ -59,6 +60,7 @@ class Rater:
         self.client.cookies["csrftoken"] = secret
         self.headers = {"HTTP_X_CSRFTOKEN": secret}
         self.item = self._item(self.client.post(f"/p/{slug}/review/next/", **self.headers))
+        self.last_sql: dict[str, list[str]] = {}
 
     @staticmethod
     def _item(response) -> int:
@@ -84,7 +86,7 @@ class Rater:
     def cycle(self, cpu: dict, statements: dict, counted: Counted, profiles: dict) -> None:
         for kind, request in self.requests():
             profile = profiles.get(kind)
-            counted.n = 0
+            counted.n, counted.sql = 0, []
             start = time.process_time()
             if profile:
                 profile.enable()
@@ -93,6 +95,7 @@ class Rater:
                 profile.disable()
             cpu[kind].append((time.process_time() - start) * 1000)
             statements[kind].append(counted.n)
+            self.last_sql[kind] = counted.sql
             if kind == "submit":
                 self.item = self._item(response)
             else:
@@ -113,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raters", type=int, default=16)
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--profile", choices=KINDS, action="append", default=[])
+    parser.add_argument("--sql", action="store_true", help="print the last cycle's statements")
     parser.add_argument("--top", type=int, default=35, help="rows of each profile")
     args = parser.parse_args([] if argv is None else argv)
     if args.database == "postgresql":
@@ -169,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"{'cycle':<12} {total:>8.2f}   (wall {wall / args.cycles * 1000:.1f} ms per cycle)")
     print(f"RESULT answer_cycle_cpu_ms={total:.2f}")
+    if args.sql:
+        for kind, sql in raters[(args.cycles - 1) % len(raters)].last_sql.items():
+            print(f"\n--- statements: {kind} ---")
+            print("\n".join(f"{n:>3}. {statement[:160]}" for n, statement in enumerate(sql, 1)))
     for kind, profile in profiles.items():
         out = io.StringIO()
         pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.top)
