@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from evalsite import raw_rows
@@ -225,16 +224,27 @@ def _same(answer: Answer, given: AnswerInput) -> bool:
 def _questions_to_answer(assignment: Assignment) -> tuple[list[Question], list[Question]]:
     """The questions the rater answers (a gold item: all; else the open ones), and those of
     them still unanswered (a criterion or pairwise question: on the item's current revision),
-    in one query."""
-    answered = Answer.objects.filter(question=OuterRef("pk"), rater_id=assignment.rater_id).filter(
-        Q(revision=OuterRef("item__revision")) | Q(question__kind=QuestionKind.FIELD)
+    in one query. Written by hand (`raw_rows`): every submit runs it, and building its EXISTS
+    through the ORM cost a third of the submit's service CPU (bench/README.md, issue #33). The
+    item is locked and loaded by the caller, so its revision is a parameter, not a join."""
+    status = "" if assignment.gold else " AND q.status = %s"
+    rows = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Question, 'q')}, EXISTS("  # noqa: S608 (names from the model)
+        "SELECT 1 FROM reviews_answer a WHERE a.question_id = q.id AND a.rater_id = %s"
+        " AND (a.revision = %s OR q.kind = %s))"
+        f" FROM reviews_question q WHERE q.item_id = %s{status} ORDER BY q.position, q.id",
+        [
+            assignment.rater_id,
+            assignment.item.revision,
+            QuestionKind.FIELD,
+            assignment.item_id,
+            *([] if assignment.gold else [QuestionStatus.OPEN]),
+        ],
+        Question,
+        extra=1,
     )
-    questions = Question.objects.filter(item_id=assignment.item_id)
-    if not assignment.gold:
-        questions = questions.filter(status=QuestionStatus.OPEN)
-    # order_by: the model's order for one item, without the joins its ordering brings.
-    questions = list(questions.annotate(answered=Exists(answered)).order_by("position", "id"))
-    return questions, [q for q in questions if not q.answered]
+    questions = [question for question, _ in rows]
+    return questions, [question for question, answered in rows if not answered]
 
 
 def assignment_submit(*, actor, assignment: Assignment) -> Assignment:
