@@ -26,6 +26,11 @@ from reviews.models import (
     Resolution,
     Role,
 )
+from reviews.selectors_workspace import (
+    workspace_answers,
+    workspace_candidates,
+    workspace_questions,
+)
 from reviews.services.jobs.registry import KINDS
 
 COUNT_LIMIT = 1_000  # list totals are exact up to here, then "1,000+"
@@ -148,26 +153,19 @@ def rater_workspace(
     own answers only. On a gold assignment (`gold`) every question, shown as open: the page
     must not tell a gold item from any other.
 
-    Three queries whatever the project size: questions, candidates with their sources, and
-    the rater's own answers (filtered by rater in SQL: other raters' rows never leave the DB).
+    Three queries whatever the project size, written by hand (`reviews/selectors_workspace.py`):
+    questions, candidates with their sources, and the rater's own answers (filtered by rater
+    in SQL: other raters' rows never leave the DB).
     `pairwise_orders`: the display orders by question pk, or a function giving them for the
     questions shown (the review page's, from the questions read here: no query of its own).
     """
-    questions = (
-        item.questions.all()
-        if settled or gold
-        else item.questions.filter(status=QuestionStatus.OPEN)
-    )
-    questions = list(questions.order_by("position", "id"))
+    questions = workspace_questions(item, every=settled or gold)
     if callable(pairwise_orders):
         pairwise_orders = pairwise_orders(questions)
-    claims = Claim.objects.filter(question__in=questions).select_related("source__document")
     by_question: dict[int, list[Claim]] = {}
-    for claim in claims.order_by("position", "id"):
+    for claim in workspace_candidates(questions):
         by_question.setdefault(claim.question_id, []).append(claim)
-    mine: dict[int, Answer] = {}
-    for answer in Answer.objects.filter(question__in=questions, rater=rater).order_by("seq"):
-        mine[answer.question_id] = answer
+    mine = {answer.question_id: answer for answer in workspace_answers(questions, rater)}
     asked_again = {q.pk for q in questions if q.kind != QuestionKind.FIELD}
     earlier = {pk: a for pk, a in mine.items() if a.revision != item.revision and pk in asked_again}
     return [
