@@ -29,6 +29,7 @@ from reviews.models import (
 from reviews.selectors_workspace import (
     workspace_answers,
     workspace_candidates,
+    workspace_documents,
     workspace_questions,
 )
 from reviews.services.jobs.registry import KINDS
@@ -237,11 +238,9 @@ def item_history(item) -> tuple:
 
 
 def item_documents(item) -> list[Document]:
-    """The item's evidence documents in source order, each once."""
-    seen: dict[int, Document] = {}
-    for source in item.sources.select_related("document").order_by("position", "id"):
-        seen.setdefault(source.document_id, source.document)
-    return list(seen.values())
+    """The item's evidence documents in source order, each once (read by hand: every review
+    page shows them, `reviews/selectors_workspace.py`)."""
+    return workspace_documents(item)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The rater workspace's three reads (questions, candidates, the rater's own answers), written
+"""The rater workspace's reads (questions, candidates, the rater's own answers, the item's
+documents), written
 by hand (`evalsite/raw_rows.py` says why): every review page runs them, and building them
 through the ORM cost a third of the page's view (bench/README.md, issue #33). Same rows, same
 order and the same related instances as the ORM's: `reviews/selectors.py: rater_workspace`."""
@@ -65,3 +66,18 @@ def workspace_answers(questions: list[Question], rater) -> list[Answer]:
         Answer,
     )
     return [answer for (answer,) in rows]
+
+
+def workspace_documents(item) -> list[Document]:
+    """The item's evidence documents in source order (position, then id), each once."""
+    rows = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Document, 'd')} FROM reviews_itemsource s"  # noqa: S608
+        " JOIN reviews_document d ON d.id = s.document_id"
+        " WHERE s.item_id = %s ORDER BY s.position, s.id",
+        [item.pk],
+        Document,
+    )
+    seen: dict[int, Document] = {}
+    for (document,) in rows:
+        seen.setdefault(document.pk, document)
+    return list(seen.values())

@@ -4,10 +4,11 @@ candidate without a source has None), on SQLite and on PostgreSQL."""
 
 import pytest
 
-from reviews.models import Answer, Claim, QuestionStatus, Role
+from reviews.models import Answer, Claim, ItemSource, QuestionStatus, Role
 from reviews.selectors_workspace import (
     workspace_answers,
     workspace_candidates,
+    workspace_documents,
     workspace_questions,
 )
 from tests.factories import member
@@ -80,3 +81,19 @@ def test_only_the_raters_own_answers_oldest_first(project, item, rate):
     assert [_fields(a) for a in read] == [_fields(a) for a in orm]
     assert [a.seq for a in read] == [1, 2] and {a.rater_id for a in read} == {me.pk}
     assert workspace_answers([], me) == []
+
+
+def test_documents_in_source_order_each_once(item, attach_evidence):
+    first = item.sources.get().document
+    item.sources.update(artifact_id="statement")
+    second = attach_evidence(item, text="Receipt. Total 12.00")  # another document, position 0
+    ItemSource.objects.filter(document=second).update(position=2, artifact_id="receipt")
+    ItemSource.objects.create(  # the first document cited again, in between
+        item=item, artifact_id="statement-p2", document=first, path="statement.pdf", position=1
+    )
+    orm: dict = {}
+    for source in item.sources.select_related("document").order_by("position", "id"):
+        orm.setdefault(source.document_id, source.document)
+    read = workspace_documents(item)
+    assert [_fields(d) for d in read] == [_fields(d) for d in orm.values()]
+    assert [d.pk for d in read] == [first.pk, second.pk]
