@@ -13,6 +13,7 @@ from reviews.models import (
     Role,
     decisions_for,
 )
+from reviews.selectors_workspace import question_candidate
 from reviews.services.approval.approve import MAX_CORRECTION_REASON
 from reviews.services.assignment.batches import SELECTIONS as BATCH_SELECTIONS
 from reviews.services.imports.pipeline import import_formats, import_options
@@ -93,7 +94,7 @@ class AnswerChoiceForm(forms.Form):
     def _parse(self, choice: str, typed: str):
         prefix, _, rest = choice.partition(":")
         if prefix == "claim" and rest.isdigit():
-            claim = self.question.candidates.filter(pk=int(rest)).order_by().first()
+            claim = question_candidate(self.question, int(rest))  # by hand: every autosave
             if claim is None:
                 raise forms.ValidationError("That candidate does not belong to this question.")
             return Decision.SET, claim, claim.value

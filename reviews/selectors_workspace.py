@@ -1,5 +1,5 @@
 """The rater workspace's reads (questions, candidates, the rater's own answers, the item's
-documents), written
+documents, the candidate an autosave names), written
 by hand (`evalsite/raw_rows.py` says why): every review page runs them, and building them
 through the ORM cost a third of the page's view (bench/README.md, issue #33). Same rows, same
 order and the same related instances as the ORM's: `reviews/selectors.py: rater_workspace`."""
@@ -81,3 +81,20 @@ def workspace_documents(item) -> list[Document]:
     for (document,) in rows:
         seen.setdefault(document.pk, document)
     return list(seen.values())
+
+
+def question_candidate(question, claim_pk: int) -> Claim | None:
+    """Candidate `claim_pk` if it belongs to `question` (the autosave's choice), else None."""
+    if not 0 < claim_pk < 2**63:  # no such row; SQLite refuses a larger integer outright
+        return None
+    rows = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Claim, 'c')} FROM reviews_claim c"  # noqa: S608
+        " WHERE c.id = %s AND c.question_id = %s",
+        [claim_pk, question.pk],
+        Claim,
+    )
+    if not rows:
+        return None
+    ((claim,),) = rows
+    claim.question = question
+    return claim

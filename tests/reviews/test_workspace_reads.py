@@ -6,6 +6,7 @@ import pytest
 
 from reviews.models import Answer, Claim, ItemSource, QuestionStatus, Role
 from reviews.selectors_workspace import (
+    question_candidate,
     workspace_answers,
     workspace_candidates,
     workspace_documents,
@@ -97,3 +98,13 @@ def test_documents_in_source_order_each_once(item, attach_evidence):
     read = workspace_documents(item)
     assert [_fields(d) for d in read] == [_fields(d) for d in orm.values()]
     assert [d.pk for d in read] == [first.pk, second.pk]
+
+
+def test_the_candidate_an_autosave_names_only_under_its_question(item):
+    total = item.questions.get(key="$.total")
+    date = item.questions.get(key="$.date")
+    claim = total.candidates.order_by("position").first()
+    read = question_candidate(total, claim.pk)
+    assert _fields(read) == _fields(claim) and read.question is total
+    assert question_candidate(date, claim.pk) is None  # another question's candidate
+    assert question_candidate(total, 10**30) is None  # past any row id: no query, no error
