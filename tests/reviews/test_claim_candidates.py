@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviews.models import Assignment, AssignmentStatus, ItemStatus, Role
-from reviews.services.assignment.claim_queries import candidate_locked, pool_count
+from reviews.services.assignment.claim_queries import candidate_locked, item_places, pool_count
 from reviews.services.assignment.queue import available_items
 from tests.factories import ItemFactory, ProjectFactory, member
 
@@ -87,3 +87,12 @@ def test_the_hand_written_pool_count_is_the_orms(seed):
         for limit in (1, 3, 100):
             found = pool_count(rater_id=rater.pk, project=project, now=now, limit=limit)
             assert found == min(expected, limit), (seed, rater.pk, limit)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_items_places_as_the_orm_reads_them(seed):
+    rng, now = random.Random(seed), timezone.now()
+    _, _, item_ids = _random_project(rng, now)
+    for pk in item_ids:
+        orm = Assignment.objects.filter(item_id=pk).values_list("status", "lease_expires_at")
+        assert sorted(item_places(pk), key=repr) == sorted(orm, key=repr)

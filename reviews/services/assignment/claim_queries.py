@@ -1,4 +1,4 @@
-"""The two statements of a claim written by hand: the rater's current claim and the next
+"""The statements of a claim written by hand: the rater's current claim and the next
 candidate (and the pool they come from, counted for the review page's trail). They run on every
 "next"; built through the ORM they cost more CPU than the rest of the claim (`evalsite/raw_rows.py`, bench/README.md "Hot paths"). `assignment.py` holds the
 rules; these hold to them (tests/reviews/test_claim_candidates.py)."""
@@ -135,3 +135,15 @@ def live_claim(*, rater_id: int, item_id: int, now) -> Assignment | None:
     assignment, batch = found[0]
     assignment.batch = batch if assignment.batch_id is not None else None  # as select_related
     return assignment
+
+
+def item_places(item_pk: int) -> list[tuple]:
+    """(status, lease_expires_at) of every assignment of the item, read under its row lock by
+    the claim (a handful of rows; by hand: every new claim reads them)."""
+    lease = raw_rows.converter(Assignment, "lease_expires_at")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT status, lease_expires_at FROM reviews_assignment WHERE item_id = %s",
+            [item_pk],
+        )
+        return [(status, lease(expires)) for status, expires in cursor.fetchall()]

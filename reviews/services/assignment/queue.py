@@ -36,7 +36,12 @@ from reviews.models import (
     QuestionKind,
     Role,
 )
-from reviews.services.assignment.claim_queries import candidate_locked, current_claim, live_claim
+from reviews.services.assignment.claim_queries import (
+    candidate_locked,
+    current_claim,
+    item_places,
+    live_claim,
+)
 from reviews.services.assignment.durability import rater_write_commits_async
 from reviews.services.assignment.gold import gold_claim
 from reviews.services.assignment.opening import assignment_open
@@ -193,8 +198,7 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
     # item's lapsed leases (the rater's own too) as expired before taking a place. An item has a
     # handful of assignments: read as rows and counted here (two filtered COUNTs cost more CPU
     # to build than this whole read).
-    rows = Assignment.objects.filter(item_id=item_pk).order_by()
-    rows = list(rows.values_list("status", "lease_expires_at"))
+    rows = item_places(item_pk)
     if sum(_holds_place_at(status, lease, now) for status, lease in rows) >= (
         overlap or project.overlap
     ):
