@@ -68,3 +68,18 @@ def test_insert_writes_what_save_writes(project, rater):
     stored = Event.objects.get(pk=event.pk)
     assert _fields(stored) == _fields(event)  # created_at filled in by its pre_save, as save() does
     assert stored.data == {"seq": 1, "é": [1]} and stored.created_at is not None
+
+
+def test_update_writes_what_save_with_update_fields_writes(project, rater):
+    from django.db import DatabaseError
+
+    item = Item.objects.create(project=project, external_id="raw-3", metadata={"a": 1})
+    before = Item.objects.get(pk=item.pk).updated_at
+    item.status, item.metadata, item.title = "resolved", {"b": [2, "é"]}, "not saved"
+    raw_rows.update(item, ["status", "metadata", "updated_at"])
+    stored = Item.objects.get(pk=item.pk)
+    assert (stored.status, stored.metadata, stored.title) == ("resolved", {"b": [2, "é"]}, "")
+    assert stored.updated_at == item.updated_at and stored.updated_at > before  # auto_now
+    gone = Item(pk=10**9, project=project, external_id="gone")
+    with pytest.raises(DatabaseError):  # as save(update_fields=...) refuses a missing row
+        raw_rows.update(gone, ["status"])

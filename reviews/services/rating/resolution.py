@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import Counter
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import QuerySet
 
+from evalsite import raw_rows
 from reviews.access import roles_of
 from reviews.models import (
     HOLDING_STATUSES,
@@ -59,12 +60,30 @@ def answer_key(answer: Answer):
 def latest_answers(question: Question, rater_ids) -> list[Answer]:
     """Each listed rater's latest answer to `question`; for a criterion or pairwise question,
     on its item's current revision (an answer given on earlier content does not settle a
-    question asked again: `items.questions_ask_again`)."""
-    latest: dict[int, Answer] = {}
-    answers = Answer.objects.filter(question=question, rater_id__in=rater_ids)
+    question asked again: `items.questions_ask_again`). `rater_ids`: ids, or a queryset of
+    them (one statement: it becomes a subquery). Written by hand (`raw_rows`): every settling
+    submit runs it."""
+    if isinstance(rater_ids, QuerySet):
+        raters, params = rater_ids.order_by().query.sql_with_params()
+    else:
+        params = list(rater_ids)
+        if not params:  # the ORM runs no query for an empty `__in`
+            return []
+        raters = ", ".join(["%s"] * len(params))
+    revision = ""
     if question.kind != QuestionKind.FIELD:
-        answers = answers.filter(revision=F("question__item__revision"))
-    for answer in answers.order_by("seq"):
+        revision = (
+            " AND a.revision = (SELECT i.revision FROM reviews_question q"
+            " JOIN reviews_item i ON i.id = q.item_id WHERE q.id = a.question_id)"
+        )
+    rows = raw_rows.fetch(
+        f"SELECT {raw_rows.columns(Answer, 'a')} FROM reviews_answer a"  # noqa: S608
+        f" WHERE a.question_id = %s AND a.rater_id IN ({raters}){revision} ORDER BY a.seq",
+        [question.pk, *params],
+        Answer,
+    )
+    latest: dict[int, Answer] = {}
+    for (answer,) in rows:
         latest[answer.rater_id] = answer
     return list(latest.values())
 
@@ -103,23 +122,26 @@ def question_try_resolve(
     members = _agreeing(answers, rule)
     if members is None:
         question.status = QuestionStatus.ADJUDICATION
-        question.save(update_fields=["status"])
+        raw_rows.update(question, ["status"])
         event_record(
             item=question.item_id,
             kind=EventKind.NEEDS_ADJUDICATION,
             data={"question": question.key},
         )
         return None
-    resolution = Resolution.objects.create(
-        question=question,
-        decision=members[0].decision,
-        value=_resolution_value(members),
-        method=rule,
-        revision=members[0].revision,
+    # Its writes by hand (`raw_rows`): every settling submit makes them.
+    resolution = raw_rows.insert(
+        Resolution(
+            question=question,
+            decision=members[0].decision,
+            value=_resolution_value(members),
+            method=rule,
+            revision=members[0].revision,
+        )
     )
     _link_sources(resolution, members)  # the answers it came from, not the outvoted ones
     question.status = QuestionStatus.RESOLVED
-    question.save(update_fields=["status"])
+    raw_rows.update(question, ["status"])
     event_record(
         item=question.item_id,
         kind=EventKind.RESOLVED,
@@ -153,7 +175,7 @@ def item_status_refresh(item: Item) -> str:
         status = ItemStatus.RESOLVED
     if status != item.status:
         item.status = status
-        item.save(update_fields=["status", "updated_at"])
+        raw_rows.update(item, ["status", "updated_at"])
     return status
 
 
