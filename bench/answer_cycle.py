@@ -12,7 +12,7 @@ turns: the review page (GET), the htmx autosave of one answer, submit & next (th
 next claim). Per request kind it prints the median and mean CPU of the process
 (``time.process_time``: the database server's CPU is not in it, SQLite's is) and the statements
 run. This is the figure that does not move with the machine's load, as wall time over HTTP does.
-``--sql`` prints the statements of the last cycle; ``--profile KIND`` ("review page", "save", "submit") adds a cProfile (CPU time) of that kind's requests.
+``--instructions`` gives the project the demo's Markdown guidelines; ``--sql`` prints the statements of the last cycle; ``--profile KIND`` ("review page", "save", "submit") adds a cProfile (CPU time) of that kind's requests.
 """
 
 from __future__ import annotations
@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raters", type=int, default=16)
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--profile", choices=KINDS, action="append", default=[])
+    parser.add_argument(
+        "--instructions", action="store_true", help="the demo's guidelines on the project"
+    )
     parser.add_argument("--sql", action="store_true", help="print the last cycle's statements")
     parser.add_argument("--top", type=int, default=35, help="rows of each profile")
     args = parser.parse_args([] if argv is None else argv)
@@ -136,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         make_password("warm")
         slug, names, items = _build(args.items, args.raters)
+    if args.instructions:  # a real project's review page renders its Markdown guidelines
+        from reviews.demo.load import DEMO_INSTRUCTIONS
+        from reviews.models import Project
+
+        Project.objects.filter(slug=slug).update(instructions=DEMO_INSTRUCTIONS)
     planner_statistics_refresh(after="building the bench project")
     from django.contrib.auth import get_user_model
 

@@ -5,6 +5,8 @@ formatting tags and http(s)/mailto links: raw HTML in the text, scripts, styles,
 attributes and javascript: URLs never reach the page.
 """
 
+from functools import lru_cache
+
 import markdown as markdown_lib
 import nh3
 from django import template
@@ -19,7 +21,10 @@ TAGS = {
 ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 
 
+@lru_cache(maxsize=64)
 def markdown_html(text: str) -> str:
+    # A pure function of the text, and every review page renders the project's guidelines:
+    # remembered per text (the demo's 336 characters took 0.9 ms of CPU a page).
     html = markdown_lib.markdown(text or "", extensions=["extra", "sane_lists"])
     return nh3.clean(
         html,
