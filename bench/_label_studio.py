@@ -9,6 +9,7 @@ label stream, save an annotation.
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import subprocess
@@ -28,6 +29,25 @@ LABEL_CONFIG = """<View>
   <Text name="output" value="$output"/>
   <Choices name="correct" toName="output"><Choice value="pass"/><Choice value="fail"/></Choices>
 </View>"""
+# Run by Label Studio's Python (as `label-studio start` sets itself up): users, their tokens.
+ANNOTATORS = """
+import json, os, sys
+import label_studio
+sys.path.insert(0, os.path.dirname(label_studio.__file__))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "label_studio.core.settings.label_studio")
+import django
+django.setup()
+from organizations.models import Organization
+from users.models import User
+organization, tokens = Organization.objects.first(), []
+for email in sys.argv[1:]:
+    user = User.objects.create_user(email=email, password=None)
+    organization.add_user(user)
+    user.active_organization = organization
+    user.save(update_fields=["active_organization"])
+    tokens.append(user.auth_token.key)
+print(json.dumps(tokens))
+"""
 RESULT = [
     {"from_name": "correct", "to_name": "output", "type": "choices", "value": {"choices": ["pass"]}}
 ]
@@ -71,7 +91,7 @@ class LabelStudio:
         self.token = secrets.token_hex(20)
         self.port = port or free_port()
         self.base = f"http://{HOST}:{self.port}"
-        env = {
+        self.env = env = {
             "PATH": f"{VENV / 'bin'}:/usr/bin:/bin",
             "HOME": str(self.data),
             "DEBUG": "false",
@@ -86,6 +106,23 @@ class LabelStudio:
             "--user-token", self.token, "--enable-legacy-api-token",
         ]  # fmt: skip
         self.server = Server(argv, env=env, log=self.data / "server.log")
+
+    def annotators(self, n: int) -> list[str]:
+        """`n` new annotators of the server's organization: their legacy API tokens. Made in
+        Label Studio's own Django (its virtualenv, its database): its API makes a user but
+        hands out only the caller's own token."""
+        emails = [f"annotator-{secrets.token_hex(4)}@example.com" for _ in range(n)]
+        made = subprocess.run(
+            [str(VENV / "bin/python"), "-c", ANNOTATORS, *emails],
+            env={**self.env, "LABEL_STUDIO_BASE_DATA_DIR": str(self.data)},
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if made.returncode:
+            raise RuntimeError(f"Label Studio made no annotators: {made.stderr[-500:]}")
+        return json.loads(made.stdout.strip().splitlines()[-1])
 
     def __enter__(self) -> LabelStudio:
         self.server.__enter__()

@@ -19,9 +19,17 @@ HOST = "127.0.0.1"
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
+    """A free port: any the system picks, or the first free one of ``BENCH_PORTS=8750-8799``
+    (on a machine shared by several people, each keeps to a range)."""
+    first, _, last = os.environ.get("BENCH_PORTS", "0-0").partition("-")
+    for port in range(int(first), int(last or first) + 1):
+        with socket.socket() as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:  # taken: the next one
+                continue
+            return sock.getsockname()[1]
+    raise RuntimeError(f"no free port in BENCH_PORTS={os.environ['BENCH_PORTS']}")
 
 
 class Server:

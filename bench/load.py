@@ -31,7 +31,6 @@ import re
 import secrets
 import shutil
 import signal
-import statistics
 import sys
 import tempfile
 import threading
@@ -40,6 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._evalsite_setup import fresh_postgres
+from bench._load_report import Budget, Clock, report
 from bench._servers import HOST, Server, free_port
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_load"
@@ -156,24 +156,6 @@ class Importer(threading.Thread):
         self.outcome = f"{status} after {time.perf_counter() - start:.1f} s"
 
 
-class Clock:
-    """The timed part of the run: it starts once every rater has signed in (`start`, the
-    barrier's action), so the 16 password checks (PBKDF2, about a third of a second of CPU
-    each) are not counted as answering time; `signed_in_s` says how long they took."""
-
-    def __init__(self, seconds: float):
-        self.seconds, self.begun = seconds, time.perf_counter()
-        self.started = self.deadline = None
-
-    def start(self) -> None:
-        self.started = time.perf_counter()
-        self.deadline = time.monotonic() + self.seconds
-
-    @property
-    def signed_in_s(self) -> float:
-        return (self.started or time.perf_counter()) - self.begun
-
-
 class Rater(threading.Thread):
     def __init__(self, base, slug, username, items, budget, clock, ready, stats):
         super().__init__(daemon=True)
@@ -238,18 +220,6 @@ class Rater(threading.Thread):
             item = self._item_from(response)
 
 
-class Budget:
-    """How many answers are left to give, shared by the raters."""
-
-    def __init__(self, n: int):
-        self.left, self.lock = n, threading.Lock()
-
-    def take(self) -> bool:
-        with self.lock:
-            self.left -= 1
-            return self.left >= 0
-
-
 def _check(slug: str, raters: list[Rater]) -> tuple[int, int]:
     """(lost answers, over-assigned items) according to the database."""
     from django.db.models import Count, Q
@@ -268,10 +238,6 @@ def _check(slug: str, raters: list[Rater]) -> tuple[int, int]:
         .count()
     )
     return lost, over
-
-
-def _percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             thread.start()
         for rater in raters:
             rater.join(args.seconds + 600)
-        elapsed = time.perf_counter() - (clock.started or clock.begun)
+        elapsed = clock.elapsed_s
         if importer:
             importer.join(max(1.0, args.seconds + 600 - elapsed))
     answers = sum(len(r.saved) for r in raters)
@@ -341,19 +307,9 @@ def main(argv: list[str] | None = None) -> int:
         + (f"; during an import of {args.during_import:,} items" if importer else "")
         + f" (after {clock.signed_in_s:.1f} s of signing in, not counted)"
     )
-    print(f"{'request':<16} {'n':>6} {'p50 ms':>9} {'p95 ms':>9}")
-    for kind, values in stats.items():
-        p50, p95 = statistics.median(values), _percentile(values, 95)
-        print(f"{kind:<16} {len(values):>6} {p50:>9.1f} {p95:>9.1f}")
-        print(f"RESULT load_{kind.replace(' & ', '_').replace(' ', '_')}_p95_ms={p95:.1f}")
-    print(f"throughput {answers / elapsed:.1f} answers/s; lost {lost}; over-assigned {over}")
-    print(f"RESULT load_answers_per_s={answers / elapsed:.2f}")
-    print(f"RESULT load_lost={lost}")
-    print(f"RESULT load_over_assigned={over}")
     if importer:
         print(f"the {args.during_import:,}-item import (API, one request): {importer.outcome}")
-    for error in errors[:10]:
-        print("error:", error)
+    report("load", stats, answers, elapsed, {"lost": lost, "over_assigned": over, "errors": errors})
     return 1 if lost or over or errors else 0
 
 

@@ -1,7 +1,8 @@
 """Evalsite beside Label Studio over loopback HTTP, in one run on one machine: ``make bench``.
 
 ``.venv/bin/python -m bench.side_by_side [--sizes 1000,100000] [--repeats 20] [--imports 3]
-[--no-label-studio] [--databases sqlite,postgresql] [--no-load]``
+[--no-label-studio] [--databases sqlite,postgresql] [--no-load] [--no-label-studio-load]
+[--load-raters 16] [--load-seconds 30] [--load-items 2000]``
 
 Per size, the same seeded items (``bench/imports.py``) go to Label Studio (1.x from PyPI, its own
 server, SQLite; ``bench/_label_studio.py``) and to Evalsite under gunicorn with production
@@ -11,8 +12,11 @@ imports, each into a fresh project, the targets in turn), item list first page, 
 (claim), save an answer, submit & next; medians of ``--repeats``. Prints one table with
 the ratios (how many times Label Studio's time, or Evalsite's items/s over Label Studio's), the
 acceptance targets at the largest size (issue #17), the machine, and the load average by each
-target; then ``bench/load.py`` (16 raters on PostgreSQL, and again during an import of the
-largest size). Every server is stopped at the end; nothing leaves loopback.
+target. Then the load step (issue #33; ``bench/_side_by_side_load.py``): ``--load-raters`` raters
+for ``--load-seconds`` on a fresh project of ``--load-items`` items, on Label Studio (its own
+users, next and save) and on Evalsite per database (``bench/load.py``), one table of answers/s,
+save p95, errors, lost and over-assigned; then ``bench/load.py`` on PostgreSQL during an
+import of the largest size. Every server is stopped at the end; nothing leaves loopback.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from bench import _side_by_side_load as load
 from bench._evalsite_http import EvalsiteTarget
 from bench._label_studio import LabelStudio, installed
 from bench._servers import load_average
@@ -205,18 +210,27 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--no-label-studio", action="store_true")
     parser.add_argument("--no-load", action="store_true")
-    parser.add_argument("--load-answers", type=int, default=320)
+    parser.add_argument("--no-label-studio-load", action="store_true")
+    parser.add_argument("--load-raters", type=int, default=16)
+    parser.add_argument("--load-seconds", type=float, default=30)
+    parser.add_argument("--load-items", type=int, default=2000)
+    parser.add_argument("--load-answers", type=int, default=320, help="during the import")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     available, peer_version = (False, "not asked for") if args.no_label_studio else installed()
     header = machine(peer_version if available else f"unavailable ({peer_version})")
     print("\n".join(header), f"\nload average at start: {load_average()}", flush=True)
     work = Path(tempfile.mkdtemp(prefix="evalsite-side-by-side-"))
+    peer_load = not (args.no_load or args.no_label_studio_load) and available
+    loaded = {}
     try:
         targets = [EvalsiteTarget(db, work) for db in args.databases.split(",")]
         if available:
             with LabelStudio(work) as peer:
                 results, loads = _measure([peer, *targets], sizes, args.repeats, args.imports)
+                if peer_load:  # on the same server, after its single requests
+                    load_options = (args.load_raters, args.load_seconds, args.load_items)
+                    loaded[load.PEER] = load.peer_load(peer, *load_options)
         else:
             results, loads = _measure(targets, sizes, args.repeats, args.imports)
     finally:
@@ -233,15 +247,23 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         print(f"Label Studio was unavailable ({peer_version}): no ratios claimed.")
     if not args.no_load:
-        _load(["--answers", str(args.load_answers)])
-        _load(["--answers", str(args.load_answers), "--during-import", str(sizes[-1])])
+        _load_step(args, sizes[-1], loaded)
     return results
 
 
-def _load(options: list[str]) -> None:
-    """bench/load.py in its own process (its own Django set-up), its output in ours."""
-    print(f"\n$ python -m bench.load {' '.join(options)}   (load average {load_average()})")
-    subprocess.run([sys.executable, "-m", "bench.load", *options], check=False, timeout=1800)
+def _load_step(args, largest: int, loaded: dict) -> None:
+    """Evalsite under the load Label Studio had (if it ran), the table; then during an import."""
+    for database in args.databases.split(","):
+        options = (database, args.load_raters, args.load_seconds, args.load_items)
+        loaded[load.NAMES[database]] = load.evalsite_load(*options)
+    print(
+        f"\n{args.load_raters} raters for {args.load_seconds:g} s each, "
+        f"{args.load_items:,} items, at most one answer per item, over loopback HTTP"
+    )
+    print("\n".join(load.table(loaded)))
+    if load.PEER in loaded:
+        print("\n".join(load.verdicts(loaded)))
+    load.run_load(["--answers", str(args.load_answers), "--during-import", str(largest)])
 
 
 def _stop_on_sigterm(signum, frame) -> None:
