@@ -95,7 +95,8 @@ tesseract:
 # processes (pytest-xdist; whole files to a worker, the longest first: tests/conftest.py
 # LONG_FILES). The suite is CPU-bound: with one process per run the PostgreSQL one ended after
 # 7 min and the SQLite one went on alone on one core to 12m35s; two workers each keep both cores
-# busy to the end. Browser expectations wait up to 20 s for a busy machine.
+# busy to the end. From a clean clone on the quiet 2-core machine, venv install included:
+# `CI=true make test` 9m10s (2026-12-02). Browser expectations wait up to 20 s for a busy machine.
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadfile
 test: install-dev chromium tesseract
