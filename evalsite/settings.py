@@ -143,6 +143,9 @@ AXES_VERBOSE = False
 ROOT_URLCONF = "evalsite.urls"
 WSGI_APPLICATION = "evalsite.wsgi.application"
 
+# <select>s written in Python, as Django's templates write them (evalsite/form_renderer.py).
+FORM_RENDERER = "evalsite.form_renderer.FormRenderer"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",

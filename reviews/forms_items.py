@@ -36,10 +36,10 @@ class ItemListForm(forms.Form):
         self.fields["slice"].choices = [("", "Any slice")] + [
             (s.pk, s.name) for s in project.slices.order_by("name")
         ]
-        raters = project.memberships.filter(role=Role.RATER).select_related("user")
-        self.fields["assignee"].choices = [("", "Anyone or no one")] + [
-            (m.user_id, m.user.get_username()) for m in raters.order_by("user__username")
-        ]
+        raters = project.memberships.filter(role=Role.RATER).order_by("user__username")
+        self.fields["assignee"].choices = [("", "Anyone or no one")] + list(
+            raters.values_list("user_id", "user__username")  # no model objects: one per rater
+        )
         for hook in item_hooks.FILTERS.values():
             self.fields[hook.name] = forms.ChoiceField(
                 choices=[("", f"Any {hook.label.lower()}"), *hook.choices(project)],
