@@ -1,5 +1,5 @@
-"""Fast insert-only writes for large imports: rows without a model object each (one
-`executemany` INSERT on SQLite, `COPY … FROM STDIN` on PostgreSQL), and a compact set of
+"""Fast insert-only writes for large imports: rows without a model object each (one INSERT
+of a JSON parameter's rows on SQLite, `COPY … FROM STDIN` on PostgreSQL), and a compact set of
 primary keys.
 
 Only for append-style rows (no signals, no `save()`): imports of items, slice links, questions
@@ -13,9 +13,11 @@ import datetime
 import decimal
 import itertools
 import json
+import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
+from json.encoder import c_make_encoder, encode_basestring_ascii
 from typing import Any
 
 from django.db import connections, router
@@ -62,9 +64,9 @@ def insert_rows(model, columns, rows, **constants) -> int:
 
     Values are prepared by the model's own fields (`get_db_prep_save`: JSON, datetimes, foreign
     keys), so it stores what `bulk_create` stores, without a model instance per row. SQLite:
-    one `executemany` of a plain INSERT. PostgreSQL: one COPY (each INSERT of an
-    `executemany` is a statement the server parses, plans and runs on its own; COPY is one
-    statement for the whole batch). No signals, no `save()`: for insert-only rows.
+    one INSERT … SELECT from the rows as one JSON parameter (`_sqlite_insert`). PostgreSQL:
+    one COPY (each INSERT of an `executemany` is a statement the server parses, plans and runs
+    on its own; COPY is one statement for the whole batch). No signals, no `save()`: for insert-only rows.
     """
     meta = model._meta
     conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
@@ -91,14 +93,37 @@ def insert_rows(model, columns, rows, **constants) -> int:
             _prepared(field, conn, values)
             for field, values in zip(fields, zip(*rows, strict=True), strict=True)
         ]
-        constant = (itertools.repeat(value, len(rows)) for value in fixed_values)
-        marks = ", ".join(["%s"] * (len(fields) + len(fixed)))
-        with conn.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608
-                list(zip(*columns, *constant, strict=True)),
-            )
+        _sqlite_insert(conn, f"INSERT INTO {table} ({names})", columns, fixed_values)
         return len(rows)
+
+
+def _sqlite_insert(conn, insert: str, columns: list, fixed_values: tuple) -> None:
+    """SQLite: the rows as ONE JSON parameter, read by `json_each`, and the constants bound
+    once, when every value is an int, a str or None (JSON gives those back exactly): binding
+    each row's constants again was most of a row's cost (a question's ten, issue #33). Other
+    values (floats, bytes...) or a text past SQLite's length limit: one `executemany`."""
+    size = len(columns[0])
+    if all(set(map(type, values)) <= _EXACT for values in columns):
+        # ensure_ascii=False: a str the driver cannot encode fails as it did in executemany.
+        data = json.dumps(list(zip(*columns, strict=True)), ensure_ascii=False)
+        if len(data) < conn.connection.getlimit(sqlite3.SQLITE_LIMIT_LENGTH) // 4:
+            picks = ", ".join(f"json_extract(value, '$[{n}]')" for n in range(len(columns)))
+            marks = "".join(", %s" for _ in fixed_values)
+            with conn.cursor() as cursor:
+                cursor.execute(
+                    f"{insert} SELECT {picks}{marks} FROM json_each(%s) ORDER BY key",  # noqa: S608
+                    [*fixed_values, data],
+                )
+            return
+    constant = (itertools.repeat(value, size) for value in fixed_values)
+    marks = ", ".join(["%s"] * (len(columns) + len(fixed_values)))
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            f"{insert} VALUES ({marks})", list(zip(*columns, *constant, strict=True))
+        )
+
+
+_EXACT = {int, str, type(None)}  # what JSON carries to SQLite and back unchanged
 
 
 def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) -> int:
@@ -107,18 +132,17 @@ def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) 
     # Every value before the COPY starts: making the rows may query (e.g. create a slice),
     # which the connection cannot do in the middle of a COPY.
     rows = list(rows)
-    if rows:
-        with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-            # Sent in pieces: the server stores each piece while this process writes the next
-            # (two processes, so two cores), instead of waiting for the whole batch's text.
-            for start in range(0, len(rows), _PIECE):
-                copy.write(
-                    "".join(
-                        "\t".join([text(value) for text, value in zip(texts, row, strict=True)])
-                        + tail
-                        for row in rows[start : start + _PIECE]
-                    )
-                )
+    if not rows:
+        return 0
+    # Column by column (a column's type checked once, no call per value for ids and JSON),
+    # then each row's texts joined: per value, a call was most of the COPY's client time.
+    columns = [text(values) for text, values in zip(texts, zip(*rows, strict=True), strict=True)]
+    lines = list(map("\t".join, zip(*columns, strict=True)))
+    with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        # Sent in pieces: the server stores each piece while this process writes the next
+        # (two processes, so two cores), instead of waiting for the whole batch's text.
+        for start in range(0, len(lines), _PIECE):
+            copy.write(tail.join(lines[start : start + _PIECE]) + tail)
     return len(rows)
 
 
@@ -260,18 +284,17 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
-def _copy_field(field, conn) -> Callable[[Any], str]:
+def _copy_field(field, conn) -> Callable[[Sequence], list[str]]:
     """How one column's values become COPY text, chosen once per column: JSON dumped as
     Django's JSONField has psycopg dump it (`json.dumps`, the field's encoder), ids and text
     as given; anything else through the field's own preparation and `_copy_text`."""
     if field.get_internal_type() == "JSONField":
-        dumps = json.dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
+        dumps = _dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
         # JSON text escapes tab, newline and carriage return itself: only backslashes remain.
-        return lambda value: (
-            "\\N"
-            if value is None
-            else (value if type(value) is JsonText else dumps(value)).replace("\\", "\\\\")
-        )
+        return lambda values: [
+            "\\N" if v is None else (v if type(v) is JsonText else dumps(v)).replace("\\", "\\\\")
+            for v in values
+        ]
     prepare = field.get_db_prep_save
 
     def text(value: Any) -> str:
@@ -282,10 +305,52 @@ def _copy_field(field, conn) -> Callable[[Any], str]:
             return str(value)
         return _copy_text(None if value is None else prepare(value, conn))
 
-    return text
+    def column(values: Sequence) -> list[str]:
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            return list(map(str, values))
+        if kinds == {str}:
+            return list(map(_escape, values))
+        return list(map(text, values))
+
+    return column
 
 
 _PLAIN = {int, str, float, type(None)}
+
+
+def _json_dumps() -> Callable[[Any], str]:
+    """`json.dumps` with its default arguments, the same text, with C's encoder built once:
+    `json.dumps` builds one per call, a third of a 100k-item import's JSON time. It does not
+    look for circular references (JSON read from a file holds none; a circular value raises
+    RecursionError instead of ValueError)."""
+    if c_make_encoder is None:  # no C accelerator: json.dumps as it is
+        return json.dumps
+    encode = c_make_encoder(
+        None,
+        json.JSONEncoder().default,
+        encode_basestring_ascii,
+        None,
+        ": ",
+        ", ",
+        False,
+        False,
+        True,
+    )
+
+    def dumps(value: Any) -> str:
+        if type(value) is str:
+            return encode_basestring_ascii(value)
+        return "".join(encode(value, 0))
+
+    return dumps
+
+
+_dumps = _json_dumps()
+
+
+def _adapt_json(value: Any, encoder: None) -> str:
+    return _dumps(value)
 
 
 def _prepared(field, conn, values: tuple) -> Sequence:
@@ -294,6 +359,8 @@ def _prepared(field, conn, values: tuple) -> Sequence:
     ORM; JsonText as it is), ids and text as given; anything else by the field's own path."""
     if field.get_internal_type() == "JSONField":
         adapt, encoder = conn.ops.adapt_json_value, field.encoder
+        if encoder is None and conn.vendor == "sqlite":  # its adapter is json.dumps
+            adapt = _adapt_json  # the same text, without json.dumps's encoder built per value
         return [
             None if v is None else str(v) if type(v) is JsonText else adapt(v, encoder)
             for v in values
