@@ -134,15 +134,15 @@ def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) 
     rows = list(rows)
     if not rows:
         return 0
-    # Column by column (a column's type checked once, no call per value for ids and JSON),
-    # then each row's texts joined: per value, a call was most of the COPY's client time.
-    columns = [text(values) for text, values in zip(texts, zip(*rows, strict=True), strict=True)]
-    lines = list(map("\t".join, zip(*columns, strict=True)))
     with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
         # Sent in pieces: the server stores each piece while this process writes the next
-        # (two processes, so two cores), instead of waiting for the whole batch's text.
-        for start in range(0, len(lines), _PIECE):
-            copy.write(tail.join(lines[start : start + _PIECE]) + tail)
+        # (two processes, so two cores), instead of waiting for the whole batch's text. Each
+        # piece column by column (a column's type checked once, no call per value for ids and
+        # JSON), then each row's texts joined: a call per value was most of the client's time.
+        for start in range(0, len(rows), _PIECE):
+            piece = zip(*rows[start : start + _PIECE], strict=True)
+            columns = [text(values) for text, values in zip(texts, piece, strict=True)]
+            copy.write(tail.join(map("\t".join, zip(*columns, strict=True))) + tail)
     return len(rows)
 
 
