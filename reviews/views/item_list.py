@@ -12,6 +12,7 @@ from evalsite.posting import errors_text
 from reviews import item_hooks
 from reviews.access import OVERSEERS, project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
+from reviews.item_rows_html import item_rows_html
 from reviews.models import Role
 from reviews.selectors import recent_jobs
 from reviews.selectors_pages import items_chosen, items_more_than, items_page
@@ -40,6 +41,7 @@ def item_list(request, slug):
             "access": access,
             "project": access.project,
             "page": page,
+            "rows_html": item_rows_html(page.rows, ticks=bool(actions), filtered=filters.any),
             "form": form,
             "filtered": filters.any,
             "kept": form.query_string(),
