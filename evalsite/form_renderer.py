@@ -10,6 +10,7 @@ select); any other widget, and a select whose options use another template, goes
 
 from __future__ import annotations
 
+from django import forms
 from django.forms.renderers import DjangoTemplates
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
@@ -44,6 +45,37 @@ def select_html(widget: dict) -> str:
             parts.append("\n  </optgroup>")
     parts.append("\n</select>")
     return mark_safe("".join(parts))  # noqa: S308 (every value above is escaped)
+
+
+class QuickSelect(forms.Select):
+    """A single select written straight from its choices, without Django's option dicts (on
+    the item list, whose selects are redrawn on every view): the HTML of `select_html`, so
+    Django's own (tests/test_form_renderer.py). Grouped choices or other templates: Django's
+    way."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        choices = list(self.choices)  # once: a callable's choices are read again per iteration
+        if (
+            self.template_name != SELECT
+            or self.option_template_name != OPTION
+            or self.allow_multiple_selected
+            or any(isinstance(label, (list, tuple)) for _value, label in choices)
+        ):
+            return super().render(name, value, attrs, renderer)
+        chosen = self.format_value(value)
+        attributes = _attrs(self.build_attrs(self.attrs, attrs))
+        parts = [f'<select name="{conditional_escape(name)}"{attributes}>']
+        found = False
+        for option_value, label in choices:
+            option_value = "" if option_value is None else option_value
+            selected = not found and str(option_value) in chosen  # the first match only
+            found |= selected
+            option = {"value": option_value, "label": label, "attrs": {}}
+            if selected:
+                option["attrs"]["selected"] = True
+            parts.append(f"\n  {_option(option)}")
+        parts.append("\n</select>")
+        return mark_safe("".join(parts))  # noqa: S308 (every value above is escaped)
 
 
 class FormRenderer(DjangoTemplates):

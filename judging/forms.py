@@ -4,6 +4,7 @@ from django import forms
 from django.conf import settings
 from django.utils.html import format_html
 
+from evalsite.form_renderer import QuickSelect
 from judging.models import Criterion, EvidenceMode, Split
 from judging.providers import PROVIDERS
 from judging.services.calibration.send_to_humans import SELECTIONS as SEND_SELECTIONS
@@ -336,7 +337,7 @@ class SendChosenForm(forms.Form):
 
     use_required_attribute = False  # one form holds every action: each checks its own
 
-    criterion = forms.ChoiceField(label="Criterion")
+    criterion = forms.ChoiceField(label="Criterion", widget=QuickSelect)
 
     def __init__(self, data=None, *, project):
         super().__init__(data)

@@ -9,8 +9,10 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib.auth import get_user_model
 
+from evalsite.form_renderer import QuickSelect
 from reviews import item_hooks
 from reviews.models import AssignmentBatch, ItemStatus, Role
+from reviews.selectors_options import list_options
 from reviews.selectors_pages import ItemFilters
 
 BIGINT = 2**63 - 1
@@ -23,28 +25,29 @@ class ItemListForm(forms.Form):
     slice, rater or registered filter's value must be one the project offers."""
 
     q = forms.CharField(required=False, label="Id or title")
-    status = forms.ChoiceField(choices=[("", "Any status"), *ItemStatus.choices], required=False)
-    slice = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
+    status = forms.ChoiceField(
+        choices=[("", "Any status"), *ItemStatus.choices], required=False, widget=QuickSelect
+    )
+    slice = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, widget=QuickSelect)
     label = forms.CharField(required=False, max_length=200)
-    assignee = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
+    assignee = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, widget=QuickSelect
+    )
     after = forms.IntegerField(min_value=1, max_value=BIGINT, required=False)
     before = forms.IntegerField(min_value=1, max_value=BIGINT, required=False)
 
     def __init__(self, data, *, project):
         super().__init__(data)
         self.project = project
-        self.fields["slice"].choices = [("", "Any slice")] + [
-            (s.pk, s.name) for s in project.slices.order_by("name")
-        ]
-        raters = project.memberships.filter(role=Role.RATER).order_by("user__username")
-        self.fields["assignee"].choices = [("", "Anyone or no one")] + list(
-            raters.values_list("user_id", "user__username")  # no model objects: one per rater
-        )
+        options = list_options(project)
+        self.fields["slice"].choices = [("", "Any slice"), *options.slices]
+        self.fields["assignee"].choices = [("", "Anyone or no one"), *options.raters]
         for hook in item_hooks.FILTERS.values():
             self.fields[hook.name] = forms.ChoiceField(
                 choices=[("", f"Any {hook.label.lower()}"), *hook.choices(project)],
                 required=False,
                 label=hook.label,
+                widget=QuickSelect,
             )
 
     def clean_q(self) -> str:
@@ -124,28 +127,32 @@ class ReopenForm(forms.Form):
 
 class AssignForm(forms.Form):
     use_required_attribute = False  # one form holds every action: each checks its own
-    rater = forms.ModelChoiceField(queryset=None, empty_label="Choose a rater", label="Rater")
+    rater = forms.ModelChoiceField(
+        queryset=None, empty_label="Choose a rater", label="Rater", widget=QuickSelect
+    )
 
     def __init__(self, data=None, *, project):
         super().__init__(data)
-        self.fields["rater"].queryset = (
-            get_user_model()
-            .objects.filter(memberships__project=project, memberships__role=Role.RATER)
-            .order_by("username")
-        )
-        self.fields["rater"].label_from_instance = lambda user: user.get_username()
+        self.fields["rater"].queryset = get_user_model().objects.filter(
+            memberships__project=project, memberships__role=Role.RATER
+        )  # checks a post; the page shows the same raters from the list's one read
+        self.fields["rater"].choices = lambda: [
+            ("", "Choose a rater"), *list_options(project).raters
+        ]  # fmt: skip
 
 
 class AddToBatchForm(forms.Form):
     use_required_attribute = False  # one form holds every action: each checks its own
-    batch = forms.ModelChoiceField(queryset=None, empty_label="Choose a batch", label="Batch")
+    batch = forms.ModelChoiceField(
+        queryset=None, empty_label="Choose a batch", label="Batch", widget=QuickSelect
+    )
 
     def __init__(self, data=None, *, project):
         super().__init__(data)
-        self.fields["batch"].queryset = AssignmentBatch.objects.filter(project=project).order_by(
-            "-created_at"
-        )
-        self.fields["batch"].label_from_instance = lambda batch: batch.name
+        self.fields["batch"].queryset = AssignmentBatch.objects.filter(project=project)
+        self.fields["batch"].choices = lambda: [
+            ("", "Choose a batch"), *list_options(project).batches
+        ]  # fmt: skip
 
 
 class ApprovalBatchForm(forms.Form):

@@ -36,5 +36,6 @@ def item_rows_html(rows: list[ItemRow], *, ticks: bool, filtered: bool) -> SafeS
     row that says there are none."""
     if not rows:
         match = " match" if filtered else ""
-        return mark_safe(f'\n  <tr><td colspan="5" class="empty">No items{match}.</td></tr>\n  ')
+        empty = f'\n  <tr><td colspan="5" class="empty">No items{match}.</td></tr>\n  '
+        return mark_safe(empty)  # noqa: S308 (constant text)
     return mark_safe("".join(_row(row, ticks) for row in rows))  # noqa: S308 (escaped above)

@@ -5,8 +5,10 @@ import pytest
 from django import forms
 from django.contrib.auth import get_user_model
 from django.forms.renderers import DjangoTemplates
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy
 
-from evalsite.form_renderer import FormRenderer
+from evalsite.form_renderer import FormRenderer, QuickSelect
 
 
 class Choices(forms.Form):
@@ -59,3 +61,71 @@ def test_a_model_choice_select_is_djangos_html():
 
 def test_the_site_renders_with_it(settings):
     assert settings.FORM_RENDERER == "evalsite.form_renderer.FormRenderer"
+
+
+class Quick(forms.Form):
+    status = forms.ChoiceField(
+        choices=[("", "Any status"), ("open", "Open <new>"), ("a&b", 'B "quoted"')],
+        required=False,
+        widget=QuickSelect,
+    )
+    number = forms.TypedChoiceField(
+        coerce=int, choices=[(1, "one"), (2, "two")], widget=QuickSelect
+    )
+    later = forms.ChoiceField(
+        choices=lambda: [("", "Pick"), ("x", mark_safe("<i>x</i>"))], widget=QuickSelect
+    )
+    lazy = forms.ChoiceField(choices=[("a", gettext_lazy("Approved"))], widget=QuickSelect)
+    grouped = forms.ChoiceField(
+        choices=[("Fruit", [("a", "Apple")]), ("c", "Loose")], widget=QuickSelect
+    )
+    attributed = forms.ChoiceField(
+        choices=[(None, "none"), ("k", "K")],
+        widget=QuickSelect(attrs={"class": "wide", "data-x": True, "data-off": False}),
+    )
+
+
+def _quick_and_djangos(form: forms.Form, name: str) -> tuple[str, str]:
+    field = form[name]
+    ours = str(field)
+    field.field.widget.__class__ = forms.Select  # the same widget, Django's way
+    form.renderer = DjangoTemplates()
+    return ours, str(form[name])
+
+
+@pytest.mark.parametrize("name", ["status", "number", "later", "lazy", "grouped", "attributed"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        {},
+        {
+            "status": "open",
+            "number": "2",
+            "later": "x",
+            "lazy": "a",
+            "grouped": "a",
+            "attributed": "k",
+        },
+        {"status": "a&b", "number": "9", "later": "nope", "attributed": ""},
+    ],
+)
+def test_a_quick_select_is_djangos_html(name, data):
+    form = Quick(data, renderer=FormRenderer())
+    ours, theirs = _quick_and_djangos(form, name)
+    assert ours == theirs
+    assert "<option" in ours
+
+
+@pytest.mark.django_db
+def test_a_quick_model_choice_select_is_djangos_html():
+    get_user_model().objects.create(username="b<o>b")
+
+    class Pick(forms.Form):
+        user = forms.ModelChoiceField(
+            get_user_model().objects.order_by("pk"), empty_label="Choose", widget=QuickSelect
+        )
+
+    for data in (None, {"user": str(get_user_model().objects.get().pk)}):
+        ours, theirs = _quick_and_djangos(Pick(data, renderer=FormRenderer()), "user")
+        assert ours == theirs and "b&lt;o&gt;b" in ours

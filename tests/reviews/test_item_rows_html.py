@@ -34,7 +34,7 @@ ROWS = [
     )
     for pk, (external_id, (status, label)) in enumerate(
         zip(
-            ["plain-1", "<b>&'\"quoted\"", "ünï cødé", "a" * 300, "", "x y"],
+            ["plain-1", '<b>&\'"quoted"', "ünï cødé", "a" * 300, "", "x y"],
             [*ItemStatus.choices, ("unknown", "unknown <status>")],
             strict=False,
         ),

@@ -33,9 +33,10 @@ pytestmark = pytest.mark.django_db
 #   from them), candidates with sources and documents, the rater's own answers, the evidence
 #   documents, item N of M, and outside batches the bounded count of items still waiting for
 #   the rater (8) = 11; the design allows 12;
-# - item_list (first or a later page, filtered or not): the filters' slices and raters (2), a
-#   bounded total, and one page of items with their question counts (2) = 7 (a project admin
-#   also gets the bulk actions' raters, batches and criteria);
+# - item_list (first or a later page, filtered or not): the filters' slices and raters in one
+#   statement (1), a bounded total, and one page of items with their question counts (2) = 6
+#   (a project admin also gets the bulk actions' criteria and recent jobs; their raters and
+#   batches come with the filters' statement);
 # - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
 # - project_home: a bounded count per item status (4), the rater's assignment counts and the
 #   export jobs its roles may open (five at most) = 9;
@@ -44,9 +45,9 @@ pytestmark = pytest.mark.django_db
 #   bounded counts (1), whatever the number of projects = 5.
 PINNED = {
     "review_item": 11,
-    "item_list": 7,
-    "item_list_next": 7,
-    "item_list_filtered": 7,
+    "item_list": 6,
+    "item_list_next": 6,
+    "item_list_filtered": 6,
     "adjudication_queue": 5,
     "approval_queue": 5,
     "project_home": 9,  # + the recent export jobs it may open
