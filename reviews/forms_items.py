@@ -133,9 +133,11 @@ class AssignForm(forms.Form):
 
     def __init__(self, data=None, *, project):
         super().__init__(data)
-        self.fields["rater"].queryset = get_user_model().objects.filter(
-            memberships__project=project, memberships__role=Role.RATER
-        )  # checks a post; the page shows the same raters from the list's one read
+        if self.is_bound:  # a post is checked by the ORM (building a queryset costs, unused)
+            self.fields["rater"].queryset = get_user_model().objects.filter(
+                memberships__project=project, memberships__role=Role.RATER
+            )
+        # What the page shows: the same raters, from the list's one read.
         self.fields["rater"].choices = lambda: [
             ("", "Choose a rater"), *list_options(project).raters
         ]  # fmt: skip
@@ -149,7 +151,8 @@ class AddToBatchForm(forms.Form):
 
     def __init__(self, data=None, *, project):
         super().__init__(data)
-        self.fields["batch"].queryset = AssignmentBatch.objects.filter(project=project)
+        if self.is_bound:  # as AssignForm's raters
+            self.fields["batch"].queryset = AssignmentBatch.objects.filter(project=project)
         self.fields["batch"].choices = lambda: [
             ("", "Choose a batch"), *list_options(project).batches
         ]  # fmt: skip
