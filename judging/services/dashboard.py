@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
 from judging.gates import GateOutcome, GateRule, evaluate, release_decision
@@ -101,34 +101,21 @@ def gate_rule(project, criterion: str) -> GateRule:
     )
 
 
-def _inputs(project, split: str | None) -> tuple[list, dict[int, str]]:
+def _inputs(project, split: str | None) -> tuple[list, QuerySet, dict[int, str]]:
     items = items_in_split(project=project, split=split or "all")
     names = dict(items.values_list("pk", "external_id"))
     criteria = Criterion.objects.filter(project=project).order_by("name", "version")
-    return [(c, criterion_input(c, items, names, lengths=True)) for c in criteria], names
+    return [(c, criterion_input(c, items, names, lengths=True)) for c in criteria], items, names
 
 
-def _slice_members(project, names: dict[int, str]) -> dict[str, set[str]]:
-    through = Slice.items.through.objects.filter(slice__project=project, item_id__in=list(names))
+def _slice_members(project, items: QuerySet, names: dict[int, str]) -> dict[str, set[str]]:
+    """slice name -> its members among `items` (a subquery: a list of 100k ids cost the client
+    more than the rows)."""
+    through = Slice.items.through.objects.filter(slice__project=project, item__in=items)
     members: dict[str, set[str]] = defaultdict(set)
     for slice_name, item_id in through.values_list("slice__name", "item_id"):
         members[slice_name].add(names[item_id])
     return members
-
-
-def _confidences(criterion: Criterion, names: dict[int, str]) -> dict[str, dict[str, list]]:
-    """judge configuration -> item -> sample confidences, in sample order (a version with
-    fewer samples pairs its labels with the first ones)."""
-    rows = (
-        Verdict.objects.current()
-        .filter(criterion=criterion, item_id__in=list(names))
-        .order_by("item_id", "judge_id", "sample", "display_order")
-        .values_list("judge__configuration", "item_id", "confidence")
-    )
-    found: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    for configuration, item_id, confidence in rows:
-        found[configuration][names[item_id]].append(confidence)
-    return found
 
 
 def _sent_to_humans(criterion: Criterion) -> dict[str, Any]:
@@ -150,9 +137,9 @@ def dashboard_compute(project, progress: Callable[[int, int], None] = _quiet) ->
     (total: their number, plus one for the snapshot's write)."""
     draw = current_draw(project)
     held_split = "held_out" if draw else "all"
-    held, held_names = _inputs(project, held_split)
+    held, held_items, held_names = _inputs(project, held_split)
     calibration = {c.pk: data for c, data in _inputs(project, "calibration")[0]} if draw else {}
-    members = _slice_members(project, held_names)
+    members = _slice_members(project, held_items, held_names)
     critical_slices = set(
         Slice.objects.filter(project=project, critical=True).values_list("name", flat=True)
     )
@@ -167,7 +154,6 @@ def dashboard_compute(project, progress: Callable[[int, int], None] = _quiet) ->
                 latest=latest[criterion.name].pk == criterion.pk,
                 calibration=calibration.get(criterion.pk),
                 members=members,
-                names=held_names,
             )
         )
         progress(len(criteria), len(held) + 1)
@@ -190,7 +176,6 @@ def _criterion_entry(
     latest: bool,
     calibration: CriterionInput | None,
     members: dict[str, set[str]],
-    names: dict[int, str],
 ) -> dict[str, Any]:
     """One criterion version's figures: held-out `data` overall and per slice of `members`,
     its `calibration` data's (None without a split), and what the pages show beside them."""
@@ -202,7 +187,6 @@ def _criterion_entry(
         name: criterion_rows(restrict(data, items), seed=SEED, n_resamples=SLICE_RESAMPLES)
         for name, items in sorted(members.items())
     }
-    confidences = _confidences(criterion, names)
     for row in [*rows, *calibration_rows, *(r for cut in slices.values() for r in cut)]:
         row["label"] = row_label(row)
     beside = {row_key(r): r for r in calibration_rows}
@@ -225,11 +209,7 @@ def _criterion_entry(
         "sent_to_humans": _sent_to_humans(criterion),
         "rater_quality": rater_agreement(data),
         "human_human": human_human_entries(data, seed=SEED, n_resamples=SLICE_RESAMPLES),
-        "reliability": {
-            j.ref: r
-            for j in data.judges
-            if (r := reliability(data, j, confidences.get(j.configuration, {}))) is not None
-        },
+        "reliability": {j.ref: r for j in data.judges if (r := reliability(data, j)) is not None},
     }
 
 

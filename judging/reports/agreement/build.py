@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from judging.metrics import (
@@ -61,11 +62,21 @@ def _top(labels: Sequence[str]) -> tuple[str | None, bool]:
     return ranked[0][0], False
 
 
+@lru_cache(maxsize=4096)
+def _vote(samples: tuple[str, ...], labels: tuple[str, ...]) -> tuple[str | None, bool, int]:
+    """(label, tied?, unparsed samples) of one item's samples. Items repeat a few patterns (a
+    judge's k samples over a few labels): each pattern is counted once, not once per item (the
+    dashboard's recompute votes 1M verdicts several times: per split, slice, disagreement)."""
+    allowed = set(labels)
+    label, tied = _top([s for s in samples if s in allowed])
+    return label, tied, sum(s not in allowed for s in samples)
+
+
 def judge_label(samples: Sequence[str], labels: Sequence[str]) -> tuple[str | None, bool]:
     """A judge's label on one item: the most common of its samples that parse (one of the
     criterion's `labels`), with whether its samples tied; (None, False) when none parses."""
-    allowed = set(labels)
-    return _top([s for s in samples if s in allowed])
+    label, tied, _ = _vote(tuple(samples), tuple(labels))
+    return label, tied
 
 
 def disagreeing_label(
@@ -80,9 +91,10 @@ def disagreeing_label(
 
 def judge_votes(judge: JudgeSamples, labels: Sequence[str]) -> Votes:
     votes = Votes()
+    labels = tuple(labels)
     for item, samples in judge.samples.items():
-        label, tied = judge_label(samples, labels)
-        votes.unparsed_samples += sum(s not in labels for s in samples)
+        label, tied, unparsed = _vote(tuple(samples), labels)
+        votes.unparsed_samples += unparsed
         if label is not None:
             votes.labels[item] = label
         elif tied:

@@ -21,6 +21,8 @@ class JudgeSamples:
     configuration: str
     samples: Mapping[str, Sequence[str]]
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)  # pairwise: "AB" / "BA"
+    # item -> each sample's confidence (None: not given), in the order of its labels
+    confidences: Mapping[str, Sequence[float | None]] = field(default_factory=dict)
     stale_items: frozenset[str] = frozenset()  # items with its verdicts on earlier content
     judge_name: str | None = None  # the JudgeConfig's name
     judge_version: int | None = None

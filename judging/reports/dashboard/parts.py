@@ -43,6 +43,7 @@ def _restrict_judge(judge: JudgeSamples, items: set[str]) -> JudgeSamples:
         judge,
         samples={k: v for k, v in judge.samples.items() if k in items},
         orders={k: v for k, v in judge.orders.items() if k in items},
+        confidences={k: v for k, v in judge.confidences.items() if k in items},
     )
 
 
@@ -101,20 +102,16 @@ def rater_agreement(criterion: CriterionInput) -> list[dict[str, Any]]:
     return rows
 
 
-def reliability(
-    criterion: CriterionInput, judge: JudgeSamples, confidences: dict[str, list[float]]
-) -> dict[str, Any] | None:
-    """Expected calibration error of one judge's samples against the final human label.
-
-    `confidences`: item -> the confidence of each sample, in sample order. None when the judge
-    gave no confidences.
-    """
+def reliability(criterion: CriterionInput, judge: JudgeSamples) -> dict[str, Any] | None:
+    """Expected calibration error of one judge's samples (with their `confidences`) against
+    the final human label. None when the judge gave no confidences."""
     conf, correct = [], []
+    confidences = judge.confidences
     for item, samples in judge.samples.items():
         human = criterion.final_labels.get(item)
         if human is None:
             continue
-        for label, value in zip(samples, confidences.get(item, []), strict=False):
+        for label, value in zip(samples, confidences.get(item, ()), strict=False):
             if value is not None:
                 conf.append(value)
                 correct.append(label == human)
