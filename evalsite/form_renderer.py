@@ -1,11 +1,12 @@
-"""Django's form renderer, with `<select>` written in Python.
+"""Django's form renderer, with `<select>` and `<input>` written in Python.
 
 Django renders a select through its template, which includes one template per option (and an
 attributes template per option): on the item list, whose filters and bulk actions hold seven
 selects of raters, slices and batches, that was half the page's CPU (175 options: 8 of 16 ms).
 The HTML here is the templates' own, character for character where it matters (same
 attributes, same escaping: tests/test_form_renderer.py compares the two for every kind of
-select); any other widget, and a select whose options use another template, goes to Django.
+select, and for inputs); any other widget, and a select whose options use another template,
+goes to Django.
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ from django.utils.safestring import mark_safe
 
 SELECT = "django/forms/widgets/select.html"
 OPTION = "django/forms/widgets/select_option.html"
+# The input widgets whose template is `{% include "django/forms/widgets/input.html" %}`, no more.
+INPUTS = {
+    f"django/forms/widgets/{kind}.html"
+    for kind in (
+        "input", "text", "number", "email", "url", "password", "hidden", "search", "tel",
+        "color", "date", "datetime", "time", "checkbox", "file",
+    )
+}  # fmt: skip
 
 
 def _attrs(attrs: dict) -> str:
@@ -47,6 +56,16 @@ def select_html(widget: dict) -> str:
     return mark_safe("".join(parts))  # noqa: S308 (every value above is escaped)
 
 
+def input_html(widget: dict) -> str:
+    value = widget["value"]
+    value = "" if value is None else f' value="{conditional_escape(str(value))}"'
+    html = (
+        f'<input type="{conditional_escape(widget["type"])}"'
+        f' name="{conditional_escape(widget["name"])}"{value}{_attrs(widget["attrs"])}>'
+    )
+    return mark_safe(html)  # noqa: S308 (every value above is escaped)
+
+
 class QuickSelect(forms.Select):
     """A single select written straight from its choices, without Django's option dicts (on
     the item list, whose selects are redrawn on every view): the HTML of `select_html`, so
@@ -70,10 +89,10 @@ class QuickSelect(forms.Select):
             option_value = "" if option_value is None else option_value
             selected = not found and str(option_value) in chosen  # the first match only
             found |= selected
-            option = {"value": option_value, "label": label, "attrs": {}}
-            if selected:
-                option["attrs"]["selected"] = True
-            parts.append(f"\n  {_option(option)}")
+            parts.append(  # _option's HTML, without its dicts
+                f'\n  <option value="{conditional_escape(str(option_value))}"'
+                f"{' selected' if selected else ''}>{conditional_escape(label)}</option>\n"
+            )
         parts.append("\n</select>")
         return mark_safe("".join(parts))  # noqa: S308 (every value above is escaped)
 
@@ -87,4 +106,6 @@ class FormRenderer(DjangoTemplates):
             for option in options
         ):
             return select_html(widget)
+        if template_name in INPUTS and not isinstance(widget.get("value"), (list, tuple)):
+            return input_html(widget)
         return super().render(template_name, context, request)

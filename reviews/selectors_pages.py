@@ -226,7 +226,10 @@ def _page_rows(where: str, params: list, direction: str, limit: int) -> list[tup
 
 
 def _item_rows(page: list[tuple]) -> list[ItemRow]:
-    labels = dict(ItemStatus.choices)
+    # Once per page, not per row: the labels' translation and the current time zone (each a
+    # look-up in the request's local state).
+    labels = {value: str(label) for value, label in ItemStatus.choices}
+    zone = timezone.get_current_timezone()
     return [
         ItemRow(
             pk=pk,
@@ -235,7 +238,7 @@ def _item_rows(page: list[tuple]) -> list[ItemRow]:
             status=status,
             status_label=labels.get(status, status),
             questions=f"{open_count} / {total}",
-            updated=timezone.localtime(updated_at).strftime("%Y-%m-%d %H:%M"),
+            updated=timezone.localtime(updated_at, zone).strftime("%Y-%m-%d %H:%M"),
         )
         for pk, external_id, status, updated_at, open_count, total in page
     ]

@@ -129,3 +129,48 @@ def test_a_quick_model_choice_select_is_djangos_html():
     for data in (None, {"user": str(get_user_model().objects.get().pk)}):
         ours, theirs = _quick_and_djangos(Pick(data, renderer=FormRenderer()), "user")
         assert ours == theirs and "b&lt;o&gt;b" in ours
+
+
+INPUTS = [
+    forms.TextInput,
+    forms.NumberInput,
+    forms.EmailInput,
+    forms.URLInput,
+    forms.PasswordInput,
+    forms.HiddenInput,
+    forms.SearchInput,
+    forms.TelInput,
+    forms.ColorInput,
+    forms.DateInput,
+    forms.DateTimeInput,
+    forms.TimeInput,
+    forms.CheckboxInput,
+    forms.FileInput,
+]
+VALUES = [None, "", "a<b> & \"c\" 'd'", mark_safe("<i>safe</i>"), 0, 12.5, True, False]
+
+
+@pytest.mark.parametrize("widget_class", INPUTS)
+@pytest.mark.parametrize("value", VALUES)
+def test_each_input_is_djangos_html(widget_class, value):
+    attrs = {"class": "a&b", "required": True, "disabled": False, "data-s": mark_safe("<x>")}
+    ours = widget_class(attrs=attrs).render("field<name>", value, renderer=FormRenderer())
+    theirs = widget_class(attrs=attrs).render("field<name>", value, renderer=DjangoTemplates())
+    assert ours == theirs
+    assert ours.startswith("<input")
+
+
+def test_a_bound_forms_inputs_are_djangos_html():
+    class Typed(forms.Form):
+        q = forms.CharField(required=False, label="Id or title")
+        n = forms.IntegerField(min_value=1)
+        when = forms.DateField(required=False)
+        tick = forms.BooleanField(required=False)
+
+    for data in (None, {"q": "x<y", "n": "3", "when": "2026-12-02", "tick": "on"}, {"n": "no"}):
+        form = Typed(data, renderer=FormRenderer())
+        for name in form.fields:
+            ours = str(form[name])
+            form.renderer = DjangoTemplates()
+            assert ours == str(form[name])
+            form.renderer = FormRenderer()
