@@ -71,7 +71,7 @@ PINNED_QUERIES = {
     "next_queries": 10,
     "save_queries": 11,
     "queue_queries": 5,
-    "list_queries": 8,
+    "list_queries": 7,
 }
 PINNED_POSTGRESQL = {**PINNED_QUERIES, "next_queries": 11, "save_queries": 12}
 

@@ -77,25 +77,32 @@ def items_page(
     per_page: int = 50,
 ) -> ItemsPage:
     """One page of the project's items by id (keyset: `after`/`before` an id), with per-item
-    question counts. Two statements whatever the project's size: a bounded count, and the
-    page's items with their counts (one row more than a page, to know if there is a next;
-    LIMIT on the (project, status, id) index; the counts for those rows only).
+    question counts. One statement whatever the project's size: the page's items with their
+    counts (one row more than a page, to know if there is a next; LIMIT on the (project,
+    status, id) index; the counts for those rows only) and, computed once, the bounded count
+    of all that match (a second statement only for a page without rows).
 
     Written by hand (`evalsite/raw_rows.py` says why): the list is every overseer's first page.
     tests/reviews/test_items_page.py holds it to the same filters through the ORM."""
     where, params = _items_where(project, filters)
-    total, more = _bounded_total(where, params)
+    counted = (where, params)
     if before is not None:
-        page = _page_rows(f"{where} AND i.id < %s", [*params, before], "DESC", per_page + 1)
+        keyset = (f"{where} AND i.id < %s", [*params, before])
+        page = _page_rows(*keyset, "DESC", per_page + 1, counted)
         has_previous, page = len(page) > per_page, page[:per_page][::-1]
         has_next = True
     else:
         keyset = (
             (f"{where} AND i.id > %s", [*params, after]) if after is not None else (where, params)
         )
-        page = _page_rows(*keyset, "ASC", per_page + 1)
+        page = _page_rows(*keyset, "ASC", per_page + 1, counted)
         has_next, page = len(page) > per_page, page[:per_page]
         has_previous = after is not None  # an `after` link comes from a page with items
+    if page:
+        matching = page[0][-1]
+        total, more = min(matching, COUNT_LIMIT), matching > COUNT_LIMIT
+    else:
+        total, more = _bounded_total(where, params)
     rows = _item_rows(page)
     return ItemsPage(
         rows=rows,
@@ -205,18 +212,26 @@ def _bounded_total(where: str, params: list, limit: int = COUNT_LIMIT) -> tuple[
     return min(n, limit), n > limit
 
 
-def _page_rows(where: str, params: list, direction: str, limit: int) -> list[tuple]:
-    """(id, external_id, status, updated_at, open questions, questions) of up to `limit`
-    items by id; the counts are computed for those rows only."""
+def _page_rows(
+    where: str, params: list, direction: str, limit: int, counted: tuple[str, list]
+) -> list[tuple]:
+    """(id, external_id, status, updated_at, open questions, questions, matching) of up to
+    `limit` items by id; the counts are computed for those rows only, `matching` (the bounded
+    count of `counted`'s items, as `_bounded_total` reads it) once for the statement."""
+    count_where, count_params = counted
     sql = (
         "SELECT i.id, i.external_id, i.status, i.updated_at,"  # noqa: S608
         " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id AND q.status <> %s),"
-        " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id)"
+        " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id),"
+        f" (SELECT COUNT(*) FROM (SELECT 1 FROM reviews_item i WHERE {count_where} {_BY_ID}"
+        " LIMIT %s) t)"
         f" FROM reviews_item i WHERE {where}"
         f" ORDER BY i.project_id {direction}, i.id {direction} LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [QuestionStatus.RESOLVED, *params, limit])
+        cursor.execute(
+            sql, [QuestionStatus.RESOLVED, *count_params, COUNT_LIMIT + 1, *params, limit]
+        )
         rows = cursor.fetchall()
     updated = raw_rows.converter(Item, "updated_at")
     return [
@@ -240,5 +255,5 @@ def _item_rows(page: list[tuple]) -> list[ItemRow]:
             questions=f"{open_count} / {total}",
             updated=timezone.localtime(updated_at, zone).strftime("%Y-%m-%d %H:%M"),
         )
-        for pk, external_id, status, updated_at, open_count, total in page
+        for pk, external_id, status, updated_at, open_count, total, _matching in page
     ]

@@ -156,7 +156,7 @@ PINNED = {
     "webhooks": 4,
     "webhook_detail": 6,  # + its deliveries, then their attempts in one query
     "project_audit": 4,
-    "item_list": 8,  # + one for the slices, raters and batches, the criteria, recent jobs
+    "item_list": 7,  # + the page with its total, one for the slices, raters and batches, the criteria, recent jobs
     "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
     "item_approve": 22,  # as the approver
     "item_timeline": 7,
