@@ -2,14 +2,18 @@
 stream, never as `request.body`, checked as it arrives, written all or nothing, memory flat."""
 
 import gc
+import io
 import json
+import threading
 import tracemalloc
 
 import pytest
+from django.db import connection
 
 from reviews.formats import limits
-from reviews.models import Event, Item, Role
-from reviews.services.imports.pipeline import stream_import
+from reviews.models import Event, Item, Question, Role
+from reviews.services.imports.item_batch import ItemBatch
+from reviews.services.imports.pipeline import ImportFailed, stream_import
 from tests.factories import ProjectFactory, member
 from tests.helpers import bearer
 
@@ -123,3 +127,62 @@ def _peak_mb(n: int) -> float:
 def test_memory_stays_flat_in_the_size_of_the_body():
     small, large = _peak_mb(1_000), _peak_mb(10_000)
     assert large < small * 1.5 + 0.5, (small, large)  # a body held in memory would be 10x
+
+
+@pytest.mark.django_db(transaction=True)  # the import's own transaction, as in production
+def test_a_bad_line_after_written_batches_writes_nothing():
+    # On PostgreSQL the body is checked beside the write (`records._LiveSpool`) and the foreign
+    # keys as each COPY ends: the batches before the bad line are written, then rolled back.
+    project, threads = ProjectFactory(slug="late-error"), threading.active_count()
+    bad = b'{"type": "item", "item_id": "q", "slices": "math"}\n'
+    body = b"".join(line(n) for n in range(2500)) + bad
+    with pytest.raises(ImportFailed) as failed:
+        stream_import(actor=None, project=project, stream=io.BytesIO(body), name="API request")
+    error = failed.value.error
+    assert (error.file, error.record, error.path) == ("API request", "line 2501", "$.slices")
+    assert not Item.objects.exists() and not Event.objects.exists()
+    assert threading.active_count() == threads  # the validating thread ended
+
+
+def test_the_import_limits_of_the_caller_hold_while_the_body_is_checked():
+    project = ProjectFactory(slug="limits")
+    body = b"".join(line(n) for n in range(3)) + b'{"type": "item", "item_id": "' + b"x" * 200
+    with limits.overridden(line_bytes=150), pytest.raises(ImportFailed) as failed:
+        stream_import(actor=None, project=project, stream=io.BytesIO(body), name="API request")
+    assert failed.value.error.record == "line 4"
+    assert not Item.objects.exists()
+
+
+def test_a_failed_write_stops_the_check_of_the_body(monkeypatch):
+    project, threads = ProjectFactory(slug="write-fails"), threading.active_count()
+
+    def refused(self, *args):
+        raise RuntimeError("the database refused")
+
+    monkeypatch.setattr(ItemBatch, "_create", refused)
+    body = GeneratedBody(20_000)
+    with pytest.raises(RuntimeError, match="refused"):
+        stream_import(actor=None, project=project, stream=body, name="API request")
+    assert threading.active_count() == threads
+    if connection.vendor == "postgresql":  # checked beside the write: it stopped early
+        assert next(body.lines, None) is not None
+    assert not Item.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_items_events_and_questions_written_in_the_import_own_transaction():
+    from judging.models import Criterion
+
+    project = ProjectFactory(slug="own-transaction")
+    Criterion.objects.create(project=project, name="ok", labels=["pass", "fail"], sha256="0")
+    body = b"".join(line(n) for n in range(2500))
+    report = stream_import(
+        actor=None,
+        project=project,
+        stream=io.BytesIO(body),
+        name="API request",
+        options={"questions": ["criterion:ok"]},
+    )
+    assert report.counts == {"items_created": 2500, "questions": 2500}
+    assert Question.objects.filter(item__project=project).count() == 2500
+    assert Event.objects.filter(item__project=project, kind="imported").count() == 2500

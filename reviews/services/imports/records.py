@@ -10,10 +10,13 @@ items earlier in the same file.
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import marshal
 import pickle
+import queue
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Protocol
@@ -102,14 +105,88 @@ class _Spool:
         self.file.seek(0)
         with self.file:
             while size := int.from_bytes(self.file.read(8), "little"):
-                chunk = marshal.loads(self.file.read(size))  # noqa: S302 (written by this import)
-                for kind, where, payload in chunk:
-                    if kind == "item":
-                        yield kind, where, ItemRow._make(payload)
-                    elif type(payload) is tuple:
-                        yield kind, where, payload
-                    else:
-                        yield kind, where, pickle.loads(payload)  # noqa: S301 (ours, as above)
+                yield from _payloads(marshal.loads(self.file.read(size)))  # noqa: S302 (ours)
+
+
+def _payloads(chunk: list[tuple]) -> Iterator[tuple[str, str, Any]]:
+    """A spooled chunk's entries as the write step takes them."""
+    for kind, where, payload in chunk:
+        if kind == "item":
+            yield kind, where, ItemRow._make(payload)
+        elif type(payload) is tuple:
+            yield kind, where, payload
+        else:
+            yield kind, where, pickle.loads(payload)  # noqa: S301 (written by this import)
+
+
+class _Stopped(Exception):
+    """The write step ended first (it failed): the validating thread stops."""
+
+
+class _LiveSpool(_Spool):
+    """The validate step run beside the write step, for a streamed import written in ONE
+    transaction (PostgreSQL): a thread parses and checks the body into chunks on a short
+    queue while this thread writes the chunks before them, so the server stores batch n
+    while the body's batch n+1 is parsed (in turn, the server sat idle through the whole
+    validate step: bench/README.md). A bad record raises here as it did there, naming its
+    line, before the commit: the transaction rolls back and nothing is written. Memory holds
+    the queue's few chunks."""
+
+    # Records parsed ahead of the write, at most: about one write batch (memory stays that of
+    # the validate-first path, whose spool holds one chunk of 1000).
+    CHUNK, DEPTH = 200, 4
+
+    def __init__(self, rows: dict, records: Iterator[tuple[rec.Record, str]]) -> None:
+        self.chunk = []
+        self.rows = rows
+        self.queue: queue.Queue = queue.Queue(maxsize=self.DEPTH)
+        self.stopped = threading.Event()
+        # In the caller's context: the import's limits (`limits.overridden`) hold there too.
+        run = contextvars.copy_context().run
+        self.thread = threading.Thread(target=run, args=(self._fill, records), daemon=True)
+        self.thread.start()
+
+    def _fill(self, records: Iterator[tuple[rec.Record, str]]) -> None:
+        try:
+            for record, where in records:
+                self.add(record, where)
+            self._dump()
+            self._put(None)  # the end of the body
+        except _Stopped:
+            return
+        except BaseException as error:  # raised again by `entries`, in the importing thread
+            try:
+                self._put(error)
+            except _Stopped:
+                return
+
+    def _dump(self) -> None:
+        if self.chunk:
+            self._put(self.chunk)
+            self.chunk = []
+
+    def _put(self, item: Any) -> None:
+        while not self.stopped.is_set():
+            try:
+                return self.queue.put(item, timeout=0.1)
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def entries(self) -> Iterator[tuple[str, str, Any]]:
+        try:
+            while (chunk := self.queue.get()) is not None:
+                if isinstance(chunk, BaseException):
+                    raise chunk
+                yield from _payloads(chunk)
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """Written or failed: the thread stops at its next chunk. It reads the request's
+        body, so it ends before the request does."""
+        self.stopped.set()
+        self.thread.join()
 
 
 class _Records:
@@ -127,17 +204,26 @@ class _Records:
     def validate(self, path: Path) -> None:
         self._check(self.records(path))
 
-    def _check(self, records: Iterator[tuple[rec.Record, str]]) -> None:
-        spool = _Spool(
-            {
-                kind: rows[kind]
-                for kind, owner in self.owners.items()
-                if kind in (rows := getattr(owner, "spool_rows", {}))
-            }
-        )
+    def _check(self, records: Iterator[tuple[rec.Record, str]], *, beside: bool = False) -> None:
+        """Check every record into the spool; `beside`: in a thread, beside the write step
+        (`_LiveSpool`)."""
+        rows = {
+            kind: rows[kind]
+            for kind, owner in self.owners.items()
+            if kind in (rows := getattr(owner, "spool_rows", {}))
+        }
+        if beside:
+            self.spool = _LiveSpool(rows, records)
+            return
+        spool = _Spool(rows)
         for record, where in records:
             spool.add(record, where)
         self.spool = spool
+
+    def close(self) -> None:
+        """After the write step, whatever its outcome: a validating thread is stopped."""
+        if isinstance(self.spool, _LiveSpool):
+            self.spool.stop()
 
     def write(self, path: Path | None) -> None:
         """Write what `validate` checked (its spool: `path` is not read again)."""
@@ -167,9 +253,10 @@ class JsonlImporter(_Records):
         with path.open("rb") as stream:
             yield from self._read(stream)
 
-    def validate_stream(self, stream: BinaryIO) -> None:
-        """Check records as they are read from `stream` (`imports.stream_import`)."""
-        self._check(self._read(stream))
+    def validate_stream(self, stream: BinaryIO, *, beside: bool = False) -> None:
+        """Check records as they are read from `stream` (`imports.stream_import`); `beside`:
+        while the write step writes those before them (one transaction: `_LiveSpool`)."""
+        self._check(self._read(stream), beside=beside)
 
     def _read(self, stream: BinaryIO) -> Iterator[tuple[rec.Record, str]]:
         for line, obj in iter_json_lines(stream, file=self.context.file):
