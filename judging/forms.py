@@ -7,6 +7,7 @@ from django.utils.html import format_html
 from evalsite.form_renderer import QuickSelect
 from judging.models import Criterion, EvidenceMode, Split
 from judging.providers import PROVIDERS
+from judging.selectors import criterion_names
 from judging.services.calibration.send_to_humans import SELECTIONS as SEND_SELECTIONS
 from judging.services.calibration.splits import SPLIT_CHOICES
 from judging.services.imports.criteria import latest_criterion
@@ -342,9 +343,8 @@ class SendChosenForm(forms.Form):
     def __init__(self, data=None, *, project):
         super().__init__(data)
         self.project = project
-        names = Criterion.objects.filter(project=project).order_by("name").values_list("name")
         self.fields["criterion"].choices = [("", "Choose a criterion")] + [
-            (name, name) for (name,) in names.distinct()
+            (name, name) for name in criterion_names(project)
         ]
 
     def clean_criterion(self):

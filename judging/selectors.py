@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import OuterRef, Subquery
 
 from judging.models import (
@@ -264,9 +265,16 @@ def judge_config(project, name: str) -> JudgeConfig | None:
 
 
 def criterion_names(project) -> list[str]:
-    """The project's criteria by name, each once (a criterion has a row per version)."""
-    names = Criterion.objects.filter(project=project).order_by("name")
-    return list(dict.fromkeys(names.values_list("name", flat=True)))
+    """The project's criteria by name, each once (a criterion has a row per version).
+
+    Read by hand (`evalsite/raw_rows.py`: the item list, which `make bench` times, offers them
+    to *Send to humans*); tests/judging/test_criterion_names.py holds it to the ORM's list."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT name FROM judging_criterion WHERE project_id = %s ORDER BY name",
+            [getattr(project, "pk", project)],
+        )
+        return [name for (name,) in cursor.fetchall()]
 
 
 def project_runs(project):
