@@ -71,7 +71,7 @@ def test_database_url_sqlite_relative_and_absolute(tmp_path):
 
 def test_database_url_postgres():
     config = parse_database_url("postgres://u:p%40ss@db.example:6543/evals", base_dir=ROOT)
-    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert config["ENGINE"] == "evalsite.backends.postgresql"
     assert (config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
         "u",
         "p@ss",
