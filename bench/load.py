@@ -39,6 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._evalsite_setup import fresh_postgres
+from bench._lean_http import LeanClient
 from bench._load_report import Budget, Clock, report
 from bench._servers import HOST, Server, free_port
 
@@ -176,15 +177,15 @@ class Rater(threading.Thread):
         return int(match.group(1)) if match else None
 
     def run(self) -> None:
-        import httpx
-
         # Generous: on a loaded 2-core machine a request can wait seconds for a worker.
-        with httpx.Client(base_url=self.base, timeout=120) as self.client:
-            try:
-                self._work()
-            except Exception as error:  # reported, and the run fails
-                self.ready.abort()  # nobody waits for a rater that will not come
-                self.errors.append(f"{self.username}: {error!r}")
+        self.client = LeanClient(self.base, timeout=120)
+        try:
+            self._work()
+        except Exception as error:  # reported, and the run fails
+            self.ready.abort()  # nobody waits for a rater that will not come
+            self.errors.append(f"{self.username}: {error!r}")
+        finally:
+            self.client.close()
 
     def _work(self) -> None:
         login = self.client.get("/accounts/login/")
