@@ -96,3 +96,36 @@ def test_an_items_places_as_the_orm_reads_them(seed):
     for pk in item_ids:
         orm = Assignment.objects.filter(item_id=pk).values_list("status", "lease_expires_at")
         assert sorted(item_places(pk), key=repr) == sorted(orm, key=repr)
+
+
+@pytest.mark.postgres
+def test_the_pool_starts_at_the_first_open_item_on_stale_statistics():
+    """Statistics taken while every item was open (an import analyzes them), then the first
+    items answered: the claim's scan must not walk past the closed ones (claim_queries.py)."""
+    from django.db import connection
+
+    from reviews.models import Item
+    from reviews.services.assignment.claim_queries import _CANDIDATE_SQL, _pool_params
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    project = ProjectFactory(overlap=1)
+    rater = member(project, Role.RATER)
+    Item.objects.bulk_create(Item(project=project, external_id=f"x{n}") for n in range(600))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE reviews_item")
+    first = Item.objects.filter(project=project).order_by("id").values_list("pk", flat=True)
+    Item.objects.filter(pk__in=list(first[:500])).update(status=ItemStatus.RESOLVED)
+    params = _pool_params(rater_id=rater.pk, project=project, now=timezone.now())
+    sql = _CANDIDATE_SQL.format(passed_over="")
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0][0]["Plan"]
+    nodes, scans = [plan], []
+    while nodes:  # the scans of the pool's items (alias "item"), wherever the plan has them
+        node = nodes.pop()
+        nodes.extend(node.get("Plans", []))
+        scans += [node] if node.get("Alias") == "item" else []
+    assert scans
+    for scan in scans:
+        assert scan.get("Rows Removed by Filter", 0) < 50, scan.get("Index Name")
