@@ -45,8 +45,18 @@ class LeanClient:
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         connection = self._connection()
-        connection.request(method, path, body=body, headers=sent)
-        response = connection.getresponse()
+        reused = connection.sock is not None
+        try:
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            if not reused:
+                raise
+            # The server closed the idle connection as the request went out (its keep-alive
+            # timeout), before reading it: sent again on a new one, as browsers do.
+            connection.close()
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
         content = response.read()
         for cookie in response.headers.get_all("Set-Cookie") or ():
             name, _, rest = cookie.partition("=")

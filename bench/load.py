@@ -196,6 +196,7 @@ class Rater(threading.Thread):
         )
         headers = {"X-CSRFToken": self.client.cookies["csrftoken"]}
         self.ready.wait(timeout=600)
+        self.client.close()  # idle at the barrier past gunicorn's keep-alive: a new connection
         response = self._timed("next", "POST", f"/p/{self.slug}/review/next/", headers=headers)
         item = self._item_from(response)
         while item is not None and self.budget.take() and time.monotonic() < self.clock.deadline:
