@@ -25,26 +25,17 @@ from __future__ import annotations
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from evalsite.history_triggers import SQLITE_FUNCTION
-
-# The transition tables have no statistics: without these settings the planner hashed the
-# whole item table for every COPY of links. An index look-up per distinct id is the right plan.
-_PLAN = "SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan = off"
+from evalsite.reference_triggers import PLAN, missing_parent_check
 
 
 def _pg_refs_exist() -> str:
     # Only this module's constant table and column names are interpolated, here and below.
     checks = "".join(
-        f"""
-  IF (SELECT count(DISTINCT {column}) FROM new_links)
-     <> (SELECT count(*) FROM (SELECT t.id FROM {table} AS t
-         WHERE t.id IN (SELECT {column} FROM new_links) FOR KEY SHARE OF t) AS locked) THEN
-    RAISE foreign_key_violation USING MESSAGE =
-      'insert or update on table "reviews_item_slices" names a missing row of "{table}"';
-  END IF;"""  # noqa: S608
+        missing_parent_check("new_links", "reviews_item_slices", column, table)
         for column, table in (("item_id", "reviews_item"), ("slice_id", "reviews_slice"))
     )
     return f"""CREATE OR REPLACE FUNCTION reviews_item_slices_refs_exist() RETURNS trigger
-LANGUAGE plpgsql {_PLAN} AS $$
+LANGUAGE plpgsql {PLAN} AS $$
 BEGIN{checks}
   RETURN NULL;
 END $$"""
@@ -52,7 +43,7 @@ END $$"""
 
 def _pg_unlinked(table: str, column: str) -> str:
     return f"""CREATE OR REPLACE FUNCTION {table}_unlinked() RETURNS trigger
-LANGUAGE plpgsql {_PLAN} AS $$
+LANGUAGE plpgsql {PLAN} AS $$
 BEGIN
   IF EXISTS (SELECT FROM gone JOIN reviews_item_slices AS l ON l.{column} = gone.id) THEN
     RAISE foreign_key_violation USING MESSAGE =

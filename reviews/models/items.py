@@ -54,8 +54,13 @@ class Item(models.Model):
     """One thing to review: a statement with its extraction, a TextFlow sample, a pair of answers."""
 
     # Indexed with the id (Meta.indexes): the item list's order, and the project's look-ups.
+    # Checked by a trigger once a statement on PostgreSQL (evalsite/reference_triggers.py).
     project = models.ForeignKey(
-        Project, on_delete=models.CASCADE, related_name="items", db_index=False
+        Project,
+        on_delete=models.CASCADE,
+        related_name="items",
+        db_index=False,
+        db_constraint=False,
     )
     external_id = models.CharField(max_length=200)
     title = models.CharField(max_length=300, blank=True)
@@ -265,8 +270,13 @@ class Question(models.Model):
 
     # No index of its own: (item, kind, key) and (item, status) below both start with it, and an
     # import wrote a third index entry per question for nothing.
+    # Checked by a trigger once a statement on PostgreSQL (evalsite/reference_triggers.py).
     item = models.ForeignKey(
-        Item, on_delete=models.CASCADE, related_name="questions", db_index=False
+        Item,
+        on_delete=models.CASCADE,
+        related_name="questions",
+        db_index=False,
+        db_constraint=False,
     )
     kind = models.CharField(max_length=16, choices=QuestionKind.choices)
     key = models.CharField(max_length=300)

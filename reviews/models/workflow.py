@@ -281,11 +281,20 @@ class EventKind(models.TextChoices):
 class Event(AppendOnlyModel):
     """One line of an item's timeline: who did what, when. Never changed, never deleted."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
+    # Both checked by a trigger once a statement on PostgreSQL (evalsite/reference_triggers.py).
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="events", db_constraint=False
+    )
     # Read by item only (the timeline, oldest first): no index on the actor or the time, which
     # every imported item's line paid for and no query used.
     actor = models.ForeignKey(
-        User, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+        User,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     kind = models.CharField(max_length=32, choices=EventKind.choices)
     data = models.JSONField(default=dict, blank=True)
