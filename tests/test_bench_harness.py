@@ -36,13 +36,14 @@ def test_every_figure_is_measured_on_evalsite(capsys):
 def test_ratios_read_as_times_label_studio():
     results = {
         "Label Studio": {100: {"import": 5_000, "next": 100.0, "list": 80.0, "save": 60.0}},
-        "Evalsite SQLite": {100: {"import": 12_000, "next": 10.0, "list": 16.0, "save": None}},
+        "Evalsite SQLite": {100: {"import": 16_000, "next": 10.0, "list": 16.0, "save": None}},
     }
     rows = side_by_side.table(results, [100], list(results))
-    assert "| 100 | import items/s (API, one request) | 5,000 | 12,000 | 2.4× |" in rows
+    assert "| 100 | import items/s (API, one request) | 5,000 | 16,000 | 3.2× |" in rows
     assert "| 100 | next item (claim), ms | 100.0 | 10.0 | 10.0× |" in rows
     assert "| 100 | save an answer, ms | 60.0 | — | — |" in rows
     verdicts = side_by_side.verdicts(results, 100, ["Evalsite SQLite"])
-    assert "Evalsite SQLite, import at 100: 2.4× (target ≥ 2×): met" in verdicts
-    assert "Evalsite SQLite, list at 100: 5.0× (target ≥ 10×): NOT met" in verdicts
-    assert "Evalsite SQLite, save at 100: not measured (target ≥ 10×): NOT met" in verdicts
+    assert "Evalsite SQLite, import at 100: 3.2× (target ≥ 3×): met" in verdicts
+    assert "Evalsite SQLite, next at 100: 10.0× (target ≥ 15×): NOT met" in verdicts
+    assert "Evalsite SQLite, list at 100: 5.0× (target ≥ 15×): NOT met" in verdicts
+    assert "Evalsite SQLite, save at 100: not measured (target ≥ 15×): NOT met" in verdicts
