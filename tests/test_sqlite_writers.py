@@ -86,3 +86,19 @@ def test_a_second_writer_waits_its_turn_then_goes_on(sqlite_pair):
     assert done.wait(10)
     writer.join()
     assert sorted(r[0] for r in first.cursor().execute("SELECT n FROM t")) == [1, 2]
+
+
+def test_a_forked_child_killed_while_writing_leaves_no_lock_behind(sqlite_pair):
+    """A child shares its parent's open files: through the parent's, its lock would outlive it."""
+    first, _, locked = sqlite_pair
+    _begin(first)  # the parent opens its lock file...
+    _end(first, "commit")
+    assert first._queue_fd is not None
+    child = os.fork()
+    if child == 0:  # ...the child writes and dies mid-transaction, its lock taken
+        try:
+            fcntl.flock(first._queue_file(), fcntl.LOCK_EX)
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    assert not locked()

@@ -23,13 +23,18 @@ QUEUED_MODES = {"IMMEDIATE", "EXCLUSIVE"}  # the transactions that take the writ
 
 class DatabaseWrapper(base.DatabaseWrapper):
     _queue_fd: int | None = None
+    _queue_pid: int | None = None  # the process that opened _queue_fd
     _queue_held = False
 
     def _queue_file(self) -> int | None:
-        """The lock file's descriptor, opened once per connection (none for in-memory)."""
+        """The lock file's descriptor, opened once per connection and process (none for
+        in-memory)."""
+        if self._queue_fd is not None and self._queue_pid != os.getpid():
+            self._queue_fd = None  # the parent's: leave it open for the parent, untouched
         if self._queue_fd is None and not self.is_in_memory_db():
             path = f"{self.settings_dict['NAME']}-writers.lock"
             self._queue_fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._queue_pid = os.getpid()
         return self._queue_fd
 
     def _start_transaction_under_autocommit(self):
