@@ -43,7 +43,8 @@ class Counted:
 
     def __call__(self, execute, sql, params, many, context):
         self.n += 1
-        self.sql.append(sql)
+        prepared = type(context["cursor"].cursor).__name__ == "PreparedCursor"
+        self.sql.append(("[P] " if prepared else "    ") + sql)
         return execute(sql, params, many, context)
 
 
@@ -102,6 +103,33 @@ class Rater:
                 assert response.status_code == 200, (kind, response.status_code)
 
 
+class _ServerCpu:
+    """The CPU time of the PostgreSQL process serving `connection` (on this machine), from
+    /proc: what the database spends on the cycles, which this process's CPU leaves out."""
+
+    def __init__(self, connection):
+        self.path, self.start = None, None
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                self.path = f"/proc/{cursor.fetchone()[0]}/stat"
+            self.start = self._ticks()
+
+    def _ticks(self) -> int | None:
+        try:
+            with open(self.path) as stat:  # utime and stime: fields 14 and 15
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # another machine's server
+            return None
+        return int(fields[11]) + int(fields[12])
+
+    def spent_ms(self) -> float | None:
+        end = self._ticks() if self.start is not None else None
+        if end is None:
+            return None
+        return (end - self.start) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def _settings():
     from django.test.utils import override_settings
 
@@ -157,10 +185,12 @@ def main(argv: list[str] | None = None) -> int:
         warm = defaultdict(list)  # first cycles: templates compiled, caches filled
         for rater in raters:
             rater.cycle(warm, defaultdict(list), counted, {})
+        server = _ServerCpu(connection)
         start = time.perf_counter()
         for n in range(args.cycles):
             raters[n % len(raters)].cycle(cpu, statements, counted, profiles)
         wall = time.perf_counter() - start
+        server_ms = server.spent_ms()
     total = sum(statistics.median(cpu[kind]) for kind in KINDS)
     print(
         f"database: {connection.vendor}; {args.cycles} cycles by {args.raters} raters over "
@@ -181,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"{'cycle':<12} {total:>8.2f}   (wall {wall / args.cycles * 1000:.1f} ms per cycle)")
     print(f"RESULT answer_cycle_cpu_ms={total:.2f}")
+    if server_ms is not None:
+        per_cycle = server_ms / args.cycles
+        print(f"{'server':<12} {per_cycle:>8.2f}   (PostgreSQL's CPU per cycle, its /proc entry)")
+        print(f"RESULT answer_cycle_server_cpu_ms={per_cycle:.2f}")
     if args.sql:
         for kind, sql in raters[(args.cycles - 1) % len(raters)].last_sql.items():
             print(f"\n--- statements: {kind} ---")

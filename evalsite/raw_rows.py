@@ -25,7 +25,7 @@ def columns(model, alias: str) -> str:
 def fetch(sql: str, params, *models, extra: int = 0) -> list[tuple]:
     """Run `sql`; each row becomes one instance per model (its `columns` in turn), then the
     `extra` trailing values as they came."""
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     result = []
@@ -101,7 +101,7 @@ def insert(instance):
         ", ".join(["%s"] * len(fields)),
     )
     returning = connection.features.can_return_columns_from_insert
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(f"{sql} RETURNING {quote(meta.pk.column)}" if returning else sql, values)
         instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
     instance._state.adding, instance._state.db = False, connection.alias
@@ -123,7 +123,7 @@ def update(instance, fields: list[str]) -> None:
         ", ".join(f"{quote(f.column)} = %s" for f in changed),
         quote(meta.pk.column),
     )
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(sql, [*values, instance.pk])
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")

@@ -178,6 +178,9 @@ MIGRATE_DATABASE_URL = env_str("MIGRATE_DATABASE_URL", "")
 if MIGRATE_DATABASE_URL:
     DATABASES["owner"] = parse_database_url(MIGRATE_DATABASE_URL, base_dir=BASE_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The rater's hot statements are prepared on PostgreSQL (evalsite/backends/postgresql/base.py);
+# false for a pooler in transaction mode that does not track them (PgBouncer before 1.21).
+DATABASE_PREPARED_STATEMENTS = env_bool("DATABASE_PREPARED_STATEMENTS", True)
 # A rater's claim and autosave commit without waiting for PostgreSQL's disk flush (see
 # reviews/services/assignment/durability.py); true makes them wait like every other write.
 RATER_WRITES_WAIT_FOR_DISK = env_bool("RATER_WRITES_WAIT_FOR_DISK", False)

@@ -269,7 +269,7 @@ def criterion_names(project) -> list[str]:
 
     Read by hand (`evalsite/raw_rows.py`: the item list, which `make bench` times, offers them
     to *Send to humans*); tests/judging/test_criterion_names.py holds it to the ORM's list."""
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT name FROM judging_criterion WHERE project_id = %s ORDER BY name",
             [getattr(project, "pk", project)],

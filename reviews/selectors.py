@@ -47,7 +47,7 @@ def recent_jobs(project) -> list[tuple[Job, str]]:
     Read by hand (`evalsite/raw_rows.py`: the item list, which `make bench` times, shows
     them): the jobs as `.only("kind", "status", "created_at")` gives them, newest first
     (tests/reviews/test_recent_jobs.py holds them to the ORM's on both databases)."""
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(
             "SELECT id, kind, status, created_at FROM reviews_job WHERE project_id = %s"
             " ORDER BY created_at DESC, id DESC LIMIT %s",

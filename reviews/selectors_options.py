@@ -46,7 +46,7 @@ def list_options(project) -> ListOptions:
     list's filters and its bulk actions' forms share one read per request."""
     cached = project.__dict__.get("_list_options")
     if cached is None:
-        with connection.cursor() as cursor:
+        with connection.prepared_cursor() as cursor:
             cursor.execute(_sql(), [project.pk, project.pk, Role.RATER, project.pk])
             rows = cursor.fetchall()
         lists = ([], [], [])

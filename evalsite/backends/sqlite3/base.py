@@ -22,6 +22,11 @@ QUEUED_MODES = {"IMMEDIATE", "EXCLUSIVE"}  # the transactions that take the writ
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    # Python's sqlite3 keeps each connection's compiled statements already (its statement
+    # cache): the PostgreSQL backend's prepared cursor is the plain one here.
+    def prepared_cursor(self):
+        return self.cursor()
+
     _queue_fd: int | None = None
     _queue_pid: int | None = None  # the process that opened _queue_fd
     _queue_held = False

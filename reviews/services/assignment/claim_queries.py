@@ -152,7 +152,7 @@ def item_places(item_pk: int) -> list[tuple]:
     """(status, lease_expires_at) of every assignment of the item, read under its row lock by
     the claim (a handful of rows; by hand: every new claim reads them)."""
     lease = raw_rows.converter(Assignment, "lease_expires_at")
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(
             "SELECT status, lease_expires_at FROM reviews_assignment WHERE item_id = %s",
             [item_pk],

@@ -17,7 +17,8 @@ from reviews.models import Project
 def project_data_touch(project) -> None:
     """The project's evidence changed in this transaction (call after the writes)."""
     pk = getattr(project, "pk", project)
-    with connection.cursor() as cursor:  # by hand: every submit that settles an item runs it
+    # By hand: every submit that settles an item runs it.
+    with connection.prepared_cursor() as cursor:
         cursor.execute(
             "UPDATE reviews_project SET data_version = data_version + 1 WHERE id = %s", [pk]
         )

@@ -164,7 +164,8 @@ def item_status_refresh(item: Item) -> str:
         and not item.questions.exclude(status=QuestionStatus.RESOLVED).exists()
     ):
         return item.status
-    with connection.cursor() as cursor:  # by hand: every submit that settles an item reads it
+    # By hand: every submit that settles an item reads it.
+    with connection.prepared_cursor() as cursor:
         cursor.execute("SELECT status FROM reviews_question WHERE item_id = %s", [item.pk])
         statuses = {status for (status,) in cursor.fetchall()}
     if QuestionStatus.ADJUDICATION in statuses:
@@ -187,7 +188,7 @@ def submitted_item_resolve(*, item: Item, open_questions: list[Question]) -> lis
     # One read for both: who submitted, and whether anyone else still holds a place. Gold
     # assignments are only scored: they neither count nor wait.
     # By hand: every submit reads it (the ORM's statement cost more CPU than the database's work).
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(
             "SELECT rater_id, status FROM reviews_assignment WHERE item_id = %s AND NOT gold"
             " AND status IN (%s, %s, %s)",  # HOLDING_STATUSES
