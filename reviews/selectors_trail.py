@@ -52,19 +52,28 @@ def item_trail(assignment: Assignment) -> Trail:
 
 
 # The rater's other assignments here, in the same batch (or outside batches), not lapsed or
-# skipped; "before" this one in the order they were given (claimed_at, then id).
-_MINE = """FROM reviews_assignment a JOIN reviews_item i ON i.id = a.item_id
-  WHERE a.rater_id = %(rater)s AND i.project_id = %(project)s AND {batch}
-    AND a.id <> %(id)s AND a.status NOT IN (%(expired)s, %(skipped)s)"""
+# skipped, read once (`mine`: PostgreSQL keeps a CTE used more than once, SQLite may read it
+# again); "before" this one in the order they were given (claimed_at, then id). Each one's
+# project is looked up by the item's key, in a scalar subquery the planner cannot turn into a
+# join: as a join, with statistics taken while the assignments table was still empty (a new
+# project's first minutes, before autovacuum analyzes it), PostgreSQL walked every item of
+# the project once per assignment, 39 ms a review page after 100 answers each under 16 raters
+# (bench/README.md, issue #33), and growing with every answer.
 _BEFORE = "(a.claimed_at < %(claimed)s OR (a.claimed_at = %(claimed)s AND a.id < %(id)s))"
-_OPENABLE = "a.status IN (%(active)s, %(submitted)s)"
-_PLACE_SQL = f"""SELECT
-  (SELECT COUNT(*) {_MINE}),
-  (SELECT COUNT(*) {_MINE} AND {_BEFORE}),
-  (SELECT a.item_id {_MINE} AND {_OPENABLE} AND {_BEFORE}
-     ORDER BY a.claimed_at DESC, a.id DESC LIMIT 1),
-  (SELECT a.item_id {_MINE} AND {_OPENABLE} AND NOT {_BEFORE}
-     ORDER BY a.claimed_at, a.id LIMIT 1)"""
+_OPENABLE = "status IN (%(active)s, %(submitted)s)"
+_PLACE_SQL = f"""WITH mine AS (
+  SELECT a.id, a.item_id, a.status, a.claimed_at, {_BEFORE} AS before
+  FROM reviews_assignment a
+  WHERE a.rater_id = %(rater)s AND {{batch}} AND a.id <> %(id)s
+    AND a.status NOT IN (%(expired)s, %(skipped)s)
+    AND (SELECT i.project_id FROM reviews_item i WHERE i.id = a.item_id) = %(project)s)
+SELECT
+  (SELECT COUNT(*) FROM mine),
+  (SELECT COUNT(*) FROM mine WHERE before),
+  (SELECT item_id FROM mine WHERE {_OPENABLE} AND before
+     ORDER BY claimed_at DESC, id DESC LIMIT 1),
+  (SELECT item_id FROM mine WHERE {_OPENABLE} AND NOT before
+     ORDER BY claimed_at, id LIMIT 1)"""  # noqa: S608 (names only; values are parameters)
 
 
 def _place(assignment: Assignment) -> tuple[int, int, int | None, int | None]:
@@ -82,7 +91,7 @@ def _place(assignment: Assignment) -> tuple[int, int, int | None, int | None]:
         "active": AssignmentStatus.ACTIVE,
         "submitted": AssignmentStatus.SUBMITTED,
     }
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(_PLACE_SQL.format(batch=batch), params)
         return cursor.fetchone()
 
