@@ -217,21 +217,24 @@ def _page_rows(
 ) -> list[tuple]:
     """(id, external_id, status, updated_at, open questions, questions, matching) of up to
     `limit` items by id; the counts are computed for those rows only, `matching` (the bounded
-    count of `counted`'s items, as `_bounded_total` reads it) once for the statement."""
+    count of `counted`'s items, as `_bounded_total` reads it) once for the statement.
+
+    Prepared (`evalsite/backends/postgresql/base.py`): planning it took longer than running it
+    (0.38 ms against 0.63 at 100k items). Its two limits are written into the statement, not
+    passed: a generic plan sees them as they are (a limit it cannot see is planned as a tenth
+    of the table), so PostgreSQL can keep the plan it makes once, for every project."""
     count_where, count_params = counted
     sql = (
         "SELECT i.id, i.external_id, i.status, i.updated_at,"  # noqa: S608
         " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id AND q.status <> %s),"
         " (SELECT COUNT(*) FROM reviews_question q WHERE q.item_id = i.id),"
         f" (SELECT COUNT(*) FROM (SELECT 1 FROM reviews_item i WHERE {count_where} {_BY_ID}"
-        " LIMIT %s) t)"
+        f" LIMIT {int(COUNT_LIMIT) + 1}) t)"
         f" FROM reviews_item i WHERE {where}"
-        f" ORDER BY i.project_id {direction}, i.id {direction} LIMIT %s"
+        f" ORDER BY i.project_id {direction}, i.id {direction} LIMIT {int(limit)}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql, [QuestionStatus.RESOLVED, *count_params, COUNT_LIMIT + 1, *params, limit]
-        )
+    with connection.prepared_cursor() as cursor:
+        cursor.execute(sql, [QuestionStatus.RESOLVED, *count_params, *params])
         rows = cursor.fetchall()
     updated = raw_rows.converter(Item, "updated_at")
     return [

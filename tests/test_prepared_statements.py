@@ -68,3 +68,29 @@ def test_turned_off_nothing_is_prepared(transactional_db, settings):
         assert _prepared() == []
     finally:
         connection.close()  # the next test's connection opens with the setting restored
+
+
+def test_the_item_lists_page_keeps_one_plan_and_is_right_for_any_project():
+    """The page's statement is prepared (reviews/selectors_pages.py); whichever plan PostgreSQL
+    keeps for it (generic on the bench's 100k items, custom on a table this small), a project
+    of another size gets its own rows."""
+    from reviews.selectors_pages import ItemFilters, items_page
+    from tests.factories import ItemFactory
+
+    small, large = ProjectFactory(), ProjectFactory()
+    ItemFactory.create_batch(3, project=small)
+    ItemFactory.create_batch(60, project=large)
+    for _ in range(8):
+        page = items_page(project=large, filters=ItemFilters())
+        assert (len(page.rows), page.has_next) == (50, True)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE 'SELECT i.id, i.external_id%%'"
+        )
+        assert cursor.fetchone()[0] == 8
+    page = items_page(project=small, filters=ItemFilters())
+    assert ([r.pk for r in page.rows], page.total) == (
+        sorted(small.items.values_list("pk", flat=True)),
+        3,
+    )
