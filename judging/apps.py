@@ -45,7 +45,7 @@ def _item_list_register():
     """Judging's part of reviews' item list: filter by split, send the chosen items to people."""
     from judging.forms import SendChosenForm
     from judging.models import Split
-    from judging.selectors import split_condition
+    from judging.selectors import criterion_names_statement, split_condition
     from judging.services.calibration.send_to_humans import items_send_chosen
     from reviews import item_hooks
 
@@ -62,6 +62,7 @@ def _item_list_register():
             items_send_chosen,
             help="ask people for a criterion's label",
             run_in_steps=items_send_chosen,  # with `progress`: the dashboard job's steps
+            reads=lambda project: [criterion_names_statement(project)],  # the form's criteria
         )  # fmt: skip
     )
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import OuterRef, Subquery
 
+from evalsite import raw_rows
 from judging.models import (
     Criterion,
     DashboardSnapshot,
@@ -264,17 +264,21 @@ def judge_config(project, name: str) -> JudgeConfig | None:
     return JudgeConfig.objects.filter(project=project, name=name).first()
 
 
+def criterion_names_statement(project) -> tuple[str, list]:
+    """The statement `criterion_names` runs (the item list reads it ahead with its own)."""
+    return (
+        "SELECT DISTINCT name FROM judging_criterion WHERE project_id = %s ORDER BY name",
+        [project.pk],
+    )
+
+
 def criterion_names(project) -> list[str]:
     """The project's criteria by name, each once (a criterion has a row per version).
 
     Read by hand (`evalsite/raw_rows.py`: the item list, which `make bench` times, offers them
-    to *Send to humans*); tests/judging/test_criterion_names.py holds it to the ORM's list."""
-    with connection.prepared_cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT name FROM judging_criterion WHERE project_id = %s ORDER BY name",
-            [getattr(project, "pk", project)],
-        )
-        return [name for (name,) in cursor.fetchall()]
+    to *Send to humans*, and reads them ahead with its own statements); tests/judging/
+    test_criterion_names.py holds it to the ORM's list."""
+    return [name for (name,) in raw_rows.fetch_kept(project, *criterion_names_statement(project))]
 
 
 def project_runs(project):

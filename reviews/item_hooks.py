@@ -37,6 +37,10 @@ class BulkAction:
     # is done: `run_in_steps(actor=, project=, item_ids=, progress=, **fields)`. None: the job
     # runs `run` in one transaction with its outcome (all or nothing).
     run_in_steps: Callable[..., str] | None = None
+    # The statements its form reads, as `(sql, params)` for `evalsite.raw_rows`: the list reads
+    # them ahead with its own, in one round trip, and the form finds their rows there
+    # (`raw_rows.fetch_kept`).
+    reads: Callable[[object], list[tuple[str, list]]] | None = None
 
 
 FILTERS: dict[str, ListFilter] = {}

@@ -40,6 +40,15 @@ COUNT_LIMIT = 1_000  # list totals are exact up to here, then "1,000+"
 RECENT_JOBS = 5
 
 
+def recent_jobs_statement(project) -> tuple[str, list]:
+    """The statement `recent_jobs` runs (the item list reads it ahead: raw_rows.read_ahead)."""
+    return (
+        "SELECT id, kind, status, created_at FROM reviews_job WHERE project_id = %s"
+        " ORDER BY created_at DESC, id DESC LIMIT %s",
+        [project.pk, RECENT_JOBS],
+    )
+
+
 def recent_jobs(project) -> list[tuple[Job, str]]:
     """The project's latest background jobs with what each is (its kind's label), for the
     pages that start them: a job page stays reachable after one leaves it.
@@ -47,13 +56,7 @@ def recent_jobs(project) -> list[tuple[Job, str]]:
     Read by hand (`evalsite/raw_rows.py`: the item list, which `make bench` times, shows
     them): the jobs as `.only("kind", "status", "created_at")` gives them, newest first
     (tests/reviews/test_recent_jobs.py holds them to the ORM's on both databases)."""
-    with connection.prepared_cursor() as cursor:
-        cursor.execute(
-            "SELECT id, kind, status, created_at FROM reviews_job WHERE project_id = %s"
-            " ORDER BY created_at DESC, id DESC LIMIT %s",
-            [getattr(project, "pk", project), RECENT_JOBS],
-        )
-        rows = cursor.fetchall()
+    rows = raw_rows.fetch_kept(project, *recent_jobs_statement(project))
     at = raw_rows.converter(Job, "created_at")
     names = ["id", "kind", "status", "created_at"]
     jobs = [

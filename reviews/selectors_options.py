@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 
+from evalsite import raw_rows
 from reviews.models import AssignmentBatch, Membership, Role, Slice
 
 
@@ -41,14 +41,17 @@ def _sql() -> str:
     )
 
 
+def list_options_statement(project) -> tuple[str, list]:
+    """The statement `list_options` runs (the item list reads it ahead: raw_rows.read_ahead)."""
+    return _sql(), [project.pk, project.pk, Role.RATER, project.pk]
+
+
 def list_options(project) -> ListOptions:
     """The project's choice lists, read on first use and kept on this `project` object: the
     list's filters and its bulk actions' forms share one read per request."""
     cached = project.__dict__.get("_list_options")
     if cached is None:
-        with connection.prepared_cursor() as cursor:
-            cursor.execute(_sql(), [project.pk, project.pk, Role.RATER, project.pk])
-            rows = cursor.fetchall()
+        rows = raw_rows.fetch_kept(project, *list_options_statement(project))
         lists = ([], [], [])
         for kind, pk, name, _n in rows:
             lists[kind].append((pk, name))

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from evalsite import raw_rows
 from evalsite.posting import errors_text
 from reviews import item_hooks
 from reviews.access import OVERSEERS, project_for_user
@@ -15,7 +16,7 @@ from reviews.forms_items import BulkForm, ItemListForm
 from reviews.item_rows_html import item_rows_html
 from reviews.models import Role
 from reviews.selectors import recent_jobs
-from reviews.selectors_pages import items_chosen, items_more_than, items_page
+from reviews.selectors_pages import item_list_reads, items_chosen, items_more_than, items_page
 from reviews.services.jobs.records import job_start
 
 # Ticked rows (at most forms_items.MAX_TICKED) and up to this many matching items are acted on
@@ -27,6 +28,8 @@ INLINE_MAX = 1000
 @require_safe
 def item_list(request, slug):
     access = project_for_user(request.user, slug, roles=OVERSEERS)
+    reads = item_list_reads(access.project, filtered=bool(request.GET), admin=access.is_admin)
+    raw_rows.read_ahead(access.project, reads)
     form = ItemListForm(request.GET, project=access.project)
     filters = form.filters()
     page = items_page(project=access.project, filters=filters, **form.page())
