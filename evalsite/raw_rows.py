@@ -11,6 +11,7 @@ Only names from the models are interpolated into SQL (`columns`); values are par
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
@@ -24,11 +25,21 @@ def columns(model, alias: str) -> str:
     return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
 
 
-def fetch(sql: str, params, *models, extra: int = 0) -> list[tuple]:
+def fetch(sql: str, params, *models, extra: int = 0, first: Sequence[str] = ()) -> list[tuple]:
     """Run `sql`; each row becomes one instance per model (its `columns` in turn), then the
-    `extra` trailing values as they came."""
-    with connection.prepared_cursor() as cursor:
-        cursor.execute(sql, params)
+    `extra` trailing values as they came. `first`: statements without parameters to run just
+    before it (a `SET LOCAL`); on PostgreSQL they go in one pipeline with it, and with the
+    transaction's BEGIN when `sql` is its first statement: one round trip, not three."""
+    with connection.cursor() as plain, connection.prepared_cursor() as cursor:
+        if first and connection.vendor == "postgresql":
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                for statement in first:
+                    plain.execute(statement)
+                cursor.execute(sql, params)
+        else:
+            for statement in first:
+                plain.execute(statement)
+            cursor.execute(sql, params)
         rows = cursor.fetchall()
     result = []
     for row in rows:

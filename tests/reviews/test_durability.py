@@ -51,3 +51,24 @@ def test_the_setting_makes_rater_writes_wait_for_the_disk(client, review_item, s
     settings.RATER_WRITES_WAIT_FOR_DISK = True
     ran = _rater_day(client, review_item)
     assert not any(ASYNC in sql for sqls in ran.values() for sql in sqls)
+
+
+@pytest.mark.postgres
+def test_the_setting_goes_with_the_transactions_first_read_in_one_round_trip(client, review_item):
+    """On PostgreSQL the SET LOCAL, the claim's (or the autosave's) first read and psycopg's
+    BEGIN go in one pipeline (evalsite/raw_rows.py `fetch(first=...)`)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    seen = []
+
+    def record(execute, sql, params, many, context):
+        seen.append((sql, context["connection"].connection._pipeline is not None))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        _rater_day(client, review_item)
+    for n, (sql, inside) in enumerate(seen):
+        if sql == ASYNC:
+            assert inside, sql
+            assert seen[n + 1][1], seen[n + 1][0]  # the read it went with
+    assert sum(sql == ASYNC for sql, _ in seen) == 3  # the claim, the autosave, the next claim

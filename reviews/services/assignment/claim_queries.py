@@ -5,15 +5,18 @@ rules; these hold to them (tests/reviews/test_claim_candidates.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import connection
 
 from evalsite import raw_rows
 from reviews.models import Assignment, AssignmentBatch, AssignmentStatus, ItemStatus, Project
 
 
-def current_claim(*, rater, project: Project, now) -> Assignment | None:
+def current_claim(*, rater, project: Project, now, first: Sequence[str] = ()) -> Assignment | None:
     """The rater's live claim, else the first item assigned to them (an open item, or a gold
-    one); "active" sorts before "assigned". Written by hand (`raw_rows`): every next runs it."""
+    one); "active" sorts before "assigned". Written by hand (`raw_rows`): every next runs it.
+    `first`: statements sent with it (`raw_rows.fetch`), the claim's transaction's settings."""
     found = raw_rows.fetch(
         f"SELECT {raw_rows.columns(Assignment, 'a')} FROM reviews_assignment a"  # noqa: S608
         " JOIN reviews_item i ON i.id = a.item_id"
@@ -31,6 +34,7 @@ def current_claim(*, rater, project: Project, now) -> Assignment | None:
             True,
         ],
         Assignment,
+        first=first,
     )
     return found[0][0] if found else None
 

@@ -42,7 +42,7 @@ from reviews.services.assignment.claim_queries import (
     item_places,
     live_claim,
 )
-from reviews.services.assignment.durability import rater_write_commits_async
+from reviews.services.assignment.durability import rater_write_settings
 from reviews.services.assignment.gold import gold_claim
 from reviews.services.assignment.opening import assignment_open
 from reviews.services.events import event_record
@@ -151,7 +151,6 @@ def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | 
     for _ in range(_CANDIDATES_PER_CLAIM):
         try:
             with transaction.atomic():
-                rater_write_commits_async()
                 return _claim(
                     rater=rater, project=project, now=now, rng=rng or _RNG, passed_over=passed_over
                 )
@@ -161,7 +160,7 @@ def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | 
 
 
 def _claim(*, rater, project: Project, now, rng, passed_over: list[int]) -> Assignment | None:
-    current = current_claim(rater=rater, project=project, now=now)
+    current = current_claim(rater=rater, project=project, now=now, first=rater_write_settings())
     if current is not None:
         current.status = AssignmentStatus.ACTIVE
         current.opened_at = current.opened_at or now

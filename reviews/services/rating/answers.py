@@ -27,7 +27,7 @@ from reviews.models import (
     decisions_for,
     label_problem,
 )
-from reviews.services.assignment.durability import rater_write_commits_async
+from reviews.services.assignment.durability import rater_write_settings
 from reviews.services.assignment.queue import lease_renew
 from reviews.services.events import event_record
 from reviews.services.rating.resolution import submitted_item_resolve
@@ -112,7 +112,6 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     now = timezone.now()
     try:
         with transaction.atomic():
-            rater_write_commits_async()
             assignment = _claim_locked(rater=actor, item_pk=question.item_id)
             if assignment is None or (
                 assignment.status == AssignmentStatus.ACTIVE
@@ -137,6 +136,7 @@ def _claim_locked(*, rater, item_pk: int) -> Assignment | None:
         f" WHERE a.rater_id = %s AND a.item_id = %s AND a.status IN (%s, %s){lock}",
         [rater.pk, item_pk, AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED],
         Assignment,
+        first=rater_write_settings(),  # the autosave's transaction starts here
     )
     return found[0][0] if found else None
 
