@@ -30,15 +30,10 @@ def fetch(sql: str, params, *models, extra: int = 0, first: Sequence[str] = ()) 
     `extra` trailing values as they came. `first`: statements without parameters to run just
     before it (a `SET LOCAL`); on PostgreSQL they go in one pipeline with it, and with the
     transaction's BEGIN when `sql` is its first statement: one round trip, not three."""
-    with connection.cursor() as plain, connection.prepared_cursor() as cursor:
-        if first and connection.vendor == "postgresql":
-            with connection.wrap_database_errors, connection.connection.pipeline():
-                for statement in first:
-                    plain.execute(statement)
-                cursor.execute(sql, params)
+    with connection.prepared_cursor() as cursor:
+        if first:
+            _run_first(first, cursor, sql, params)
         else:
-            for statement in first:
-                plain.execute(statement)
             cursor.execute(sql, params)
         rows = cursor.fetchall()
     result = []
@@ -94,6 +89,20 @@ def _rows(sql: str, params: list) -> list[tuple]:
     with connection.prepared_cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _run_first(first: Sequence[str], cursor, sql: str, params) -> None:
+    """`first` (through Django's own cursor: not prepared), then `sql` on `cursor`."""
+    with connection.cursor() as plain:
+        if connection.vendor != "postgresql":
+            for statement in first:
+                plain.execute(statement)
+            cursor.execute(sql, params)
+            return
+        with connection.wrap_database_errors, connection.connection.pipeline():
+            for statement in first:
+                plain.execute(statement)
+            cursor.execute(sql, params)
 
 
 def from_row(model, values):
