@@ -12,6 +12,7 @@ Only names from the models are interpolated into SQL (`columns`); values are par
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
@@ -58,13 +59,9 @@ def read_ahead(holder, statements: list[tuple[str, list]]) -> None:
     0.1 ms) the item list's time did not change measurably (bench/README.md, issue #33).
     Elsewhere (SQLite, in this process) they simply run one after another."""
     kept = holder.__dict__.setdefault(_KEPT, {})
-    if connection.vendor != "postgresql":
-        for sql, params in statements:
-            kept[_key(sql, params)] = _rows(sql, params)
-        return
     cursors = [connection.prepared_cursor() for _ in statements]
     try:
-        with connection.wrap_database_errors, connection.connection.pipeline():
+        with _together():
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
         for cursor, (sql, params) in zip(cursors, statements, strict=True):
@@ -93,16 +90,24 @@ def _rows(sql: str, params: list) -> list[tuple]:
 
 def _run_first(first: Sequence[str], cursor, sql: str, params) -> None:
     """`first` (through Django's own cursor: not prepared), then `sql` on `cursor`."""
-    with connection.cursor() as plain:
-        if connection.vendor != "postgresql":
-            for statement in first:
-                plain.execute(statement)
-            cursor.execute(sql, params)
-            return
-        with connection.wrap_database_errors, connection.connection.pipeline():
-            for statement in first:
-                plain.execute(statement)
-            cursor.execute(sql, params)
+    with connection.cursor() as plain, _together():
+        for statement in first:
+            plain.execute(statement)
+        cursor.execute(sql, params)
+
+
+def _together():
+    """On PostgreSQL, a pipeline: the statements run inside it reach the server in one round
+    trip, their results read afterwards. Elsewhere nothing: they run one after another."""
+    if connection.vendor != "postgresql":
+        return nullcontext()
+    return _pipeline()
+
+
+@contextmanager
+def _pipeline():
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
 
 
 def from_row(model, values):
