@@ -13,6 +13,7 @@ from evalsite.posting import errors_text
 from reviews import item_hooks
 from reviews.access import OVERSEERS, project_for_user
 from reviews.forms_items import BulkForm, ItemListForm
+from reviews.item_list_html import bulk_actions_html, filters_html
 from reviews.item_rows_html import item_rows_html
 from reviews.models import Role
 from reviews.selectors import recent_jobs
@@ -45,7 +46,8 @@ def item_list(request, slug):
             "project": access.project,
             "page": page,
             "rows_html": item_rows_html(page.rows, ticks=bool(actions), filtered=filters.any),
-            "form": form,
+            "filters_html": filters_html(form),
+            "actions_html": bulk_actions_html(actions),
             "filtered": filters.any,
             "kept": form.query_string(),
             "actions": actions,
