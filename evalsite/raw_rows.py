@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import contextmanager, nullcontext
 from functools import lru_cache
+from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 
@@ -26,6 +27,15 @@ def columns(model, alias: str) -> str:
     return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
 
 
+class Read(NamedTuple):
+    """One statement for `fetch_together`, read as `fetch` reads it."""
+
+    sql: str
+    params: list
+    models: tuple = ()
+    extra: int = 0
+
+
 def fetch(sql: str, params, *models, extra: int = 0, first: Sequence[str] = ()) -> list[tuple]:
     """Run `sql`; each row becomes one instance per model (its `columns` in turn), then the
     `extra` trailing values as they came. `first`: statements without parameters to run just
@@ -36,7 +46,19 @@ def fetch(sql: str, params, *models, extra: int = 0, first: Sequence[str] = ()) 
             _run_first(first, cursor, sql, params)
         else:
             cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return _instances(cursor.fetchall(), models, extra)
+
+
+def fetch_together(*reads: Read) -> list[list[tuple]]:
+    """`fetch` of each of `reads`, which need nothing from each other, sent together (one
+    round trip on PostgreSQL, as `read_ahead`): a page's access check and the row it shows."""
+    rows = _run_together([(read.sql, read.params) for read in reads])
+    return [
+        _instances(found, read.models, read.extra) for found, read in zip(rows, reads, strict=True)
+    ]
+
+
+def _instances(rows: list[tuple], models: Sequence, extra: int) -> list[tuple]:
     result = []
     for row in rows:
         start, out = 0, []
@@ -59,13 +81,18 @@ def read_ahead(holder, statements: list[tuple[str, list]]) -> None:
     0.1 ms) the item list's time did not change measurably (bench/README.md, issue #33).
     Elsewhere (SQLite, in this process) they simply run one after another."""
     kept = holder.__dict__.setdefault(_KEPT, {})
+    for (sql, params), rows in zip(statements, _run_together(statements), strict=True):
+        kept[_key(sql, params)] = rows
+
+
+def _run_together(statements: Sequence[tuple[str, list]]) -> list[list[tuple]]:
+    """Each statement's rows, the statements sent together (`_together`)."""
     cursors = [connection.prepared_cursor() for _ in statements]
     try:
-        with _together():
+        with _together() if len(statements) > 1 else nullcontext():  # one: no pipeline to sync
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
-        for cursor, (sql, params) in zip(cursors, statements, strict=True):
-            kept[_key(sql, params)] = cursor.fetchall()
+        return [cursor.fetchall() for cursor in cursors]
     finally:
         for cursor in cursors:
             cursor.close()
@@ -161,6 +188,30 @@ def insert(instance):
     """INSERT the unsaved `instance` as `save()` does (each field's `pre_save` for an add, then
     `get_db_prep_save`) without building the query through the ORM; returns it saved, with its
     pk. Only for models whose `save()` adds nothing to Django's own."""
+    return insert_all([instance])[0]
+
+
+def insert_all(instances: Sequence) -> list:
+    """`insert` each of `instances`, in order, together (one round trip on PostgreSQL, as
+    `read_ahead`): for rows that do not need each other's keys, such as an answer and its
+    timeline line. A refused row raises as `insert` does; those after it are not written."""
+    statements = [_insert_statement(instance) for instance in instances]
+    cursors = [connection.prepared_cursor() for _ in statements]
+    try:
+        with _together():
+            for cursor, (sql, values) in zip(cursors, statements, strict=True):
+                cursor.execute(sql, values)
+        returning = connection.features.can_return_columns_from_insert
+        for cursor, instance in zip(cursors, instances, strict=True):
+            instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
+            instance._state.adding, instance._state.db = False, connection.alias
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    return list(instances)
+
+
+def _insert_statement(instance) -> tuple[str, list]:
     meta = instance._meta
     quote = connection.ops.quote_name
     fields = [f for f in meta.concrete_fields if not f.primary_key]
@@ -170,12 +221,9 @@ def insert(instance):
         ", ".join(quote(f.column) for f in fields),
         ", ".join(["%s"] * len(fields)),
     )
-    returning = connection.features.can_return_columns_from_insert
-    with connection.prepared_cursor() as cursor:
-        cursor.execute(f"{sql} RETURNING {quote(meta.pk.column)}" if returning else sql, values)
-        instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
-    instance._state.adding, instance._state.db = False, connection.alias
-    return instance
+    if connection.features.can_return_columns_from_insert:
+        sql = f"{sql} RETURNING {quote(meta.pk.column)}"
+    return sql, values
 
 
 def update(instance, fields: list[str]) -> None:

@@ -81,14 +81,26 @@ def roles_of(user, project: Project) -> frozenset[str]:
 
 def project_for_user(user, slug: str, *, roles: Iterable[str] | None = None) -> ProjectAccess:
     """The project `slug` as seen by `user`: 404 unless a member, 403 without one of `roles`."""
-    # Every page asks this first: written by hand (raw_rows), one row per role held.
-    memberships = user.is_authenticated and raw_rows.fetch(
+    if not user.is_authenticated:
+        raise Http404("No such project.")
+    (memberships,) = raw_rows.fetch_together(_memberships(user, slug))
+    return _access(memberships, roles)
+
+
+def _memberships(user, slug: str) -> raw_rows.Read:
+    """The project `slug` with the user's role in it, a row per role held. Every page asks this
+    first: written by hand (raw_rows)."""
+    return raw_rows.Read(
         f"SELECT {raw_rows.columns(Project, 'p')}, m.role FROM reviews_membership m"  # noqa: S608
         " JOIN reviews_project p ON p.id = m.project_id WHERE p.slug = %s AND m.user_id = %s",
         [slug, user.pk],
-        Project,
+        (Project,),
         extra=1,
     )
+
+
+def _access(memberships: list[tuple], roles: Iterable[str] | None) -> ProjectAccess:
+    """The access `_memberships`' rows give: 404 without any, 403 without one of `roles`."""
     if not memberships:
         raise Http404("No such project.")
     access = ProjectAccess(
@@ -114,14 +126,20 @@ def require_role(access: ProjectAccess, roles: Iterable[str] | None) -> None:
 def item_for_user(
     user, slug: str, item_pk: int, *, roles: Iterable[str] | None = None
 ) -> tuple[ProjectAccess, Item]:
-    """An item of project `slug`, with the same 404/403 rules as the project itself."""
-    access = project_for_user(user, slug, roles=roles)
-    found = raw_rows.fetch(
-        f"SELECT {raw_rows.columns(Item, 'i')} FROM reviews_item i"  # noqa: S608
-        " WHERE i.id = %s AND i.project_id = %s",
-        [item_pk, access.project.pk],
-        Item,
+    """An item of project `slug`, with the same 404/403 rules as the project itself. The item
+    is read with the access check, in one round trip, and shown only once the check passed."""
+    if not user.is_authenticated:
+        raise Http404("No such project.")
+    memberships, found = raw_rows.fetch_together(
+        _memberships(user, slug),
+        raw_rows.Read(
+            f"SELECT {raw_rows.columns(Item, 'i')} FROM reviews_item i"  # noqa: S608
+            " JOIN reviews_project p ON p.id = i.project_id WHERE i.id = %s AND p.slug = %s",
+            [item_pk, slug],
+            (Item,),
+        ),
     )
+    access = _access(memberships, roles)
     if not found:
         raise Http404("No such item.")
     (item,) = found[0]
@@ -150,16 +168,22 @@ def question_for_user(
     user, slug: str, item_pk: int, question_pk: int, *, roles: Iterable[str] | None = None
 ) -> tuple[ProjectAccess, Question]:
     """A question of an item of project `slug`, its item read in the same query (the save path
-    of every autosave); the same 404/403 rules as the project itself."""
-    access = project_for_user(user, slug, roles=roles)
-    found = raw_rows.fetch(
-        f"SELECT {raw_rows.columns(Question, 'q')}, {raw_rows.columns(Item, 'i')}"  # noqa: S608
-        " FROM reviews_question q JOIN reviews_item i ON i.id = q.item_id"
-        " WHERE q.id = %s AND q.item_id = %s AND i.project_id = %s",
-        [question_pk, item_pk, access.project.pk],
-        Question,
-        Item,
+    of every autosave), both with the access check as `item_for_user` reads them; the same
+    404/403 rules as the project itself."""
+    if not user.is_authenticated:
+        raise Http404("No such project.")
+    memberships, found = raw_rows.fetch_together(
+        _memberships(user, slug),
+        raw_rows.Read(
+            f"SELECT {raw_rows.columns(Question, 'q')}, {raw_rows.columns(Item, 'i')}"  # noqa: S608
+            " FROM reviews_question q JOIN reviews_item i ON i.id = q.item_id"
+            " JOIN reviews_project p ON p.id = i.project_id"
+            " WHERE q.id = %s AND q.item_id = %s AND p.slug = %s",
+            [question_pk, item_pk, slug],
+            (Question, Item),
+        ),
     )
+    access = _access(memberships, roles)
     if not found:
         raise Http404("No such question.")
     question, item = found[0]

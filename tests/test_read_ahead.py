@@ -102,3 +102,53 @@ def test_the_item_list_reads_ahead_and_shows_what_it_did_without(client, project
         assert len(together) == 4  # the options, the jobs, the criteria, the page's rows
         for table in ("reviews_slice", "reviews_job", "judging_criterion", "reviews_item i"):
             assert any(f"FROM {table}" in sql for sql in together), table
+
+
+def test_rows_inserted_together_get_their_keys_and_a_refused_one_raises(project):
+    from django.db import IntegrityError, transaction
+
+    from reviews.models import Event, EventKind
+    from reviews.services.events import event_new
+
+    item = ItemFactory(project=project)
+    lines = [event_new(item=item, kind=EventKind.UPDATED, data={"n": n}) for n in range(2)]
+    assert raw_rows.insert_all(lines) == lines
+    assert [e.pk for e in lines] == list(
+        Event.objects.filter(item=item).order_by("pk").values_list("pk", flat=True)
+    )
+    assert [Event.objects.get(pk=e.pk).data for e in lines] == [{"n": 0}, {"n": 1}]
+    Slice.objects.create(project=project, name="taken")
+    refused = [Slice(project=project, name="taken"), Slice(project=project, name="after")]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        raw_rows.insert_all(refused)  # the first breaks the unique name: neither is written
+    assert list(Slice.objects.filter(project=project).values_list("name", flat=True)) == ["taken"]
+
+
+@pytest.mark.postgres
+def test_an_autosave_reads_its_question_with_the_access_check_and_writes_its_line_with_it(
+    client, project, review_item
+):
+    """The save's round trips (issue #33): the membership and the question in one, the answer
+    and its timeline line in another."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    from reviews.models import Answer
+
+    item = review_item(project, {"$.total": ["1,200.00", "1,290.00"]})
+    question = item.questions.get()
+    client.force_login(member(project, Role.RATER))
+    assert client.post(reverse("review_next", args=[project.slug])).status_code == 302
+    url = reverse("answer_save", args=[project.slug, item.pk, question.pk])
+    choice = {"choice": f"claim:{question.candidates.first().pk}", "expected_seq": "0"}
+    seen = []
+    with connection.execute_wrapper(_in_pipeline(seen)):
+        response = client.post(url, choice, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    together = [sql.split()[0:4] for sql, inside in seen if inside]
+    assert ["SELECT", 'p."id",', 'p."slug",', 'p."name",'] in together  # the membership
+    assert any(sql.startswith("SELECT q.") for sql, inside in seen if inside)
+    assert [s[:3] for s in together if s[0] == "INSERT"] == [
+        ["INSERT", "INTO", '"reviews_answer"'],
+        ["INSERT", "INTO", '"reviews_event"'],
+    ]
+    assert Answer.objects.get(question=question).seq == 1

@@ -26,9 +26,15 @@ def event_record(
 ) -> Event:
     """Append one line to `item`'s timeline. `kind` must be an EventKind (ValueError if not).
     Most rater requests append one: written by hand (`raw_rows.insert`)."""
-    return raw_rows.insert(
-        Event(item_id=_item_id(item), kind=EventKind(kind), actor=_actor(actor), data=data or {})
-    )
+    return raw_rows.insert(event_new(item=item, kind=kind, actor=actor, data=data))
+
+
+def event_new(
+    *, item: Item | int, kind: EventKind, actor=None, data: dict[str, Any] | None = None
+) -> Event:
+    """The timeline line `event_record` writes, unsaved: for a caller that writes it together
+    with its own row (`raw_rows.insert_all`)."""
+    return Event(item_id=_item_id(item), kind=EventKind(kind), actor=_actor(actor), data=data or {})
 
 
 def events_record(

@@ -29,7 +29,7 @@ from reviews.models import (
 )
 from reviews.services.assignment.durability import rater_write_settings
 from reviews.services.assignment.queue import lease_renew
-from reviews.services.events import event_record
+from reviews.services.events import event_new, event_record
 from reviews.services.rating.resolution import submitted_item_resolve
 
 
@@ -183,21 +183,19 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
     content = question.item.revision  # what the rater saw: the answer is given on it
     if latest is not None and latest.revision == content and _same(latest, given):
         return latest  # a repeated save (blur after typing, a retry) is not a change
-    answer = raw_rows.insert(
-        Answer(
-            question=question,
-            rater=actor,
-            assignment=assignment,
-            seq=current + 1,
-            revision=content,
-            decision=given.decision,
-            value=given.value,
-            chosen_claim_id=given.chosen_claim_id,
-            flagged=given.flagged,
-            note=given.note,
-        )
+    answer = Answer(
+        question=question,
+        rater=actor,
+        assignment=assignment,
+        seq=current + 1,
+        revision=content,
+        decision=given.decision,
+        value=given.value,
+        chosen_claim_id=given.chosen_claim_id,
+        flagged=given.flagged,
+        note=given.note,
     )
-    event_record(
+    line = event_new(
         item=question.item_id,
         actor=actor,
         kind=EventKind.ANSWERED,
@@ -208,6 +206,7 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
             **({"revision": True} if revision else {}),
         },
     )
+    raw_rows.insert_all([answer, line])  # one round trip: neither needs the other's key
     return answer
 
 
