@@ -41,18 +41,16 @@ def fetch(sql: str, params, *models, extra: int = 0, first: Sequence[str] = ()) 
     `extra` trailing values as they came. `first`: statements without parameters to run just
     before it (a `SET LOCAL`); on PostgreSQL they go in one pipeline with it, and with the
     transaction's BEGIN when `sql` is its first statement: one round trip, not three."""
-    with connection.prepared_cursor() as cursor:
-        if first:
-            _run_first(first, cursor, sql, params)
-        else:
-            cursor.execute(sql, params)
-        return _instances(cursor.fetchall(), models, extra)
+    (rows,) = fetch_together(Read(sql, params, models, extra), first=first)
+    return rows
 
 
-def fetch_together(*reads: Read) -> list[list[tuple]]:
+def fetch_together(*reads: Read, first: Sequence[str] = ()) -> list[list[tuple]]:
     """`fetch` of each of `reads`, which need nothing from each other, sent together (one
-    round trip on PostgreSQL, as `read_ahead`): a page's access check and the row it shows."""
-    rows = _run_together([(read.sql, read.params) for read in reads])
+    round trip on PostgreSQL, as `read_ahead`): a page's access check and the row it shows.
+    They run in order, each with its own snapshot, as one after another would. `first` as
+    `fetch`'s."""
+    rows = _run_together([(read.sql, read.params) for read in reads], first)
     return [
         _instances(found, read.models, read.extra) for found, read in zip(rows, reads, strict=True)
     ]
@@ -85,11 +83,19 @@ def read_ahead(holder, statements: list[tuple[str, list]]) -> None:
         kept[_key(sql, params)] = rows
 
 
-def _run_together(statements: Sequence[tuple[str, list]]) -> list[list[tuple]]:
-    """Each statement's rows, the statements sent together (`_together`)."""
+def _run_together(
+    statements: Sequence[tuple[str, list]], first: Sequence[str] = ()
+) -> list[list[tuple]]:
+    """Each statement's rows, the statements (after `first`) sent together (`_together`)."""
     cursors = [connection.prepared_cursor() for _ in statements]
+    alone = len(statements) == 1 and not first  # no pipeline to sync for one statement
     try:
-        with _together() if len(statements) > 1 else nullcontext():  # one: no pipeline to sync
+        with (
+            connection.cursor() if first else nullcontext() as plain,
+            nullcontext() if alone else _together(),
+        ):
+            for statement in first:
+                plain.execute(statement)
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
         return [cursor.fetchall() for cursor in cursors]
@@ -113,14 +119,6 @@ def _rows(sql: str, params: list) -> list[tuple]:
     with connection.prepared_cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
-
-
-def _run_first(first: Sequence[str], cursor, sql: str, params) -> None:
-    """`first` (through Django's own cursor: not prepared), then `sql` on `cursor`."""
-    with connection.cursor() as plain, _together():
-        for statement in first:
-            plain.execute(statement)
-        cursor.execute(sql, params)
 
 
 def _together():

@@ -128,8 +128,8 @@ def test_rows_inserted_together_get_their_keys_and_a_refused_one_raises(project)
 def test_an_autosave_reads_its_question_with_the_access_check_and_writes_its_line_with_it(
     client, project, review_item
 ):
-    """The save's round trips (issue #33): the membership and the question in one, the answer
-    and its timeline line in another."""
+    """The save's round trips (issue #33): the membership and the question in one, the claim
+    locked and the latest answer in one, the answer and its timeline line in another."""
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (set DATABASE_URL=postgres://…)")
     from reviews.models import Answer
@@ -147,6 +147,9 @@ def test_an_autosave_reads_its_question_with_the_access_check_and_writes_its_lin
     together = [sql.split()[0:4] for sql, inside in seen if inside]
     assert ["SELECT", 'p."id",', 'p."slug",', 'p."name",'] in together  # the membership
     assert any(sql.startswith("SELECT q.") for sql, inside in seen if inside)
+    inside = [sql for sql, piped in seen if piped]
+    assert any("FOR UPDATE" in sql for sql in inside)  # the claim locked, with its latest answer
+    assert any(sql.startswith('SELECT a."id", a."question_id"') for sql in inside)
     assert [s[:3] for s in together if s[0] == "INSERT"] == [
         ["INSERT", "INTO", '"reviews_answer"'],
         ["INSERT", "INTO", '"reviews_event"'],

@@ -65,13 +65,17 @@ def _chosen_claim(question: Question, given: AnswerInput) -> Claim | None:
 
 def latest_answer(*, question: Question, rater) -> Answer | None:
     """The rater's last answer to `question` (every autosave reads it: written by hand)."""
-    found = raw_rows.fetch(
+    (found,) = raw_rows.fetch_together(_latest_answer_read(question, rater))
+    return found[0][0] if found else None
+
+
+def _latest_answer_read(question: Question, rater) -> raw_rows.Read:
+    return raw_rows.Read(
         f"SELECT {raw_rows.columns(Answer, 'a')} FROM reviews_answer a"  # noqa: S608
         " WHERE a.question_id = %s AND a.rater_id = %s ORDER BY a.seq DESC LIMIT 1",
         [question.pk, rater.pk],
-        Answer,
+        (Answer,),
     )
-    return found[0][0] if found else None
 
 
 def _validated(question: Question, given: AnswerInput) -> AnswerInput:
@@ -112,7 +116,7 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     now = timezone.now()
     try:
         with transaction.atomic():
-            assignment = _claim_locked(rater=actor, item_pk=question.item_id)
+            assignment, latest = _claim_locked(rater=actor, question=question)
             if assignment is None or (
                 assignment.status == AssignmentStatus.ACTIVE
                 and not (assignment.lease_expires_at and assignment.lease_expires_at >= now)
@@ -120,25 +124,31 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
                 raise NotAssigned()
             if assignment.status == AssignmentStatus.ACTIVE:
                 lease_renew(assignment, question.item.project, now)
-            return _answer_append(actor, assignment, question, given, expected_seq)
+            return _answer_append(actor, assignment, question, given, expected_seq, latest)
     except IntegrityError:  # a concurrent save took this seq first
         raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
 
 
-def _claim_locked(*, rater, item_pk: int) -> Assignment | None:
-    """The rater's live or submitted claim on the item, locked; one row at most (a rater holds
-    an item once: the partial unique constraint). Written by hand: every autosave runs it."""
+def _claim_locked(*, rater, question: Question) -> tuple[Assignment | None, Answer | None]:
+    """The rater's live or submitted claim on the question's item, locked (one row at most: a
+    rater holds an item once, the partial unique constraint), and the rater's latest answer
+    to the question. Written by hand: every autosave runs them, in one round trip with the
+    transaction's start on PostgreSQL. The answer is read by its own statement after the
+    lock is held, so it is the latest: every save of the rater's takes that lock first."""
     lock = (
         f" {connection.ops.for_update_sql()}" if connection.features.has_select_for_update else ""
     )
-    found = raw_rows.fetch(
-        f"SELECT {raw_rows.columns(Assignment, 'a')} FROM reviews_assignment a"  # noqa: S608
-        f" WHERE a.rater_id = %s AND a.item_id = %s AND a.status IN (%s, %s){lock}",
-        [rater.pk, item_pk, AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED],
-        Assignment,
+    claims, answers = raw_rows.fetch_together(
+        raw_rows.Read(
+            f"SELECT {raw_rows.columns(Assignment, 'a')} FROM reviews_assignment a"  # noqa: S608
+            f" WHERE a.rater_id = %s AND a.item_id = %s AND a.status IN (%s, %s){lock}",
+            [rater.pk, question.item_id, AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED],
+            (Assignment,),
+        ),
+        _latest_answer_read(question, rater),
         first=rater_write_settings(),  # the autosave's transaction starts here
     )
-    return found[0][0] if found else None
+    return (claims[0][0] if claims else None), (answers[0][0] if answers else None)
 
 
 def answer_record(
@@ -162,10 +172,14 @@ def answer_record(
         raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
 
 
-def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
+_UNREAD = object()  # `_answer_append` reads the latest answer itself
+
+
+def _answer_append(actor, assignment, question, given, expected_seq, latest=_UNREAD) -> Answer:
     """Under the assignment's lock: the new Answer row and its timeline line. No savepoint
     around the insert: the lock orders the rater's saves, and the unique seq, the last line,
-    rolls the whole transaction back (the callers turn that into StaleAnswer)."""
+    rolls the whole transaction back (the callers turn that into StaleAnswer). `latest`: the
+    rater's latest answer, if the caller read it under the lock."""
     revision = assignment.status == AssignmentStatus.SUBMITTED
     if revision:
         # A revision after submitting counts until the question is settled: read its
@@ -176,7 +190,8 @@ def _answer_append(actor, assignment, question, given, expected_seq) -> Answer:
         raise AnswerError("This item is no longer assigned to you (skipped or expired).")
     if question.status != QuestionStatus.OPEN and not assignment.gold:
         raise AnswerError("This question is already settled.")
-    latest = latest_answer(question=question, rater=actor)
+    if latest is _UNREAD:
+        latest = latest_answer(question=question, rater=actor)
     current = latest.seq if latest is not None else 0
     if current != expected_seq:
         raise StaleAnswer(latest)
