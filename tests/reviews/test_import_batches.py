@@ -124,3 +124,42 @@ def test_a_refused_item_row_raises_integrity_error_naming_the_constraint(
         _import(project, _jsonl(tmp_path / "items.jsonl", _items(16)))
     assert isinstance(failure.value.__cause__, psycopg.errors.UniqueViolation)
     assert row_counts() == rows
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPYs from a helper thread")
+def test_background_copies_keep_their_order_raise_at_wait_and_start_none_after_close(project):
+    import threading
+
+    from django.db import transaction
+
+    from reviews.services.imports.bulk_insert import BackgroundCopies, insert_rows
+
+    def names():
+        return list(Slice.objects.filter(project=project).order_by("pk").values_list("name"))
+
+    def add(copies, *names):
+        insert_rows(
+            Slice, ("name",), [(n,) for n in names], copies=copies, project_id=project.pk,
+            critical=False,
+        )  # fmt: skip
+
+    copies = BackgroundCopies(connection)
+    try:
+        add(copies, "a", "b")
+        add(copies, "c")
+        copies.wait()
+        assert names() == [("a",), ("b",), ("c",)]  # in the order given
+        with pytest.raises(IntegrityError, match="slice_unique"), transaction.atomic():
+            add(copies, "a")  # refused: the error comes at the next wait
+            copies.wait()
+    finally:
+        copies.close()
+    assert names() == [("a",), ("b",), ("c",)]
+
+    copies = BackgroundCopies(connection)
+    gate = threading.Event()
+    copies.pool.submit(gate.wait)  # the helper is busy...
+    add(copies, "late")  # ...so this COPY waits its turn
+    threading.Timer(0.2, gate.set).start()
+    copies.close()  # the transaction is ending: the waiting COPY never starts
+    assert names() == [("a",), ("b",), ("c",)]

@@ -15,7 +15,8 @@ import itertools
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from typing import Any
@@ -58,7 +59,9 @@ class JsonText(str):
     __slots__ = ()
 
 
-def insert_rows(model, columns, rows, **constants) -> int:
+def insert_rows(
+    model, columns, rows, *, copies: BackgroundCopies | None = None, **constants
+) -> int:
     """INSERT `rows` (tuples in `columns` order) plus `constants` into `model`'s table; returns
     how many rows.
 
@@ -67,6 +70,8 @@ def insert_rows(model, columns, rows, **constants) -> int:
     one INSERT … SELECT from the rows as one JSON parameter (`_sqlite_insert`). PostgreSQL:
     one COPY (each INSERT of an `executemany` is a statement the server parses, plans and runs
     on its own; COPY is one statement for the whole batch). No signals, no `save()`: for insert-only rows.
+    `copies` (PostgreSQL): the COPY's text is made here and sent by that helper thread, and
+    this returns before the server has stored it (see BackgroundCopies).
     """
     meta = model._meta
     conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
@@ -82,9 +87,14 @@ def insert_rows(model, columns, rows, **constants) -> int:
     # Only quoted table/column names from the model are interpolated; values are parameters.
     with conn.wrap_database_errors:
         if conn.vendor == "postgresql":
-            return _copy(
-                conn, table, names, [_copy_field(f, conn) for f in fields], fixed_values, rows
-            )
+            texts = [_copy_field(f, conn) for f in fields]
+            if copies is None:
+                return _copy(conn, table, names, texts, fixed_values, rows)
+            rows = list(rows)
+            if rows:
+                pieces = list(_copy_pieces(texts, fixed_values, rows))
+                copies.copy(f"COPY {table} ({names}) FROM STDIN", pieces)
+            return len(rows)
         rows = list(rows)
         if not rows:
             return 0
@@ -128,7 +138,6 @@ _EXACT = {int, str, type(None)}  # what JSON carries to SQLite and back unchange
 
 def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) -> int:
     """One COPY of `rows`, each line its values' text then the constants' (rendered once)."""
-    tail = "".join("\t" + _copy_text(value) for value in fixed_values) + "\n"
     # Every value before the COPY starts: making the rows may query (e.g. create a slice),
     # which the connection cannot do in the middle of a COPY.
     rows = list(rows)
@@ -136,14 +145,63 @@ def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) 
         return 0
     with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
         # Sent in pieces: the server stores each piece while this process writes the next
-        # (two processes, so two cores), instead of waiting for the whole batch's text. Each
-        # piece column by column (a column's type checked once, no call per value for ids and
-        # JSON), then each row's texts joined: a call per value was most of the client's time.
-        for start in range(0, len(rows), _PIECE):
-            piece = zip(*rows[start : start + _PIECE], strict=True)
-            columns = [text(values) for text, values in zip(texts, piece, strict=True)]
-            copy.write(tail.join(map("\t".join, zip(*columns, strict=True))) + tail)
+        # (two processes, so two cores), instead of waiting for the whole batch's text.
+        for piece in _copy_pieces(texts, fixed_values, rows):
+            copy.write(piece)
     return len(rows)
+
+
+def _copy_pieces(texts: list, fixed_values: tuple, rows: list) -> Iterator[str]:
+    """`rows` as COPY text, `_PIECE` rows a piece. Each piece column by column (a column's type
+    checked once, no call per value for ids and JSON), then each row's texts joined: a call
+    per value was most of the client's time."""
+    tail = "".join("\t" + _copy_text(value) for value in fixed_values) + "\n"
+    for start in range(0, len(rows), _PIECE):
+        piece = zip(*rows[start : start + _PIECE], strict=True)
+        columns = [text(values) for text, values in zip(texts, piece, strict=True)]
+        yield tail.join(map("\t".join, zip(*columns, strict=True))) + tail
+
+
+class BackgroundCopies:
+    """PostgreSQL: COPYs sent by one helper thread, in the order given, on the caller's own
+    connection (so in its transaction), while the caller goes on making the next rows.
+
+    An import's server stored a batch while its Python waited, then waited while Python made
+    the next batch (the server sat idle a third of a 100k-item import): with the COPYs sent
+    from here, the slice links and timeline lines of a batch, and the next batch's records,
+    are made while the server stores its items (issue #33, bench/README.md). Only COPYs go
+    through here; the caller calls `wait()` before it uses the connection for anything else
+    (psycopg's lock keeps two statements from mixing, not their order) and `close()` when it
+    is done, whatever happened: a COPY not started then never starts."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="evalsite-copy")
+        self.pending: list[Future] = []
+
+    def copy(self, statement: str, pieces: list[str]) -> None:
+        connection = self.conn.connection  # psycopg's: Django's wrapper stays in its thread
+
+        def send() -> None:
+            with connection.cursor() as cursor, cursor.copy(statement) as copy:
+                for piece in pieces:
+                    copy.write(piece)
+
+        self.pending.append(self.pool.submit(send))
+
+    def wait(self) -> None:
+        """Every COPY given so far is stored; the first that failed raises, as Django's error
+        (a refused row: IntegrityError, as `insert_rows` raises it)."""
+        pending, self.pending = self.pending, []
+        with self.conn.wrap_database_errors:
+            for future in pending:
+                future.result()
+
+    def close(self) -> None:
+        for future in self.pending:
+            future.cancel()  # not started: never starts (the transaction is ending)
+        self.pool.shutdown(wait=True)  # the one under way ends (its error: the caller's is told)
+        self.pending = []
 
 
 _PIECE = 100  # rows per piece of a COPY (about 30 KB of items)

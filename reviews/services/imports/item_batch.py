@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.utils import timezone
 
 from reviews.evidence import EvidenceError
@@ -27,7 +28,14 @@ from reviews.models import (
 )
 from reviews.services.events import event_record
 from reviews.services.files.documents import document_for_bytes, read_evidence
-from reviews.services.imports.bulk_insert import JsonText, PkSet, insert_rows, next_pks, pks_by_key
+from reviews.services.imports.bulk_insert import (
+    BackgroundCopies,
+    JsonText,
+    PkSet,
+    insert_rows,
+    next_pks,
+    pks_by_key,
+)
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import questions_ask_again
 from reviews.services.revisions import content_changes, revision_keep
@@ -75,6 +83,10 @@ class ItemBatch:
     instance per row, as `bulk_create` does, was most of an import's time (bench/README.md).
     Items already in the project are compared and updated one by one (a re-import is mostly
     "unchanged"). A file naming one item twice is refused, wherever the two lines are.
+
+    On PostgreSQL a batch's COPYs are sent by a helper thread (`BackgroundCopies`): `flush`
+    returns while the server stores them, and the next records are read meanwhile. Whoever
+    writes through anything else in between calls `settle()` first, and `close()` at the end.
     """
 
     schemas = rec.ITEM_SCHEMAS  # the record kinds it writes (the import registry's `item`)
@@ -87,6 +99,7 @@ class ItemBatch:
         }
         self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
+        self.copies = BackgroundCopies(connection) if connection.vendor == "postgresql" else None
 
     def add(self, record: ItemRow, where: str) -> None:
         self._check(record, where)
@@ -94,9 +107,20 @@ class ItemBatch:
         if len(self.pending) >= BATCH:
             self.flush()
 
+    def settle(self) -> None:
+        """Every row written so far is stored (its COPY's error, if any, raised here)."""
+        if self.copies is not None:
+            self.copies.wait()
+
+    def close(self) -> None:
+        """Done (or failed): no COPY of this batch starts after this."""
+        if self.copies is not None:
+            self.copies.close()
+
     def flush(self) -> None:
         if not self.pending:
             return
+        self.settle()  # the look-up must see the rows of the batches before
         project, file = self.context.project, self.context.file
         ids = [r.item_id for r, _ in self.pending]
         existing: dict[str, Item] = {}
@@ -158,6 +182,9 @@ class ItemBatch:
         context, project = self.context, self.context.project
         now = timezone.now()
         ids = [record.item_id for record, _ in new]
+        for record, _ in new:  # before the COPYs: a new slice is written by the ORM
+            for name in record.slices:
+                self._slice(name)
         columns = ("external_id", *_FIELDS)
         rows = (_item_values(record) for record, _ in new)
         if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
@@ -167,6 +194,7 @@ class ItemBatch:
             Item,
             columns,
             rows,
+            copies=self.copies,
             project_id=project.pk,
             # Questions asked on import: every new item gets them (or the import fails), so
             # it is open from the start instead of updated afterwards.
@@ -179,7 +207,7 @@ class ItemBatch:
         pks = (
             dict(zip(ids, drawn, strict=True))
             if drawn
-            else pks_by_key(Item, "external_id", ids, project=project.pk)
+            else pks_by_key(Item, "external_id", ids, project=project.pk)  # SQLite: no copies
         )
         for pk in pks.values():
             self.seen.add(pk)
@@ -193,16 +221,20 @@ class ItemBatch:
                 for record, _ in new
                 for name in dict.fromkeys(record.slices)
             ),
+            copies=self.copies,
         )
         asked = ", ".join(context.asked)
         insert_rows(
             Event,
             ("item_id", "data"),
             ((pks[record.item_id], _imported(context.file, where, asked)) for record, where in new),
+            copies=self.copies,
             actor_id=context.actor.pk if context.actor else None,
             kind=EventKind.IMPORTED,
             created_at=now,
         )
+        if any(record.evidence for record, _ in new):
+            self.settle()  # evidence rows are written by the ORM, after the items they name
         for record, where in new:
             if record.evidence:
                 self._attach_evidence(pks[record.item_id], record, where, have=set())

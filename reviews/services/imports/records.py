@@ -232,16 +232,21 @@ class _Records:
         context = self.context
         batch = ItemBatch(context)
         sinks: dict[type[RecordSink], RecordSink] = {}
-        for kind, where, payload in self.spool.entries():
-            context.tick()
-            if kind == "item":
-                batch.add(payload, where)
-                continue
+        try:
+            for kind, where, payload in self.spool.entries():
+                context.tick()
+                if kind == "item":
+                    batch.add(payload, where)
+                    continue
+                batch.flush()
+                batch.settle()  # the sink writes on its own: the items before are stored
+                owner = self.owners[kind]
+                sink = sinks.get(owner) or sinks.setdefault(owner, owner(context))
+                sink.add(payload, where)
             batch.flush()
-            owner = self.owners[kind]
-            sink = sinks.get(owner) or sinks.setdefault(owner, owner(context))
-            sink.add(payload, where)
-        batch.flush()
+            batch.settle()
+        finally:
+            batch.close()
         for sink in sinks.values():
             sink.finish()
 
