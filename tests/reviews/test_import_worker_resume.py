@@ -48,6 +48,10 @@ def stored(tmp_path) -> set[str]:
     return {str(p.relative_to(tmp_path / "media")) for p in folder.rglob("*") if p.is_file()}
 
 
+def documents_named(db) -> set[str]:
+    return {name for (name,) in query(db, "select file from reviews_document")}
+
+
 @pytest.mark.parametrize("upload_broken_meanwhile", [False, True])
 def test_a_killed_import_is_resumed_by_the_next_worker_and_leaves_no_orphans(
     tmp_path, upload_broken_meanwhile
@@ -85,12 +89,15 @@ def test_a_killed_import_is_resumed_by_the_next_worker_and_leaves_no_orphans(
             ),
             timeout=240,
         )
+        # The job's end is written before its stored files are removed: killing the worker
+        # at once raced the removal (seen under a loaded `make test`), so wait for it.
+        wait_for(lambda: stored(tmp_path) == documents_named(db), timeout=30)
     finally:
         os.killpg(second.pid, signal.SIGKILL)
         second.wait()
     [(status, report)] = query(db, "select status, report from reviews_importjob")
     assert json.loads(report)["resumes"] == 1
-    documents = {name for (name,) in query(db, "select file from reviews_document")}
+    documents = documents_named(db)
     if upload_broken_meanwhile:
         assert status == "failed" and documents == set()
     else:

@@ -12,13 +12,20 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
 from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Project, Question
 from reviews.services.events import events_record
-from reviews.services.imports.bulk_insert import JsonText, PkSet, insert_rows, model_constants
+from reviews.services.imports.bulk_insert import (
+    BackgroundCopies,
+    JsonText,
+    PkSet,
+    insert_rows,
+    model_constants,
+)
 from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.items import items_reopen
 
@@ -96,10 +103,26 @@ def questions_add_to_items(
     database's time: bench/README.md), and no `question_added` line: their `imported` line
     names the questions asked on import (`item_batch._imported`)."""
     pks = sorted(set(item_pks))
+    # PostgreSQL: a chunk of fresh items' questions is sent by a helper thread while the next
+    # chunk's rows are made (item_batch.ItemBatch does the same for the items).
+    copies = BackgroundCopies(connection) if connection.vendor == "postgresql" else None
+    try:
+        created = _questions_add(pks, specs, actor=actor, file=file, fresh=fresh, copies=copies)
+        if copies is not None:
+            copies.wait()
+    finally:
+        if copies is not None:
+            copies.close()
+    return created
+
+
+def _questions_add(pks: list[int], specs, *, actor, file: str, fresh, copies) -> int:
     created = 0
     for start in range(0, len(pks), CHUNK):
         chunk = pks[start : start + CHUNK]
         old = [pk for pk in chunk if fresh is None or not fresh.has(pk)]
+        if old and copies is not None:
+            copies.wait()  # what follows reads and writes by other means than COPY
         positions, asked = _questions_of(old, specs)
         reopened: set[int] = set()
         for spec in specs:
@@ -111,6 +134,7 @@ def questions_add_to_items(
                 Question,
                 ("item_id", "position"),
                 ((pk, positions.get(pk, -1) + 1) for pk in new),
+                copies=None if old else copies,
                 **model_constants(_question(spec), skip=("item_id", "position")),
             )
             for pk in new:
