@@ -163,3 +163,29 @@ def test_background_copies_keep_their_order_raise_at_wait_and_start_none_after_c
     threading.Timer(0.2, gate.set).start()
     copies.close()  # the transaction is ending: the waiting COPY never starts
     assert names() == [("a",), ("b",), ("c",)]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPYs from a helper thread")
+def test_background_copies_hold_a_few_copies_texts_at_most(project, monkeypatch):
+    from reviews.services.imports.bulk_insert import BackgroundCopies, insert_rows
+
+    copies = BackgroundCopies(connection)
+    held = []
+    submit = copies.pool.submit
+    monkeypatch.setattr(
+        copies.pool, "submit", lambda f: held.append(len(copies.pending)) or submit(f)
+    )
+    import threading
+
+    gate = threading.Event()
+    copies.pending.append(submit(gate.wait))  # the server is slow to store...
+    threading.Timer(0.3, gate.set).start()
+    try:
+        for n in range(20):  # ...and the caller never waits: the texts held must not grow
+            insert_rows(Slice, ("name",), [(f"s{n}",)], copies=copies, project_id=project.pk,
+                        critical=False)  # fmt: skip
+        copies.wait()
+    finally:
+        copies.close()
+    assert max(held) < BackgroundCopies.MAX_PENDING
+    assert Slice.objects.filter(project=project).count() == 20

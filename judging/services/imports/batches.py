@@ -30,7 +30,7 @@ from reviews.services.imports.bulk_insert import (
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import PairwiseConflict, items_pairwise_keep
 
-BATCH = 1000
+BATCH = 4000  # records per batch: as reviews.services.imports.item_batch.BATCH, and for the same reason
 _NO_EXTRA = JsonText("{}")  # the usual `extra`, dumped once
 
 

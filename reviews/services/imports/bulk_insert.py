@@ -174,12 +174,19 @@ class BackgroundCopies:
     (psycopg's lock keeps two statements from mixing, not their order) and `close()` when it
     is done, whatever happened: a COPY not started then never starts."""
 
+    # COPYs given and not yet stored, at most (an import's batch makes three): the caller then
+    # waits for the oldest, so the texts held stay a few batches' whatever the file's size.
+    MAX_PENDING = 3
+
     def __init__(self, conn) -> None:
         self.conn = conn
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="evalsite-copy")
         self.pending: list[Future] = []
 
     def copy(self, statement: str, pieces: list[str]) -> None:
+        while len(self.pending) >= self.MAX_PENDING:
+            with self.conn.wrap_database_errors:
+                self.pending.pop(0).result()
         connection = self.conn.connection  # psycopg's: Django's wrapper stays in its thread
 
         def send() -> None:
