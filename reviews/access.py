@@ -126,25 +126,35 @@ def require_role(access: ProjectAccess, roles: Iterable[str] | None) -> None:
 def item_for_user(
     user, slug: str, item_pk: int, *, roles: Iterable[str] | None = None
 ) -> tuple[ProjectAccess, Item]:
-    """An item of project `slug`, with the same 404/403 rules as the project itself. The item
-    is read with the access check, in one round trip, and shown only once the check passed."""
-    if not user.is_authenticated:
-        raise Http404("No such project.")
-    memberships, found = raw_rows.fetch_together(
-        _memberships(user, slug),
+    """An item of project `slug`, with the same 404/403 rules as the project itself."""
+    access, (item,) = _guarded(
+        user,
+        slug,
+        roles,
         raw_rows.Read(
             f"SELECT {raw_rows.columns(Item, 'i')} FROM reviews_item i"  # noqa: S608
             " JOIN reviews_project p ON p.id = i.project_id WHERE i.id = %s AND p.slug = %s",
             [item_pk, slug],
             (Item,),
         ),
+        missing="No such item.",
     )
-    access = _access(memberships, roles)
-    if not found:
-        raise Http404("No such item.")
-    (item,) = found[0]
     item.project = access.project
     return access, item
+
+
+def _guarded(
+    user, slug: str, roles: Iterable[str] | None, read: raw_rows.Read, *, missing: str
+) -> tuple[ProjectAccess, tuple]:
+    """The access check and `read` (a row of project `slug`) in one round trip; the row is
+    given only once the check passed (404/403 as `project_for_user`), 404 `missing` if none."""
+    if not user.is_authenticated:
+        raise Http404("No such project.")
+    memberships, found = raw_rows.fetch_together(_memberships(user, slug), read)
+    access = _access(memberships, roles)
+    if not found:
+        raise Http404(missing)
+    return access, found[0]
 
 
 def item_for_overseer(
@@ -170,10 +180,10 @@ def question_for_user(
     """A question of an item of project `slug`, its item read in the same query (the save path
     of every autosave), both with the access check as `item_for_user` reads them; the same
     404/403 rules as the project itself."""
-    if not user.is_authenticated:
-        raise Http404("No such project.")
-    memberships, found = raw_rows.fetch_together(
-        _memberships(user, slug),
+    access, (question, item) = _guarded(
+        user,
+        slug,
+        roles,
         raw_rows.Read(
             f"SELECT {raw_rows.columns(Question, 'q')}, {raw_rows.columns(Item, 'i')}"  # noqa: S608
             " FROM reviews_question q JOIN reviews_item i ON i.id = q.item_id"
@@ -182,11 +192,8 @@ def question_for_user(
             [question_pk, item_pk, slug],
             (Question, Item),
         ),
+        missing="No such question.",
     )
-    access = _access(memberships, roles)
-    if not found:
-        raise Http404("No such question.")
-    question, item = found[0]
     question.item, item.project = item, access.project
     return access, question
 
