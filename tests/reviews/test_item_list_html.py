@@ -38,7 +38,7 @@ def test_the_filters_are_the_templates_html(query):
 
 
 class Hostile(forms.Form):
-    note = forms.CharField(label='Note <&"\'>', required=False)
+    note = forms.CharField(label="Note <&\"'>", required=False)
     pick = forms.ChoiceField(choices=[("a", "<a>"), ("b", "b & c")], label="Pick")
 
 

@@ -30,7 +30,8 @@ from reviews.services.imports.bulk_insert import (
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import PairwiseConflict, items_pairwise_keep
 
-BATCH = 4000  # records per batch: as reviews.services.imports.item_batch.BATCH, and for the same reason
+# Records per batch: as reviews.services.imports.item_batch.BATCH, and for the same reason.
+BATCH = 4000
 _NO_EXTRA = JsonText("{}")  # the usual `extra`, dumped once
 
 
