@@ -132,7 +132,8 @@ def test_background_copies_keep_their_order_raise_at_wait_and_start_none_after_c
 
     from django.db import transaction
 
-    from reviews.services.imports.bulk_insert import BackgroundCopies, insert_rows
+    from reviews.services.imports.background_copies import BackgroundCopies
+    from reviews.services.imports.bulk_insert import insert_rows
 
     def names():
         return list(Slice.objects.filter(project=project).order_by("pk").values_list("name"))
@@ -167,7 +168,8 @@ def test_background_copies_keep_their_order_raise_at_wait_and_start_none_after_c
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="COPYs from a helper thread")
 def test_background_copies_hold_a_few_copies_texts_at_most(project, monkeypatch):
-    from reviews.services.imports.bulk_insert import BackgroundCopies, insert_rows
+    from reviews.services.imports.background_copies import BackgroundCopies
+    from reviews.services.imports.bulk_insert import insert_rows
 
     copies = BackgroundCopies(connection)
     held = []

@@ -16,13 +16,15 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from json.encoder import c_make_encoder, encode_basestring_ascii
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connections, router
 from psycopg.types.json import Jsonb
+
+if TYPE_CHECKING:
+    from reviews.services.imports.background_copies import BackgroundCopies
 
 
 class PkSet:
@@ -160,55 +162,6 @@ def _copy_pieces(texts: list, fixed_values: tuple, rows: list) -> Iterator[str]:
         piece = zip(*rows[start : start + _PIECE], strict=True)
         columns = [text(values) for text, values in zip(texts, piece, strict=True)]
         yield tail.join(map("\t".join, zip(*columns, strict=True))) + tail
-
-
-class BackgroundCopies:
-    """PostgreSQL: COPYs sent by one helper thread, in the order given, on the caller's own
-    connection (so in its transaction), while the caller goes on making the next rows.
-
-    An import's server stored a batch while its Python waited, then waited while Python made
-    the next batch (the server sat idle a third of a 100k-item import): with the COPYs sent
-    from here, the slice links and timeline lines of a batch, and the next batch's records,
-    are made while the server stores its items (issue #33, bench/README.md). Only COPYs go
-    through here; the caller calls `wait()` before it uses the connection for anything else
-    (psycopg's lock keeps two statements from mixing, not their order) and `close()` when it
-    is done, whatever happened: a COPY not started then never starts."""
-
-    # COPYs given and not yet stored, at most (an import's batch makes three): the caller then
-    # waits for the oldest, so the texts held stay a few batches' whatever the file's size.
-    MAX_PENDING = 3
-
-    def __init__(self, conn) -> None:
-        self.conn = conn
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="evalsite-copy")
-        self.pending: list[Future] = []
-
-    def copy(self, statement: str, pieces: list[str]) -> None:
-        while len(self.pending) >= self.MAX_PENDING:
-            with self.conn.wrap_database_errors:
-                self.pending.pop(0).result()
-        connection = self.conn.connection  # psycopg's: Django's wrapper stays in its thread
-
-        def send() -> None:
-            with connection.cursor() as cursor, cursor.copy(statement) as copy:
-                for piece in pieces:
-                    copy.write(piece)
-
-        self.pending.append(self.pool.submit(send))
-
-    def wait(self) -> None:
-        """Every COPY given so far is stored; the first that failed raises, as Django's error
-        (a refused row: IntegrityError, as `insert_rows` raises it)."""
-        pending, self.pending = self.pending, []
-        with self.conn.wrap_database_errors:
-            for future in pending:
-                future.result()
-
-    def close(self) -> None:
-        for future in self.pending:
-            future.cancel()  # not started: never starts (the transaction is ending)
-        self.pool.shutdown(wait=True)  # the one under way ends (its error: the caller's is told)
-        self.pending = []
 
 
 _PIECE = 100  # rows per piece of a COPY (about 30 KB of items)

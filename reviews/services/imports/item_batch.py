@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django.utils import timezone
 
 from reviews.evidence import EvidenceError
@@ -28,8 +27,8 @@ from reviews.models import (
 )
 from reviews.services.events import event_record
 from reviews.services.files.documents import document_for_bytes, read_evidence
+from reviews.services.imports.background_copies import background_copies
 from reviews.services.imports.bulk_insert import (
-    BackgroundCopies,
     JsonText,
     PkSet,
     insert_rows,
@@ -99,7 +98,7 @@ class ItemBatch:
         }
         self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
-        self.copies = BackgroundCopies(connection) if connection.vendor == "postgresql" else None
+        self.copies = background_copies()
 
     def add(self, record: ItemRow, where: str) -> None:
         self._check(record, where)

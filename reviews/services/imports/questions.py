@@ -12,15 +12,14 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
 from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Project, Question
 from reviews.services.events import events_record
+from reviews.services.imports.background_copies import background_copies
 from reviews.services.imports.bulk_insert import (
-    BackgroundCopies,
     JsonText,
     PkSet,
     insert_rows,
@@ -105,7 +104,7 @@ def questions_add_to_items(
     pks = sorted(set(item_pks))
     # PostgreSQL: a chunk of fresh items' questions is sent by a helper thread while the next
     # chunk's rows are made (item_batch.ItemBatch does the same for the items).
-    copies = BackgroundCopies(connection) if connection.vendor == "postgresql" else None
+    copies = background_copies()
     try:
         created = _questions_add(pks, specs, actor=actor, file=file, fresh=fresh, copies=copies)
         if copies is not None:
