@@ -64,3 +64,28 @@ def test_evidence_gc_removes_only_old_unreferenced_files(project, tmp_path, caps
     assert "removed 1 unreferenced evidence files" in capsys.readouterr().out
     assert not default_storage.exists(young) and default_storage.exists(kept)
     assert Path(settings.MEDIA_ROOT, kept).is_file()
+
+
+def test_an_evidence_file_is_named_to_its_journal_before_it_is_written(monkeypatch):
+    """A worker killed while it writes an evidence file leaves no file its job's journal
+    does not name (the journal's names are removed when the job ends, if unreferenced)."""
+    from reviews.services.files import documents
+
+    pdf = (EXAMPLES / "statement-0912.pdf").read_bytes()
+    journal: list[str] = []
+
+    class KilledWhileWriting:
+        exists = staticmethod(default_storage.exists)
+
+        def save(self, name, content):
+            assert journal == [name], "the file is written before its journal names it"
+            default_storage.save(name, content)
+            raise SystemExit  # the worker dies before anything after the write runs
+
+    monkeypatch.setattr(documents, "default_storage", KilledWhileWriting())
+    with pytest.raises(SystemExit):
+        documents.document_for_bytes(
+            pdf, name="statement.pdf", written=StoredFiles(on_store=journal.append)
+        )
+    assert default_storage.exists(journal[0])
+    assert Document.objects.count() == 0

@@ -91,8 +91,14 @@ def document_for_bytes(data: bytes, *, name: str, written: StoredFiles) -> tuple
         return existing, False
     storage_name = f"documents/{info.sha256[:2]}/{info.sha256}{info.extension}"
     if not default_storage.exists(storage_name):
-        storage_name = default_storage.save(storage_name, ContentFile(data))
+        # Named before it is written: a worker killed while it writes leaves no file its job's
+        # journal does not name. Naming a file never written, or another import's, is safe:
+        # files are removed only if no committed Document references them, under the
+        # evidence lock no import holds then (reviews/services/files/gc.py).
         written.add(storage_name)
+        if (saved := default_storage.save(storage_name, ContentFile(data))) != storage_name:
+            written.add(saved)  # the name was taken meanwhile
+            storage_name = saved
     fields = dict(
         sha256=info.sha256,
         kind=info.kind,
