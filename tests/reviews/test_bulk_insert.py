@@ -4,10 +4,18 @@ text written by hand): escapes, JSON, NULL, datetimes and choices come back unch
 import json
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from reviews.models import Claim, Event, EventKind, Item, ItemStatus
-from reviews.services.imports.bulk_insert import JsonText, insert_rows, pks_by_key, rows_where_any
+from reviews.services.imports.bulk_insert import (
+    insert_lines,
+    insert_rows,
+    made_lines,
+    pks_by_key,
+    rows_where_any,
+)
+from reviews.services.imports.copy_text import JsonText
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +73,47 @@ def test_values_come_back_as_written():
     rows = [(b.pk, JsonText(json.dumps(data)))]
     insert_rows(Event, ("item_id", "data"), rows, kind=EventKind.IMPORTED, created_at=now)
     assert Event.objects.get(item=b).data == data
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY text made ahead")
+def test_lines_made_ahead_store_what_insert_rows_stores(transactional_db):
+    """`made_lines` then `insert_lines`, with an id put in front of the lines chosen, stores
+    the values `insert_rows` stores: escapes, JSON, NULL, choices and datetimes."""
+    from reviews.services.imports.background_copies import BackgroundCopies
+
+    project = ProjectFactory()
+    now = timezone.now()
+    columns = ("external_id", "title", "input", "output", "expected", "metadata")
+    rows = [
+        ("a", AWKWARD, {"q": AWKWARD}, AWKWARD, None, {"n": [1, 2.5, None, True]}),
+        ("skipped", "", None, None, None, {}),
+        ("b", "", "plain", "", "\\N", {}),
+    ]
+    constants = {"project_id": project.pk, "status": ItemStatus.OPEN, "overlap": None,
+                 "created_at": now, "updated_at": now}  # fmt: skip
+    made = made_lines(Item, columns, rows, **constants)
+    assert made.columns == (*columns, *constants) and len(made.lines) == 3
+    chosen = [f"{pk}\t{made.lines[n]}" for pk, n in ((900001, 0), (900002, 2))]
+    copies = BackgroundCopies(connection)
+    try:
+        assert insert_lines(Item, ("id", *made.columns), chosen, copies=copies) == 2
+        copies.wait()
+    finally:
+        copies.close()
+    other = ProjectFactory()
+    insert_rows(Item, columns, [rows[0], rows[2]], **(constants | {"project_id": other.pk}))
+
+    def stored(project):
+        fields = (*columns, "status", "overlap", "created_at", "updated_at")
+        return list(
+            Item.objects.filter(project=project).order_by("external_id").values_list(*fields)
+        )
+
+    assert stored(project) == stored(other)
+    assert sorted(Item.objects.filter(project=project).values_list("pk", flat=True)) == [
+        900001,
+        900002,
+    ]
 
 
 def test_rows_keep_their_order_and_any_value_type():

@@ -15,7 +15,7 @@ from django.db import DatabaseError, IntegrityError, connection
 
 from reviews.models import Event, Item, Slice
 from reviews.services.imports import item_batch
-from reviews.services.imports.bulk_insert import JsonText
+from reviews.services.imports.copy_text import JsonText
 from reviews.services.imports.pipeline import ImportFailed, file_import
 from tests.factories import ProjectFactory
 from tests.helpers import row_counts
@@ -191,3 +191,23 @@ def test_background_copies_hold_a_few_copies_texts_at_most(project, monkeypatch)
         copies.close()
     assert max(held) < BackgroundCopies.MAX_PENDING
     assert Slice.objects.filter(project=project).count() == 20
+
+
+def test_new_items_around_one_already_there_are_written_as_the_file_says(
+    project, tmp_path, small_batches
+):
+    """On PostgreSQL a batch's rows are made before the look-up says which items are new, and
+    no longer once an item of the file was already there: a new item before, beside and after
+    one already there is stored with its own values either way."""
+    records = _items(9)
+    _import(project, _jsonl(tmp_path / "one.jsonl", [records[4]]))
+    before = Item.objects.get(project=project, external_id="item-004")
+    report = _import(project, _jsonl(tmp_path / "all.jsonl", records))
+    assert (report.counts["items_created"], report.counts["items_unchanged"]) == (8, 1)
+    items = {i.external_id: i for i in Item.objects.filter(project=project)}
+    assert items["item-004"].pk == before.pk
+    for record in records:
+        item = items[record["item_id"]]
+        assert (item.input, item.output) == (record["input"], record["output"])
+        assert sorted(s.name for s in item.slices.all()) == sorted(record["slices"])
+        assert item.questions.count() == 1

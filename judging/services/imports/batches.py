@@ -21,12 +21,8 @@ from django.utils import timezone
 from judging.models import Criterion, HumanLabel, Judge, Verdict
 from reviews.formats.errors import FormatError
 from reviews.models import Item
-from reviews.services.imports.bulk_insert import (
-    JsonText,
-    insert_rows,
-    pks_by_key,
-    rows_where_any,
-)
+from reviews.services.imports.bulk_insert import insert_rows, pks_by_key, rows_where_any
+from reviews.services.imports.copy_text import JsonText
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import PairwiseConflict, items_pairwise_keep
 

@@ -10,18 +10,22 @@ every constraint and INSERT trigger an INSERT runs, inside the caller's transact
 from __future__ import annotations
 
 import datetime
-import decimal
 import itertools
 import json
 import sqlite3
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from functools import partial
-from json.encoder import c_make_encoder, encode_basestring_ascii
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.db import connections, router
-from psycopg.types.json import Jsonb
+
+from reviews.services.imports.copy_text import (
+    PIECE,
+    JsonText,
+    copy_field,
+    copy_lines,
+    copy_pieces,
+    dumps_json,
+)
 
 if TYPE_CHECKING:
     from reviews.services.imports.background_copies import BackgroundCopies
@@ -53,14 +57,6 @@ class PkSet:
         return True
 
 
-class JsonText(str):
-    """A JSON column's value already dumped (as `json.dumps` would): `insert_rows` writes the
-    text as it is. For a value repeated on many rows, or built from a template, whose dump
-    would otherwise be most of the cost of its row."""
-
-    __slots__ = ()
-
-
 def insert_rows(
     model, columns, rows, *, copies: BackgroundCopies | None = None, **constants
 ) -> int:
@@ -75,26 +71,17 @@ def insert_rows(
     `copies` (PostgreSQL): the COPY's text is made here and sent by that helper thread, and
     this returns before the server has stored it (see BackgroundCopies).
     """
-    meta = model._meta
-    conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
-    fields = [meta.get_field(name) for name in columns]
-    fixed = [meta.get_field(name) for name in constants]
-    fixed_values = tuple(
-        f.get_db_prep_save(value, conn) for f, value in zip(fixed, constants.values(), strict=True)
-    )
-    quote = conn.ops.quote_name
-    names = ", ".join(quote(f.column) for f in (*fields, *fixed))
-    table = quote(meta.db_table)
+    conn, table, names, fields, fixed_values = _columns(model, columns, constants)
     # wrap_database_errors: a refused row raises Django's IntegrityError, as an INSERT would.
     # Only quoted table/column names from the model are interpolated; values are parameters.
     with conn.wrap_database_errors:
         if conn.vendor == "postgresql":
-            texts = [_copy_field(f, conn) for f in fields]
+            texts = [copy_field(f, conn) for f in fields]
             if copies is None:
                 return _copy(conn, table, names, texts, fixed_values, rows)
             rows = list(rows)
             if rows:
-                pieces = list(_copy_pieces(texts, fixed_values, rows))
+                pieces = list(copy_pieces(texts, fixed_values, rows))
                 copies.copy(f"COPY {table} ({names}) FROM STDIN", pieces)
             return len(rows)
         rows = list(rows)
@@ -107,6 +94,47 @@ def insert_rows(
         ]
         _sqlite_insert(conn, f"INSERT INTO {table} ({names})", columns, fixed_values)
         return len(rows)
+
+
+class MadeLines(NamedTuple):
+    """Rows made into COPY text before they are sent (`made_lines`)."""
+
+    columns: tuple[str, ...]  # the lines' field names, in order: the constants' last
+    lines: list[str]  # one a row, ending in a newline
+
+
+def made_lines(model, columns, rows, **constants) -> MadeLines:
+    """PostgreSQL: `rows` plus `constants`, as `insert_rows` would send them, made into COPY
+    text now, for `insert_lines` to send later: while the server is still storing what came
+    before, and before it is known which of them are written (issue #33)."""
+    conn, _, _, fields, fixed_values = _columns(model, columns, constants)
+    texts = [copy_field(f, conn) for f in fields]
+    return MadeLines((*columns, *constants), copy_lines(texts, fixed_values, list(rows)))
+
+
+def insert_lines(model, columns, lines: list[str], *, copies: BackgroundCopies) -> int:
+    """Send `lines` (from `made_lines`, each perhaps with values put in front: `columns`
+    names them all) as one COPY through `copies`; returns how many rows."""
+    conn, table, names, *_ = _columns(model, columns, {})
+    if lines:
+        pieces = ["".join(lines[start : start + PIECE]) for start in range(0, len(lines), PIECE)]
+        copies.copy(f"COPY {table} ({names}) FROM STDIN", pieces)
+    return len(lines)
+
+
+def _columns(model, columns, constants: dict) -> tuple:
+    """The connection, the quoted table and column names, the fields and the constants'
+    prepared values of an insert into `model`."""
+    meta = model._meta
+    conn = connections[router.db_for_write(model)]  # the real one: the proxy costs per value
+    fields = [meta.get_field(name) for name in columns]
+    fixed = [meta.get_field(name) for name in constants]
+    fixed_values = tuple(
+        f.get_db_prep_save(value, conn) for f, value in zip(fixed, constants.values(), strict=True)
+    )
+    quote = conn.ops.quote_name
+    names = ", ".join(quote(f.column) for f in (*fields, *fixed))
+    return conn, quote(meta.db_table), names, fields, fixed_values
 
 
 def _sqlite_insert(conn, insert: str, columns: list, fixed_values: tuple) -> None:
@@ -148,23 +176,9 @@ def _copy(conn, table: str, names: str, texts: list, fixed_values: tuple, rows) 
     with conn.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
         # Sent in pieces: the server stores each piece while this process writes the next
         # (two processes, so two cores), instead of waiting for the whole batch's text.
-        for piece in _copy_pieces(texts, fixed_values, rows):
+        for piece in copy_pieces(texts, fixed_values, rows):
             copy.write(piece)
     return len(rows)
-
-
-def _copy_pieces(texts: list, fixed_values: tuple, rows: list) -> Iterator[str]:
-    """`rows` as COPY text, `_PIECE` rows a piece. Each piece column by column (a column's type
-    checked once, no call per value for ids and JSON), then each row's texts joined: a call
-    per value was most of the client's time."""
-    tail = "".join("\t" + _copy_text(value) for value in fixed_values) + "\n"
-    for start in range(0, len(rows), _PIECE):
-        piece = zip(*rows[start : start + _PIECE], strict=True)
-        columns = [text(values) for text, values in zip(texts, piece, strict=True)]
-        yield tail.join(map("\t".join, zip(*columns, strict=True))) + tail
-
-
-_PIECE = 100  # rows per piece of a COPY (about 30 KB of items)
 
 
 def pks_by_key(model, column: str, keys: list[str], *, also: tuple[str, ...] = (), **equal):
@@ -278,103 +292,11 @@ def model_constants(instance, *, skip: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-_AS_STR = (int, float, decimal.Decimal, uuid.UUID)
-_ISO = (datetime.datetime, datetime.date, datetime.time)
-
-
-def _copy_text(value: Any) -> str:
-    """One prepared value as a field of COPY's text format. Written by hand because
-    `copy.write_row` adapts every value through psycopg's Python dumpers, which was most of a
-    PostgreSQL import's client time; the types are those `get_db_prep_save` gives."""
-    if value is None:
-        return "\\N"
-    kind = type(value)
-    if isinstance(value, str):  # str subclasses too: a TextChoices member is its value
-        return _escape(value)
-    if kind is bool:
-        return "t" if value else "f"
-    if isinstance(value, Jsonb):  # what Django's JSONField prepares: dumped as psycopg would
-        return _escape((value.dumps or json.dumps)(value.obj))
-    if isinstance(value, _AS_STR):
-        return str(value)
-    if isinstance(value, _ISO):
-        return value.isoformat()
-    raise TypeError(f"no COPY text for a {kind.__name__} value")
-
-
-def _escape(text: str) -> str:
-    """COPY's text format: backslash, tab, newline and carriage return inside a value escaped
-    (four `replace`s run several times faster than one `translate` with a dict)."""
-    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-
-
-def _copy_field(field, conn) -> Callable[[Sequence], list[str]]:
-    """How one column's values become COPY text, chosen once per column: JSON dumped as
-    Django's JSONField has psycopg dump it (`json.dumps`, the field's encoder), ids and text
-    as given; anything else through the field's own preparation and `_copy_text`."""
-    if field.get_internal_type() == "JSONField":
-        dumps = _dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
-        # JSON text escapes tab, newline and carriage return itself: only backslashes remain.
-        return lambda values: [
-            "\\N" if v is None else (v if type(v) is JsonText else dumps(v)).replace("\\", "\\\\")
-            for v in values
-        ]
-    prepare = field.get_db_prep_save
-
-    def text(value: Any) -> str:
-        kind = type(value)
-        if kind is str:
-            return _escape(value)
-        if kind is int:
-            return str(value)
-        return _copy_text(None if value is None else prepare(value, conn))
-
-    def column(values: Sequence) -> list[str]:
-        kinds = set(map(type, values))
-        if kinds == {int}:
-            return list(map(str, values))
-        if kinds == {str}:
-            return list(map(_escape, values))
-        return list(map(text, values))
-
-    return column
+def _adapt_json(value: Any, encoder: None) -> str:
+    return dumps_json(value)
 
 
 _PLAIN = {int, str, float, type(None)}
-
-
-def _json_dumps() -> Callable[[Any], str]:
-    """`json.dumps` with its default arguments, the same text, with C's encoder built once:
-    `json.dumps` builds one per call, a third of a 100k-item import's JSON time. It does not
-    look for circular references (JSON read from a file holds none; a circular value raises
-    RecursionError instead of ValueError)."""
-    if c_make_encoder is None:  # no C accelerator: json.dumps as it is
-        return json.dumps
-    encode = c_make_encoder(
-        None,
-        json.JSONEncoder().default,
-        encode_basestring_ascii,
-        None,
-        ": ",
-        ", ",
-        False,
-        False,
-        True,
-    )
-
-    def dumps(value: Any) -> str:
-        if type(value) is str:
-            return encode_basestring_ascii(value)
-        return "".join(encode(value, 0))
-
-    return dumps
-
-
-_dumps = _json_dumps()
-
-
-def _adapt_json(value: Any, encoder: None) -> str:
-    return _dumps(value)
 
 
 def _prepared(field, conn, values: tuple) -> Sequence:

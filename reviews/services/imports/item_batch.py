@@ -29,12 +29,15 @@ from reviews.services.events import event_record
 from reviews.services.files.documents import document_for_bytes, read_evidence
 from reviews.services.imports.background_copies import background_copies
 from reviews.services.imports.bulk_insert import (
-    JsonText,
+    MadeLines,
     PkSet,
+    insert_lines,
     insert_rows,
+    made_lines,
     next_pks,
     pks_by_key,
 )
+from reviews.services.imports.copy_text import JsonText
 from reviews.services.imports.pipeline import ImportContext
 from reviews.services.items import questions_ask_again
 from reviews.services.revisions import content_changes, revision_keep
@@ -99,6 +102,7 @@ class ItemBatch:
         self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
         self.copies = background_copies()
+        self.only_new = True  # every item of the file so far was new (see `_rows_ahead`)
 
     def add(self, record: ItemRow, where: str) -> None:
         self._check(record, where)
@@ -119,30 +123,55 @@ class ItemBatch:
     def flush(self) -> None:
         if not self.pending:
             return
+        now = timezone.now()
+        made = self._made_ahead(now)  # while the batches before are still being stored
         self.settle()  # the look-up must see the rows of the batches before
         project, file = self.context.project, self.context.file
         ids = [r.item_id for r, _ in self.pending]
         existing: dict[str, Item] = {}
         if known := pks_by_key(Item, "external_id", ids, project=project.pk):  # a re-import
+            self.only_new = False
             found = Item.objects.filter(pk__in=known.values()).order_by()
             existing = {i.external_id: i for i in found.prefetch_related("slices", "sources")}
-        new: list[tuple[ItemRow, str]] = []
+        new: list[tuple[ItemRow, str, str | None]] = []  # with its line made ahead, if made
         batch: dict[str, str] = {}
-        for record, where in self.pending:
+        for index, (record, where) in enumerate(self.pending):
             if record.item_id in batch:
                 self._twice(record, where, batch[record.item_id])
             batch[record.item_id] = where
             item = existing.get(record.item_id)
             if item is None:
-                new.append((record, where))
+                new.append((record, where, made.lines[index] if made else None))
                 continue
             if not self.seen.add(item.pk):
                 self._twice(record, where, _first_mention(item, file))
             self.context.items_named([item.pk])
             self._update(item, record, where)
         if new:
-            self._create(new)
+            self._create(new, now, made)
         self.pending = []
+
+    def _made_ahead(self, now) -> MadeLines | None:
+        """PostgreSQL, while every item of the file so far was new: the pending records' rows
+        made into COPY text before the look-up says which are new, so that the server, still
+        storing the batches before, is not left idle while they are made (issue #33,
+        bench/README.md). A re-import's records are mostly not new: compared, not written."""
+        if self.copies is None or not self.only_new:
+            return None
+        rows = (_item_values(record) for record, _ in self.pending)
+        return made_lines(Item, ("external_id", *_FIELDS), rows, **self._constants(now))
+
+    def _constants(self, now) -> dict[str, Any]:
+        return {
+            "project_id": self.context.project.pk,
+            # Questions asked on import: every new item gets them (or the import fails), so
+            # it is open from the start instead of updated afterwards.
+            "status": ItemStatus.OPEN if self.context.every_item else ItemStatus.RESOLVED,
+            "overlap": None,
+            "revision": 1,
+            "created_at": now,
+            "updated_at": now,
+        }
 
     def _check(self, record: ItemRow, where: str) -> None:
         """What the database would refuse (or PostgreSQL only): an over-long id, a slice name
@@ -177,32 +206,23 @@ class ItemBatch:
             path="$.item_id",
         )
 
-    def _create(self, new: list[tuple[ItemRow, str]]) -> None:
+    def _create(self, new: list[tuple[ItemRow, str, str | None]], now, made) -> None:
         context, project = self.context, self.context.project
-        now = timezone.now()
-        ids = [record.item_id for record, _ in new]
-        for record, _ in new:  # before the COPYs: a new slice is written by the ORM
+        ids = [record.item_id for record, *_ in new]
+        for record, *_ in new:  # before the COPYs: a new slice is written by the ORM
             for name in record.slices:
                 self._slice(name)
-        columns = ("external_id", *_FIELDS)
-        rows = (_item_values(record) for record, _ in new)
-        if drawn := next_pks(Item, len(new)):  # PostgreSQL: no look-up after the COPY
-            rows = ((pk, *row) for pk, row in zip(drawn, rows, strict=True))
-            columns = ("id", *columns)
-        insert_rows(
-            Item,
-            columns,
-            rows,
-            copies=self.copies,
-            project_id=project.pk,
-            # Questions asked on import: every new item gets them (or the import fails), so
-            # it is open from the start instead of updated afterwards.
-            status=ItemStatus.OPEN if context.every_item else ItemStatus.RESOLVED,
-            overlap=None,
-            revision=1,
-            created_at=now,
-            updated_at=now,
-        )
+        drawn = next_pks(Item, len(new))  # PostgreSQL: no look-up after the COPY
+        if made:  # every line made ahead: each given its id
+            lines = [f"{pk}\t{line}" for pk, (*_, line) in zip(drawn, new, strict=True)]
+            insert_lines(Item, ("id", *made.columns), lines, copies=self.copies)
+        else:
+            columns = ("external_id", *_FIELDS)
+            rows = (_item_values(record) for record, *_ in new)
+            if drawn:
+                rows = ((pk, *row) for pk, row in zip(drawn, rows, strict=True))
+                columns = ("id", *columns)
+            insert_rows(Item, columns, rows, copies=self.copies, **self._constants(now))
         pks = (
             dict(zip(ids, drawn, strict=True))
             if drawn
@@ -217,7 +237,7 @@ class ItemBatch:
             ("item_id", "slice_id"),
             (
                 (pks[record.item_id], self._slice(name).pk)
-                for record, _ in new
+                for record, *_ in new
                 for name in dict.fromkeys(record.slices)
             ),
             copies=self.copies,
@@ -226,15 +246,18 @@ class ItemBatch:
         insert_rows(
             Event,
             ("item_id", "data"),
-            ((pks[record.item_id], _imported(context.file, where, asked)) for record, where in new),
+            (
+                (pks[record.item_id], _imported(context.file, where, asked))
+                for record, where, _ in new
+            ),
             copies=self.copies,
             actor_id=context.actor.pk if context.actor else None,
             kind=EventKind.IMPORTED,
             created_at=now,
         )
-        if any(record.evidence for record, _ in new):
+        if any(record.evidence for record, *_ in new):
             self.settle()  # evidence rows are written by the ORM, after the items they name
-        for record, where in new:
+        for record, where, _ in new:
             if record.evidence:
                 self._attach_evidence(pks[record.item_id], record, where, have=set())
         context.counts["items_created"] += len(new)

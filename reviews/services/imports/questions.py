@@ -19,12 +19,8 @@ from reviews.formats.errors import FormatError
 from reviews.models import EventKind, Project, Question
 from reviews.services.events import events_record
 from reviews.services.imports.background_copies import background_copies
-from reviews.services.imports.bulk_insert import (
-    JsonText,
-    PkSet,
-    insert_rows,
-    model_constants,
-)
+from reviews.services.imports.bulk_insert import PkSet, insert_rows, model_constants
+from reviews.services.imports.copy_text import JsonText
 from reviews.services.imports.registry import ImportKind, registered
 from reviews.services.items import items_reopen
 
