@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib.auth import get_user_model
 
-from evalsite.form_renderer import QuickSelect
+from evalsite.form_renderer import PlainChoices, QuickSelect
 from reviews import item_hooks
 from reviews.models import AssignmentBatch, ItemStatus, Role
 from reviews.selectors_options import list_options
@@ -40,8 +40,8 @@ class ItemListForm(forms.Form):
         super().__init__(data)
         self.project = project
         options = list_options(project)
-        self.fields["slice"].choices = [("", "Any slice"), *options.slices]
-        self.fields["assignee"].choices = [("", "Anyone or no one"), *options.raters]
+        self.fields["slice"].choices = PlainChoices([("", "Any slice"), *options.slices])
+        self.fields["assignee"].choices = PlainChoices([("", "Anyone or no one"), *options.raters])
         for hook in item_hooks.FILTERS.values():
             self.fields[hook.name] = forms.ChoiceField(
                 choices=[("", f"Any {hook.label.lower()}"), *hook.choices(project)],
@@ -138,9 +138,9 @@ class AssignForm(forms.Form):
                 memberships__project=project, memberships__role=Role.RATER
             )
         # What the page shows: the same raters, from the list's one read.
-        self.fields["rater"].choices = lambda: [
-            ("", "Choose a rater"), *list_options(project).raters
-        ]  # fmt: skip
+        self.fields["rater"].choices = lambda: PlainChoices(
+            [("", "Choose a rater"), *list_options(project).raters]
+        )
 
 
 class AddToBatchForm(forms.Form):
@@ -153,9 +153,9 @@ class AddToBatchForm(forms.Form):
         super().__init__(data)
         if self.is_bound:  # as AssignForm's raters
             self.fields["batch"].queryset = AssignmentBatch.objects.filter(project=project)
-        self.fields["batch"].choices = lambda: [
-            ("", "Choose a batch"), *list_options(project).batches
-        ]  # fmt: skip
+        self.fields["batch"].choices = lambda: PlainChoices(
+            [("", "Choose a batch"), *list_options(project).batches]
+        )
 
 
 class ApprovalBatchForm(forms.Form):

@@ -7,8 +7,9 @@ the template it replaced and compares); each widget is still the form's own (`st
 
 from __future__ import annotations
 
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+
+from evalsite.form_renderer import conditional_escape
 
 PAGING = ("after", "before")  # the list's keyset fields: links, not filters to show
 

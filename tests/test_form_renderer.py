@@ -174,3 +174,35 @@ def test_a_bound_forms_inputs_are_djangos_html():
             form.renderer = DjangoTemplates()
             assert ours == str(form[name])
             form.renderer = FormRenderer()
+
+
+def test_escaping_is_djangos():
+    from django.utils.html import conditional_escape as djangos
+
+    from evalsite.form_renderer import conditional_escape
+
+    for value in ["a<b>&\"c'", mark_safe("<b>kept</b>"), gettext_lazy("Any <status>"), 42, None]:
+        assert conditional_escape(value) == djangos(value)
+
+
+class Plain(forms.Form):
+    pick = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, widget=QuickSelect)
+
+
+@pytest.mark.parametrize("data", [None, {"pick": "2"}, {"pick": "9"}, {"pick": ""}])
+def test_plain_choices_act_as_the_same_list(data):
+    """PlainChoices skip Django's walk of every option; the field checks and draws the same."""
+    from evalsite.form_renderer import PlainChoices
+
+    pairs = [("", "Anyone"), (1, "ana <admin>"), (2, 'ben "b"')]
+    listed, plain = Plain(data), Plain(data)
+    listed.fields["pick"].choices = pairs
+    plain.fields["pick"].choices = PlainChoices(pairs)
+    assert list(plain.fields["pick"].choices) == list(listed.fields["pick"].choices) == pairs
+    assert plain.is_valid() == listed.is_valid()
+    assert plain.errors == listed.errors
+    assert str(plain["pick"]) == str(listed["pick"])
+    callable_choices = Plain(data)
+    callable_choices.fields["pick"].choices = lambda: PlainChoices(pairs)
+    assert str(callable_choices["pick"]) == str(listed["pick"])
+    assert callable_choices.is_valid() == listed.is_valid()
