@@ -102,7 +102,7 @@ class ItemBatch:
         self.seen = PkSet()  # items this file already named: a second mention is an error
         self.valid_names: set[str] = set()  # slice names checked, not yet created
         self.copies = background_copies()
-        self.only_new = True  # every item of the file so far was new (see `_rows_ahead`)
+        self.only_new = True  # every item of the file so far was new (see `_made_ahead`)
 
     def add(self, record: ItemRow, where: str) -> None:
         self._check(record, where)
@@ -141,7 +141,7 @@ class ItemBatch:
             batch[record.item_id] = where
             item = existing.get(record.item_id)
             if item is None:
-                new.append((record, where, made.lines[index] if made else None))
+                new.append((record, where, made.lines[index] if made is not None else None))
                 continue
             if not self.seen.add(item.pk):
                 self._twice(record, where, _first_mention(item, file))
@@ -213,7 +213,7 @@ class ItemBatch:
             for name in record.slices:
                 self._slice(name)
         drawn = next_pks(Item, len(new))  # PostgreSQL: no look-up after the COPY
-        if made:  # every line made ahead: each given its id
+        if made is not None:  # every line made ahead: each given its id
             lines = [f"{pk}\t{line}" for pk, (*_, line) in zip(drawn, new, strict=True)]
             insert_lines(Item, ("id", *made.columns), lines, copies=self.copies)
         else:
