@@ -1,10 +1,12 @@
-"""The main navigation marks the section a page belongs to, and none for the user menu's pages."""
+"""The main navigation marks the section a page belongs to, and none for the user menu's pages;
+the page frame's links, worked out once per script prefix, are what `{% url %}` gives."""
 
 import pytest
 from django.test import RequestFactory
-from django.urls import resolve
+from django.urls import resolve, reverse, set_script_prefix
 
 from evalsite.context_processors import navigation
+from tests.factories import UserFactory
 
 
 @pytest.mark.parametrize(
@@ -26,7 +28,7 @@ from evalsite.context_processors import navigation
 def test_each_page_marks_its_section(path, section):
     request = RequestFactory().get(path)
     request.resolver_match = resolve(path)
-    assert navigation(request) == {"nav": section}
+    assert navigation(request)["nav"] == section
 
 
 def test_templates_compare_against_the_choices():
@@ -55,3 +57,28 @@ def test_judging_templates_compare_against_its_choices():
     assert template.render(context, RequestFactory().get("/")) == (
         "budget held hold badge-ok badge-bad badge-warn"
     )
+
+
+NAMES = ("home", "project_list", "my_queue", "dashboards", "api_tokens", "password_change",
+         "admin:index", "logout")  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_every_page_shows_the_frames_links(client):
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(reverse("api_tokens")).content.decode()
+    for name in NAMES:
+        assert f'href="{reverse(name)}"' in page or f'action="{reverse(name)}"' in page, name
+
+
+@pytest.mark.parametrize("prefix", ["/", "/evalsite/", "/"])
+def test_the_frames_links_are_under_the_sites_prefix(prefix):
+    request = RequestFactory().get("/projects/")
+    request.resolver_match = resolve("/projects/")
+    set_script_prefix(prefix)
+    try:
+        links = navigation(request)["links"]
+        assert links == {name.replace(":", "_"): reverse(name) for name in NAMES}
+        assert links["home"] == prefix
+    finally:
+        set_script_prefix("/")

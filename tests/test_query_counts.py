@@ -121,83 +121,83 @@ ADMIN_BUDGET = 10
 ORDER = ("admin", "approver", "adjudicator", "rater", "staff")
 # Queries per page, as the first role of ORDER that gets a 200 (the admin's pages: staff).
 PINNED = {
-    "login": 2,
-    "password_change": 2,
-    "password_change_done": 2,
-    "healthz": 3,
-    "api:openapi-json": 2,
-    "api:openapi-view": 2,
-    "api:item_detail": 9,
-    "api:reference_list": 4,
-    "api:reference_detail": 4,
-    "api:score_run_detail": 5,
-    "api:project_list": 3,
+    "login": 1,
+    "password_change": 1,
+    "password_change_done": 1,
+    "healthz": 2,
+    "api:openapi-json": 1,
+    "api:openapi-view": 1,
+    "api:item_detail": 8,
+    "api:reference_list": 3,
+    "api:reference_detail": 3,
+    "api:score_run_detail": 4,
+    "api:project_list": 2,
     # A row export: its access, the split (a held-out look is recorded) and one chunked query;
     # the page's counts at most EXPORT_INLINE_MAX + 1 rows first (more: a background job).
-    "api:rows_download": 6,
-    "row_export": 6,
-    "api:judge_list": 5,  # the judges, then all their versions in one query
-    "api:judge_save": 5,  # GET: the same path as the list
-    "api:judge_detail": 5,
-    "api:run_list": 6,  # the runs, then their costs in one query and latencies in one
-    "api:run_status": 6,
-    "api:agreement": 44,  # the agreement report, as the command reads it (+1: output lengths)
-    "api:compare": 26,  # judge_compare's report (+1: the criteria's names for the form)
-    "api:estimate_read": 10,  # the estimate page's reads, and its recorded look
-    "project_list": 4,
-    "project_new": 2,
-    "my_queue": 4,
-    "api_tokens": 3,
-    "project_home": 12,  # + the recent export jobs (with who started each)
-    "rater_quality": 9,
-    "project_instructions": 3,
-    "project_settings": 3,
-    "members": 5,
-    "webhooks": 4,
-    "webhook_detail": 6,  # + its deliveries, then their attempts in one query
-    "project_audit": 4,
-    "item_list": 7,  # + the page with its total, one for the slices, raters and batches, the criteria, recent jobs
-    "item_detail": 16,  # the agreed (generated) rows: the reference and the asked paths
-    "item_approve": 22,  # as the approver
-    "item_timeline": 7,
-    "review_item": 11,  # as the rater
-    "adjudication_queue": 5,  # as the adjudicator
-    "approval_queue": 5,  # as the approver
-    "assignments": 9,
-    "import_upload": 4,
-    "questions": 4,
-    "docs_page": 2,
-    "import_job": 4,
-    "job": 4,
-    "evidence_page": 5,
-    "evidence_words": 4,
-    "evidence_locate": 4,
-    "dashboards": 4,
-    "judge_list": 6,
+    "api:rows_download": 5,
+    "row_export": 5,
+    "api:judge_list": 4,  # the judges, then all their versions in one query
+    "api:judge_save": 4,  # GET: the same path as the list
+    "api:judge_detail": 4,
+    "api:run_list": 5,  # the runs, then their costs in one query and latencies in one
+    "api:run_status": 5,
+    "api:agreement": 43,  # the agreement report, as the command reads it (+1: output lengths)
+    "api:compare": 25,  # judge_compare's report (+1: the criteria's names for the form)
+    "api:estimate_read": 9,  # the estimate page's reads, and its recorded look
+    "project_list": 3,
+    "project_new": 1,
+    "my_queue": 3,
+    "api_tokens": 2,
+    "project_home": 11,  # + the recent export jobs (with who started each)
+    "rater_quality": 8,
+    "project_instructions": 2,
+    "project_settings": 2,
+    "members": 4,
+    "webhooks": 3,
+    "webhook_detail": 5,  # + its deliveries, then their attempts in one query
+    "project_audit": 3,
+    "item_list": 6,  # + the page with its total, one for the slices, raters and batches, the criteria, recent jobs
+    "item_detail": 15,  # the agreed (generated) rows: the reference and the asked paths
+    "item_approve": 21,  # as the approver
+    "item_timeline": 6,
+    "review_item": 10,  # as the rater
+    "adjudication_queue": 4,  # as the adjudicator
+    "approval_queue": 4,  # as the approver
+    "assignments": 8,
+    "import_upload": 3,
+    "questions": 3,
+    "docs_page": 1,
+    "import_job": 3,
+    "job": 3,
+    "evidence_page": 4,
+    "evidence_words": 3,
+    "evidence_locate": 3,
+    "dashboards": 3,
+    "judge_list": 5,
     # ten run cards, their costs summed in one query and latencies in one; Compare's versions,
     # the other judges of its criterion, the split
-    "judge_page": 18,
-    "judge_compare": 25,  # two judges' labels on one criterion, as the agreement report reads
-    "run_status": 7,  # the run, its cost and its calls' latencies
-    "generate": 6,  # the latest generations' items
-    "score_list": 6,  # the upload form offers the claim judges
-    "score_run": 5,
-    "score_case": 4,
-    "text_metrics": 8,  # slices, the draw, the split's late items, the items
-    "pass_at_k": 13,  # the criterion, the judge named, its verdicts, the items
+    "judge_page": 17,
+    "judge_compare": 24,  # two judges' labels on one criterion, as the agreement report reads
+    "run_status": 6,  # the run, its cost and its calls' latencies
+    "generate": 5,  # the latest generations' items
+    "score_list": 5,  # the upload form offers the claim judges
+    "score_run": 4,
+    "score_case": 3,
+    "text_metrics": 7,  # slices, the draw, the split's late items, the items
+    "pass_at_k": 12,  # the criterion, the judge named, its verdicts, the items
     # The dashboard pages' freshness check reads judge versions and panel members too (+2),
     # and the recompute job waiting or running, which it links (+1); the project's data
     # version stands for the five aggregates over verdicts, labels, resolutions, revisions and
     # the split it read before (-4, issue #33).
-    "project_dashboard": 16,  # + the recent background jobs
-    "dashboard_criterion": 11,
-    "dashboard_item": 25,
-    "dashboard_disagreements": 15,
-    "dashboard_failures": 14,
-    "dashboard_report": 14,
-    "dashboard_chart": 11,
+    "project_dashboard": 15,  # + the recent background jobs
+    "dashboard_criterion": 10,
+    "dashboard_item": 24,
+    "dashboard_disagreements": 14,
+    "dashboard_failures": 13,
+    "dashboard_report": 13,
+    "dashboard_chart": 10,
     # One judge's labels, the final human labels and how each item came before people.
-    "dashboard_estimate": 16,
+    "dashboard_estimate": 15,
 }
 
 
@@ -265,6 +265,9 @@ def _clients(site: Site) -> dict[str, Client]:
     for role, username in VISITORS.items():
         client = clients[role] = Client()
         client.force_login(users[username])
+        # Counted as every request after a session's first: the server then reads the user's
+        # row with the session (evalsite/sessions.py), one statement fewer.
+        client.get(reverse("home"))
         if role in ("admin", "approver", "adjudicator"):
             client.post(reverse("held_out_show", args=[site.judged.slug]))
     return clients

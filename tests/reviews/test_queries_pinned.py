@@ -26,34 +26,35 @@ from tests.factories import ProjectFactory, member
 
 pytestmark = pytest.mark.django_db
 
-# Every page starts with session, user and the membership check (3 queries; my_queue has no
+# Every page starts with the session, its user's row read with it (the client has been here
+# before: evalsite/sessions.py), and the membership check (2 queries; my_queue has no
 # membership check but lists the rater's projects). Then:
 # - review_item: the item, the rater's live assignment (its lease is renewed only once half of
 #   it is gone: no UPDATE here), open questions (the pairwise ones' display orders are derived
 #   from them), candidates with sources and documents, the rater's own answers, the evidence
 #   documents, item N of M, and outside batches the bounded count of items still waiting for
-#   the rater (8) = 11; the design allows 12;
+#   the rater (8) = 10; the design allows 12;
 # - item_list (first or a later page, filtered or not): the filters' slices and raters in one
 #   statement (1), and one page of items with their question counts and the bounded total of
-#   all that match (1) = 5; a page without rows reads its total on its own (+1: every filter at
+#   all that match (1) = 4; a page without rows reads its total on its own (+1: every filter at
 #   once matches nothing here)
 #   (a project admin also gets the bulk actions' criteria and recent jobs; their raters and
 #   batches come with the filters' statement);
-# - adjudication / approval queue: a bounded total and one keyset page (2) = 5;
+# - adjudication / approval queue: a bounded total and one keyset page (2) = 4;
 # - project_home: a bounded count per item status (4), the rater's assignment counts and the
-#   export jobs its roles may open (five at most) = 9;
+#   export jobs its roles may open (five at most) = 8;
 # - my_queue: its list of projects carries each one's bounded pool count; then the rater's
 #   assignments counted per project (1), and the adjudication and approval queues with their
-#   bounded counts (1), whatever the number of projects = 5.
+#   bounded counts (1), whatever the number of projects = 4.
 PINNED = {
-    "review_item": 11,
-    "item_list": 5,
-    "item_list_next": 5,
-    "item_list_filtered": 6,
-    "adjudication_queue": 5,
-    "approval_queue": 5,
-    "project_home": 9,  # + the recent export jobs it may open
-    "my_queue": 5,
+    "review_item": 10,
+    "item_list": 4,
+    "item_list_next": 4,
+    "item_list_filtered": 5,
+    "adjudication_queue": 4,
+    "approval_queue": 4,
+    "project_home": 8,  # + the recent export jobs it may open
+    "my_queue": 4,
 }
 SIZES = (1_000, 100_000)
 
@@ -202,17 +203,17 @@ def test_lists_page_through_every_item_once(client, sized):
 # The rater's hot paths, statements as the query log shows them (SAVEPOINTs aside: the test's
 # own transaction turns each atomic block into savepoints; in production they run none; and on
 # PostgreSQL the claim's and the autosave's `SET LOCAL synchronous_commit`, tested below):
-# - next: session, user, membership; the rater's live assignment, the first free item
-#   (locked), its places held and lapsed (one count), insert the assignment and its event = 8;
-# - save: session, user, membership, the question with its item, the form's candidate (the
-#   service trusts it: same question), the rater's claim found and locked, the latest answer,
-#   insert the answer and its event = 9;
-# - submit & next: 15 to submit and resolve one question (session, user, membership; the
+# - next: session with its user, membership; the rater's live assignment, the first free item
+#   (locked), its places held and lapsed (one count), insert the assignment and its event = 7;
+# - save: session with its user, membership, the question with its item, the form's candidate
+#   (the service trusts it: same question), the rater's claim found and locked, the latest
+#   answer, insert the answer and its event = 8;
+# - submit & next: 14 to submit and resolve one question (session with its user, membership; the
 #   rater's live claim and its item found and locked, open questions with "answered", update,
 #   event; raters holding the item, the latest answers, the resolution, its source link,
 #   question, event, question statuses, item status, the project's data version moved for
-#   the dashboard's freshness check: issue #33) plus next's 5 = 21.
-HOT_PATHS = {"next": 8, "save": 9, "submit_and_next": 21}
+#   the dashboard's freshness check: issue #33) plus next's 5 = 20.
+HOT_PATHS = {"next": 7, "save": 8, "submit_and_next": 20}
 
 
 def _statements(queries) -> list[str]:
