@@ -196,7 +196,7 @@ def insert_all(instances: Sequence) -> list:
     statements = [_insert_statement(instance) for instance in instances]
     cursors = [connection.prepared_cursor() for _ in statements]
     try:
-        with _together():
+        with nullcontext() if len(statements) == 1 else _together():  # one: nothing to sync
             for cursor, (sql, values) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, values)
         returning = connection.features.can_return_columns_from_insert

@@ -94,8 +94,6 @@ def _jobs_register():
 
 def _labels_changed(sender, *, project, **kwargs):
     """New labels or verdicts: recompute the project's dashboard (a background job)."""
-    from judging.models import Criterion
-    from judging.services.dashboard_recompute import recompute_request
+    from judging.services.dashboard_recompute import recompute_after_change
 
-    if Criterion.objects.filter(project=project).exists():
-        recompute_request(project=project)
+    recompute_after_change(project)

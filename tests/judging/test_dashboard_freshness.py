@@ -22,6 +22,7 @@ from judging.services.calibration.splits import split_draw
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.services.dashboard_recompute import recompute_request
 from reviews.models import Job, Role
+from reviews.signals import project_data_changed
 from reviews.services.imports.pipeline import file_import
 from tests.factories import member
 from tests.judging.helpers import (
@@ -207,6 +208,29 @@ def test_an_import_recomputes_through_the_signal(
         import_records(project, tmp_path, [human_record("s01", "cy", "fail")])
     assert snapshots(project) == 2  # computed by the task the import's signal queued
     assert latest_snapshot(project).fingerprint == inputs_fingerprint(project)
+
+
+def test_new_labels_queue_one_recompute_and_only_for_a_judged_project(
+    project, tmp_path, django_assert_num_queries
+):
+    """The receiver of every settled question: one statement while a recompute is waiting."""
+    from reviews.models import Item
+
+    def changed():
+        project_data_changed.send(Item, project=project)
+
+    def queued() -> int:
+        return Job.objects.filter(project=project, status=Job.Status.QUEUED).count()
+
+    with django_assert_num_queries(1):
+        changed()  # no criteria yet: nothing to recompute
+    assert queued() == 0
+    Criterion.objects.create(project=project, name="faithful", labels=["pass", "fail"])
+    changed()
+    assert queued() == 1
+    with django_assert_num_queries(1):
+        changed()  # one is waiting for a worker: it will read these labels too
+    assert queued() == 1
 
 
 def test_drawing_the_split_recomputes_through_the_signal(

@@ -6,15 +6,16 @@ Shared by the pull queue's ordinary claim (`assignment._claim_new`) and its gold
 
 from __future__ import annotations
 
+from evalsite import raw_rows
 from reviews.models import Assignment, AssignmentStatus, EventKind, Item
-from reviews.services.events import event_record
+from reviews.services.events import event_new
 
 
 def assignment_open(*, item: Item | int, rater, now, lease_until, gold: bool = False) -> Assignment:
     """Open `rater`'s active claim on `item` (a row or its pk), leased until `lease_until`;
     the timeline says how: "claimed", or "gold" for a gold item served blind."""
     on_item = {"item_id": item} if isinstance(item, int) else {"item": item}
-    assignment = Assignment.objects.create(
+    assignment = Assignment(
         **on_item,
         rater=rater,
         gold=gold,
@@ -23,5 +24,7 @@ def assignment_open(*, item: Item | int, rater, now, lease_until, gold: bool = F
         lease_expires_at=lease_until,
     )
     how = "gold" if gold else "claimed"
-    event_record(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": how})
+    line = event_new(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": how})
+    # By hand (evalsite/raw_rows.py), one round trip: every claim writes both.
+    raw_rows.insert_all([assignment, line])
     return assignment

@@ -151,10 +151,8 @@ def question_try_resolve(
 
 
 def _link_sources(resolution: Resolution, answers) -> None:
-    # One INSERT: the resolution is new, so M2M .set()'s two look-ups find nothing.
-    ResolutionSource.objects.bulk_create(
-        ResolutionSource(resolution=resolution, answer=answer) for answer in answers
-    )
+    # Together, by hand: the resolution is new, so M2M .set()'s two look-ups find nothing.
+    raw_rows.insert_all([ResolutionSource(resolution=resolution, answer=a) for a in answers])
 
 
 def item_status_refresh(item: Item) -> str:
