@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from typing import NamedTuple
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
 
 _KEPT = "_rows_read_ahead"  # where `read_ahead` keeps rows, on the object the caller gives
 
@@ -193,12 +193,20 @@ def insert_all(instances: Sequence) -> list:
     """`insert` each of `instances`, in order, together (one round trip on PostgreSQL, as
     `read_ahead`): for rows that do not need each other's keys, such as an answer and its
     timeline line. A refused row raises as `insert` does; those after it are not written."""
+    return _insert_all(instances)
+
+
+def _insert_all(instances: Sequence, *, commit: bool = False) -> list:
+    """`insert_all`; `commit`: the transaction's COMMIT follows them in the same pipeline."""
     statements = [_insert_statement(instance) for instance in instances]
     cursors = [connection.prepared_cursor() for _ in statements]
+    alone = len(statements) == 1 and not commit  # nothing to sync
     try:
-        with nullcontext() if len(statements) == 1 else _together():  # one: nothing to sync
+        with nullcontext() if alone else _together():
             for cursor, (sql, values) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, values)
+            if commit:  # queued after the rows: the pipeline's one sync sends all of them
+                connection.connection.execute("COMMIT")
         returning = connection.features.can_return_columns_from_insert
         for cursor, instance in zip(cursors, instances, strict=True):
             instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
@@ -207,6 +215,34 @@ def insert_all(instances: Sequence) -> list:
         for cursor in cursors:
             cursor.close()
     return list(instances)
+
+
+@contextmanager
+def atomic_with_last_writes():
+    """`transaction.atomic()` whose last writes are the rows given to the callable it yields:
+    they are inserted as `insert_all` inserts them, as the block's last statements. When the
+    block is the outermost (it commits on exit) on PostgreSQL, its COMMIT goes with them: one
+    round trip for the rows and the commit, not two. Django's exit then finds the transaction
+    committed and runs the on-commit callbacks. If the rows or the commit fail (a unique or a
+    deferred reference check), the error is raised inside the block, which rolls back as any
+    failed atomic block does. Nothing of the block's own runs after the rows: they are written
+    once its body has finished."""
+    rows: list = []
+    with transaction.atomic():
+        yield rows.extend
+        if rows:
+            _insert_all(rows, commit=_commits_on_exit())
+
+
+def _commits_on_exit() -> bool:
+    # The outermost atomic block (no savepoint below it) that will commit when it exits.
+    return (
+        connection.vendor == "postgresql"
+        and connection.in_atomic_block
+        and connection.commit_on_exit
+        and not connection.savepoint_ids
+        and not connection.needs_rollback
+    )
 
 
 def _insert_statement(instance) -> tuple[str, list]:

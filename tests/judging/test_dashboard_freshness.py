@@ -22,8 +22,8 @@ from judging.services.calibration.splits import split_draw
 from judging.services.dashboard import inputs_fingerprint, latest_snapshot
 from judging.services.dashboard_recompute import recompute_request
 from reviews.models import Job, Role
-from reviews.signals import project_data_changed
 from reviews.services.imports.pipeline import file_import
+from reviews.signals import project_data_changed
 from tests.factories import member
 from tests.judging.helpers import (
     human_record,

@@ -11,9 +11,12 @@ from reviews.models import Assignment, AssignmentStatus, EventKind, Item
 from reviews.services.events import event_new
 
 
-def assignment_open(*, item: Item | int, rater, now, lease_until, gold: bool = False) -> Assignment:
+def assignment_open(
+    *, item: Item | int, rater, now, lease_until, gold: bool = False, write=raw_rows.insert_all
+) -> Assignment:
     """Open `rater`'s active claim on `item` (a row or its pk), leased until `lease_until`;
-    the timeline says how: "claimed", or "gold" for a gold item served blind."""
+    the timeline says how: "claimed", or "gold" for a gold item served blind. `write` inserts
+    the two rows (at once, or as the transaction's last writes)."""
     on_item = {"item_id": item} if isinstance(item, int) else {"item": item}
     assignment = Assignment(
         **on_item,
@@ -25,6 +28,5 @@ def assignment_open(*, item: Item | int, rater, now, lease_until, gold: bool = F
     )
     how = "gold" if gold else "claimed"
     line = event_new(item=item, actor=rater, kind=EventKind.ASSIGNED, data={"how": how})
-    # By hand (evalsite/raw_rows.py), one round trip: every claim writes both.
-    raw_rows.insert_all([assignment, line])
+    write([assignment, line])  # by hand (evalsite/raw_rows.py), together: every claim writes both
     return assignment

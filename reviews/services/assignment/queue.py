@@ -25,6 +25,7 @@ from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from evalsite import raw_rows
 from reviews.models import (
     Assignment,
     AssignmentStatus,
@@ -150,16 +151,25 @@ def assignment_claim_next(*, rater, project: Project, rng=None) -> Assignment | 
     passed_over: list[int] = []
     for _ in range(_CANDIDATES_PER_CLAIM):
         try:
-            with transaction.atomic():
+            # A new claim's rows are the try's last writes: on PostgreSQL they go with its
+            # COMMIT, in one round trip (the returned claim has its key once they are written).
+            with raw_rows.atomic_with_last_writes() as last_writes:
                 return _claim(
-                    rater=rater, project=project, now=now, rng=rng or _RNG, passed_over=passed_over
+                    rater=rater,
+                    project=project,
+                    now=now,
+                    rng=rng or _RNG,
+                    passed_over=passed_over,
+                    write=last_writes,
                 )
         except _CandidateFull as full:
             passed_over.append(full.item_pk)
     return None
 
 
-def _claim(*, rater, project: Project, now, rng, passed_over: list[int]) -> Assignment | None:
+def _claim(
+    *, rater, project: Project, now, rng, passed_over: list[int], write
+) -> Assignment | None:
     current = current_claim(rater=rater, project=project, now=now, first=rater_write_settings())
     if current is not None:
         current.status = AssignmentStatus.ACTIVE
@@ -171,7 +181,7 @@ def _claim(*, rater, project: Project, now, rng, passed_over: list[int]) -> Assi
         gold = _claim_gold(rater=rater, project=project, now=now, rng=rng)
         if gold is not None:
             return gold
-    return _claim_new(rater=rater, project=project, now=now, passed_over=passed_over)
+    return _claim_new(rater=rater, project=project, now=now, passed_over=passed_over, write=write)
 
 
 def _claim_gold(*, rater, project: Project, now, rng) -> Assignment | None:
@@ -181,7 +191,7 @@ def _claim_gold(*, rater, project: Project, now, rng) -> Assignment | None:
     return gold_claim(rater=rater, project=project, now=now, lease_until=lease, rng=rng)
 
 
-def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assignment | None:
+def _claim_new(*, rater, project: Project, now, passed_over: list[int], write) -> Assignment | None:
     """Lock ONE candidate (LIMIT 1 … SKIP LOCKED): locking a batch of candidates would hide
     all of them from every other rater claiming at the same moment.
 
@@ -207,7 +217,7 @@ def _claim_new(*, rater, project: Project, now, passed_over: list[int]) -> Assig
             item_id=item_pk, status=AssignmentStatus.ACTIVE, lease_expires_at__lt=now
         ).update(status=AssignmentStatus.EXPIRED)
     return assignment_open(
-        item=item_pk, rater=rater, now=now, lease_until=_lease_until(project, now)
+        item=item_pk, rater=rater, now=now, lease_until=_lease_until(project, now), write=write
     )
 
 

@@ -115,7 +115,9 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
     given = _validated(question, given)
     now = timezone.now()
     try:
-        with transaction.atomic():
+        # The answer and its timeline line are the transaction's last writes: on PostgreSQL
+        # they go with its COMMIT, in one round trip.
+        with raw_rows.atomic_with_last_writes() as last_writes:
             assignment, latest = _claim_locked(rater=actor, question=question)
             if assignment is None or (
                 assignment.status == AssignmentStatus.ACTIVE
@@ -124,7 +126,10 @@ def answer_autosave(*, actor, question: Question, given: AnswerInput, expected_s
                 raise NotAssigned()
             if assignment.status == AssignmentStatus.ACTIVE:
                 lease_renew(assignment, question.item.project, now)
-            return _answer_append(actor, assignment, question, given, expected_seq, latest)
+            answer = _answer_append(
+                actor, assignment, question, given, expected_seq, latest, write=last_writes
+            )
+        return answer
     except IntegrityError:  # a concurrent save took this seq first
         raise StaleAnswer(latest_answer(question=question, rater=actor)) from None
 
@@ -175,11 +180,14 @@ def answer_record(
 _UNREAD = object()  # `_answer_append` reads the latest answer itself
 
 
-def _answer_append(actor, assignment, question, given, expected_seq, latest=_UNREAD) -> Answer:
+def _answer_append(
+    actor, assignment, question, given, expected_seq, latest=_UNREAD, write=raw_rows.insert_all
+) -> Answer:
     """Under the assignment's lock: the new Answer row and its timeline line. No savepoint
     around the insert: the lock orders the rater's saves, and the unique seq, the last line,
     rolls the whole transaction back (the callers turn that into StaleAnswer). `latest`: the
-    rater's latest answer, if the caller read it under the lock."""
+    rater's latest answer, if the caller read it under the lock; `write`: what inserts the two
+    rows (at once, or as the transaction's last writes)."""
     revision = assignment.status == AssignmentStatus.SUBMITTED
     if revision:
         # A revision after submitting counts until the question is settled: read its
@@ -221,7 +229,7 @@ def _answer_append(actor, assignment, question, given, expected_seq, latest=_UNR
             **({"revision": True} if revision else {}),
         },
     )
-    raw_rows.insert_all([answer, line])  # one round trip: neither needs the other's key
+    write([answer, line])  # together: neither needs the other's key
     return answer
 
 
