@@ -14,7 +14,9 @@ User = settings.AUTH_USER_MODEL
 class Criterion(models.Model):
     """A rubric criterion with its label set. A new text or label set is a new version."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="criteria")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="criteria"
+    )
     name = models.CharField(max_length=100)
     version = models.CharField(max_length=32, default="1")
     labels = models.JSONField(help_text="The label set, in order (ordinal criteria: low to high).")
@@ -44,7 +46,9 @@ class Criterion(models.Model):
 class Judge(models.Model):
     """One judge configuration. Judges sharing provider and model form one model group."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judges")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="judges"
+    )
     provider = models.CharField(max_length=100)
     model = models.CharField(max_length=200)
     temperature = models.FloatField(null=True, blank=True)
@@ -201,7 +205,7 @@ class LabelRequest(AppendOnlyModel):
     Imported human labels have none: their selection is unknown."""
 
     criterion = models.ForeignKey(
-        Criterion, on_delete=models.CASCADE, related_name="label_requests"
+        Criterion, db_index=False, on_delete=models.CASCADE, related_name="label_requests"
     )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
     selection = models.CharField(max_length=32, choices=LabelSelection.choices)
@@ -285,7 +289,9 @@ class HeldOutAccess(AppendOnlyModel):
 class GateSetting(models.Model):
     """A project's gate for one criterion (defaults: kappa lower bound >= 0.6 with n >= 50)."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="gate_settings")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="gate_settings"
+    )
     criterion = models.CharField(max_length=100)
     min_lower = models.FloatField(default=0.6, help_text="Cohen's kappa: lower 95% CI bound.")
     min_n = models.PositiveIntegerField(default=50, help_text="Held-out items with both labels.")
@@ -324,7 +330,9 @@ DEFAULT_FAILURE_BUCKETS = (
 class FailureBucket(models.Model):
     """Why a judge and the people disagree; the list is editable per project."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="failure_buckets")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="failure_buckets"
+    )
     name = models.CharField(max_length=100)
     position = models.PositiveSmallIntegerField(default=0)
 

@@ -34,7 +34,9 @@ class JudgeConfig(NamedInProject):
     """A named judge of a project. Everything it judges with and where it reaches its model
     (provider, model, endpoint, evidence, prompt, limits) lives in its versions."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_configs")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="judge_configs"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
 
@@ -50,7 +52,9 @@ class JudgeVersion(AppendOnlyModel):
     """One version of a judge: never edited; any change is a new version with its own SHA-256.
     `judge` is the Judge row its verdicts are written under (as an import would write them)."""
 
-    config = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="versions")
+    config = models.ForeignKey(
+        JudgeConfig, db_index=False, on_delete=models.CASCADE, related_name="versions"
+    )
     number = models.PositiveIntegerField()
     provider = models.CharField(max_length=32)
     model = models.CharField(max_length=200)
@@ -207,7 +211,7 @@ class RunClaim(models.Model):
     calls are recorded. A claim not refreshed for RUN_STALE_SECONDS (its worker died) is taken
     again; the calls its worker recorded are not made twice (Call fingerprints)."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="claims")
+    run = models.ForeignKey(Run, db_index=False, on_delete=models.CASCADE, related_name="claims")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
     worker = models.CharField(max_length=64, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -308,7 +312,9 @@ class Panel(NamedInProject):
     """Pinned members and a vote rule: samples vote inside their model group, each group once
     (judging.metrics.voting). Ties, and dissent when chosen, go to human review."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="panels")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="panels"
+    )
     rule = models.CharField(max_length=16, choices=PanelRule.choices, default=PanelRule.MAJORITY)
     send_dissent = models.BooleanField(
         default=False, help_text="Also send items the panel decided with a dissenting model."

@@ -49,7 +49,12 @@ class ProjectEvent(AppendOnlyModel):
 
     # Empty for site-wide actions (SITE_WIDE_ACTIONS). PROTECT: history outlives nothing it names.
     project = models.ForeignKey(
-        Project, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+        Project,
+        db_index=False,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_events",
     )
     # Empty for the operator's console (a command run without a user).
     actor = models.ForeignKey(

@@ -120,7 +120,9 @@ class ItemRevision(AppendOnlyModel):
     one. Verdicts, judge calls, human labels and answers record the revision they were given
     on; figures count only those on the current one (reviews.services.revisions)."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="revisions")
+    item = models.ForeignKey(
+        Item, db_index=False, on_delete=models.CASCADE, related_name="revisions"
+    )
     number = models.PositiveIntegerField()
     input = models.JSONField(null=True, blank=True)
     output = models.JSONField(null=True, blank=True)
@@ -165,7 +167,7 @@ class ItemSlice(models.Model):
 class ItemSource(models.Model):
     """One cited artifact of an item: a document, optionally narrowed to a page."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="sources")
+    item = models.ForeignKey(Item, db_index=False, on_delete=models.CASCADE, related_name="sources")
     artifact_id = models.CharField(max_length=200)
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="sources")
     path = models.CharField(max_length=500, help_text="The path the import file gave.")
@@ -200,7 +202,9 @@ class Reference(AppendOnlyModel):
     reference of the same authority, so a correction never hides the version it replaced.
     """
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="references")
+    item = models.ForeignKey(
+        Item, db_index=False, on_delete=models.CASCADE, related_name="references"
+    )
     authority = models.CharField(max_length=16, choices=Authority.choices)
     version = models.PositiveIntegerField()
     supersedes = models.OneToOneField(

@@ -10,7 +10,9 @@ from reviews.models.projects import Project
 class TrustedKey(AppendOnlyModel):
     """An Ed25519 public key a project admin registered: who did it, and when, stays on record."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="trusted_keys")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="trusted_keys"
+    )
     key_id = models.CharField(max_length=64, help_text="First 16 hex of SHA-256(raw key).")
     public_key_pem = models.TextField()
     label = models.CharField(max_length=200, blank=True, help_text="Whose key this is.")

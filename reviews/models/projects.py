@@ -116,9 +116,14 @@ class Role(models.TextChoices):
 class Membership(models.Model):
     """One role of one user in one project; a member holding several roles has several rows."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="memberships"
+    )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+        settings.AUTH_USER_MODEL,
+        db_index=False,
+        on_delete=models.CASCADE,
+        related_name="memberships",
     )
     role = models.CharField(max_length=16, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -140,7 +145,9 @@ class Membership(models.Model):
 class Slice(models.Model):
     """A tag on items (e.g. `safety-sensitive`) for per-slice figures; critical slices gate."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="slices")
+    project = models.ForeignKey(
+        Project, db_index=False, on_delete=models.CASCADE, related_name="slices"
+    )
     name = models.CharField(
         max_length=100,
         validators=[RegexValidator(r"^[^\s,|]+$", "Slice names have no spaces, commas or bars.")],

@@ -52,7 +52,9 @@ class WebhookDelivery(models.Model):
     """One event for one hook. Written in the transaction of the action that caused it (so an
     action rolled back sends nothing), sent after it commits, by the task worker."""
 
-    hook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    hook = models.ForeignKey(
+        Webhook, db_index=False, on_delete=models.CASCADE, related_name="deliveries"
+    )
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     event = models.CharField(max_length=32, choices=WebhookEvent.choices)
     body = models.TextField(help_text="The JSON sent, exactly as signed.")
@@ -72,7 +74,7 @@ class WebhookDelivery(models.Model):
 
 class WebhookAttempt(AppendOnlyModel):
     delivery = models.ForeignKey(
-        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log"
+        WebhookDelivery, db_index=False, on_delete=models.CASCADE, related_name="attempt_log"
     )
     number = models.PositiveSmallIntegerField()
     started_at = models.DateTimeField()

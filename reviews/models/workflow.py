@@ -40,8 +40,12 @@ HOLDING_STATUSES = (AssignmentStatus.ASSIGNED, AssignmentStatus.ACTIVE, Assignme
 
 
 class Assignment(models.Model):
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
-    rater = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
+    item = models.ForeignKey(
+        Item, db_index=False, on_delete=models.CASCADE, related_name="assignments"
+    )
+    rater = models.ForeignKey(
+        User, db_index=False, on_delete=models.PROTECT, related_name="assignments"
+    )
     batch = models.ForeignKey(
         AssignmentBatch,
         null=True,
@@ -131,7 +135,9 @@ def label_problem(labels: list[str], value) -> str | None:
 class Answer(AppendOnlyModel):
     """A rater's answer to a question; every change is a new row with the next `seq`."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    question = models.ForeignKey(
+        Question, db_index=False, on_delete=models.CASCADE, related_name="answers"
+    )
     rater = models.ForeignKey(User, on_delete=models.PROTECT, related_name="answers")
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="answers"
@@ -202,7 +208,9 @@ class Resolution(AppendOnlyModel):
 class ResolutionSource(AppendOnlyModel):
     """Which answers a resolution came from: history too, so the links cannot be edited."""
 
-    resolution = models.ForeignKey(Resolution, on_delete=models.CASCADE, related_name="+")
+    resolution = models.ForeignKey(
+        Resolution, db_index=False, on_delete=models.CASCADE, related_name="+"
+    )
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
 
     class Meta:
@@ -220,7 +228,9 @@ class Approval(AppendOnlyModel):
     constraint is what lets exactly one of two simultaneous approvers win.
     """
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="approvals")
+    item = models.ForeignKey(
+        Item, db_index=False, on_delete=models.CASCADE, related_name="approvals"
+    )
     sequence = models.PositiveIntegerField()
     reference = models.OneToOneField(Reference, on_delete=models.PROTECT, related_name="approval")
     approver = models.ForeignKey(
