@@ -311,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if importer:
         print(f"the {args.during_import:,}-item import (API, one request): {importer.outcome}")
+    if answers < args.answers and elapsed < args.seconds - 1:
+        # Not a run of --seconds: the figures cover a shorter one, and say so.
+        print(f"NOTE: the raters ran out of items after {elapsed:.1f} s of {args.seconds:g}: "
+              f"--items {args.items:,} is too few for this machine")  # fmt: skip
     report("load", stats, answers, elapsed, {"lost": lost, "over_assigned": over, "errors": errors})
     return 1 if lost or over or errors else 0
 

@@ -2,7 +2,7 @@
 
 ``.venv/bin/python -m bench.side_by_side [--sizes 1000,100000] [--repeats 20] [--imports 3]
 [--no-label-studio] [--databases sqlite,postgresql] [--no-load] [--no-label-studio-load]
-[--load-raters 16] [--load-seconds 30] [--load-items 2000]``
+[--load-raters 16] [--load-seconds 30] [--load-items 10000]``
 
 Per size, the same seeded items (``bench/imports.py``) go to Label Studio (1.x from PyPI, its own
 server, SQLite; ``bench/_label_studio.py``) and to Evalsite under gunicorn with production
@@ -213,7 +213,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--no-label-studio-load", action="store_true")
     parser.add_argument("--load-raters", type=int, default=16)
     parser.add_argument("--load-seconds", type=float, default=30)
-    parser.add_argument("--load-items", type=int, default=2000)
+    # Enough that 16 raters on SQLite (116 answers/s on 2026-12-05) are still busy at 30 s.
+    parser.add_argument("--load-items", type=int, default=10_000)
     parser.add_argument("--load-answers", type=int, default=320, help="during the import")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
