@@ -11,7 +11,9 @@ gunicorn reads without a timeout.
 
 import os
 
-worker_class = "gthread"
+# gthread, taking a new connection only while a thread is free (evalsite/gunicorn_worker.py):
+# connections then spread over the workers by how busy each is.
+worker_class = "evalsite.gunicorn_worker.BalancedThreadWorker"
 threads = int(os.environ.get("WEB_THREADS", "4"))
 # A worker whose main loop stops beating for this long is restarted.
 timeout = 30
