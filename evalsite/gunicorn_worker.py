@@ -4,8 +4,8 @@ free, so that connections spread over the workers by how busy each is.
 Every gthread worker waits on the shared listening socket and accepts whenever it is woken,
 busy or not: the new connection's request then queues behind the worker's running ones while
 another worker may sit idle, and a browser's keep-alive connection stays with the worker that
-took it. Under 16 raters on 4 workers, one worker did 57% of the work and another 7%
-(per-process CPU, bench/README.md); a save waited behind the busy worker's queue.
+took it. Under 16 raters on 4 workers, one worker did more than half of the work and another
+7% (CPU per process, bench/README.md); a save waited behind the busy worker's queue.
 
 This worker still holds any number of idle keep-alive connections and serves every request on
 them; it only stops accepting new connections while each of its threads has a request, and a
@@ -21,7 +21,8 @@ from gunicorn.workers.gthread import ThreadWorker
 
 
 class BalancedThreadWorker(ThreadWorker):
-    """gthread, accepting only while `threads - in_threads > 0` (the main thread alone counts)."""
+    """gthread, accepting new connections only while fewer than `threads` requests are in its
+    threads. `in_threads` is kept by the main thread alone (both hooks run there): no lock."""
 
     def init_process(self):
         self.in_threads = 0  # connections handed to the pool whose request has not finished
